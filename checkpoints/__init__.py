@@ -1,0 +1,1 @@
+"""Shipped keyphrase-weighter checkpoints (one folder each: trained tensors + metadata.json)."""

@@ -1,0 +1,1 @@
+"""Training program for the KPQA keyphrase weighter (source converters, labelling, trainer)."""
