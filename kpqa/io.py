@@ -101,12 +101,11 @@ def _records_frame(records: list[dict]) -> pd.DataFrame:
     for record in records:
         record = dict(record)
         refs = record.pop("references", None)
-        if isinstance(refs, str):
-            refs = [refs]
-        for k, ref in enumerate(refs or [], 1):
+        refs = [refs] if isinstance(refs, str) else [] if refs is None else list(refs)
+        for k, ref in enumerate(refs, 1):
             record[f"reference{k}"] = ref
         labels = record.pop("reference_labels", None)
-        for k, label in enumerate(labels or [], 1):
+        for k, label in enumerate([] if labels is None else list(labels), 1):
             record[f"reference{k}_label"] = label
         if isinstance(record.get("entities"), list):
             record["entities"] = json.dumps(record["entities"], ensure_ascii=False)

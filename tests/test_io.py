@@ -1,0 +1,127 @@
+"""Reading and validating input; atomic output."""
+from __future__ import annotations
+
+import json
+import os
+
+import pandas as pd
+import pytest
+
+from kpqa.errors import InputError
+from kpqa.io import read_input, write_output
+
+
+def _write(tmp_path, name, text, mode="w"):
+    path = tmp_path / name
+    if mode == "wb":
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_csv_kpqa_layout_skips_empty_references_and_keeps_extra_columns(tmp_path):
+    path = _write(
+        tmp_path,
+        "in.csv",
+        "question,answer,reference1,reference2,scores\n"
+        "q1,a1,r1,,3.5\n"
+        "q2,a2,,r2b,1\n",
+    )
+    table = read_input(path)
+    assert table.rows.references == [["r1"], ["r2b"]]
+    assert table.rows.questions == ["q1", "q2"]
+    assert list(table.frame.columns) == ["question", "answer", "reference1", "reference2", "scores"]
+    assert table.rows.candidate_labels is None and table.rows.entities is None
+
+
+def test_reference_columns_sorted_numerically(tmp_path):
+    path = _write(tmp_path, "in.csv", "answer,reference10,reference2\na,ten,two\n")
+    assert read_input(path).rows.references == [["two", "ten"]]
+
+
+def test_bom_and_quoted_newlines_are_valid(tmp_path):
+    text = '\ufeffquestion,answer,reference1\nq,"line one\nline two","r, with comma"\n'
+    table = read_input(_write(tmp_path, "bom.csv", text))
+    assert table.rows.candidates == ["line one\nline two"]
+    assert table.rows.references == [["r, with comma"]]
+    assert "question" in table.frame.columns
+
+
+def test_jsonl_and_records_and_dataframe_agree(tmp_path):
+    records = [{"question": "q", "answer": "a b", "references": ["a", "b c"], "id": 7}]
+    path = _write(tmp_path, "in.jsonl", "\n".join(json.dumps(r) for r in records) + "\n")
+    from_file = read_input(path)
+    from_records = read_input(records)
+    from_frame = read_input(pd.DataFrame([{"question": "q", "answer": "a b", "reference1": "a", "reference2": "b c"}]))
+    for table in (from_file, from_records, from_frame):
+        assert table.rows.references == [["a", "b c"]]
+        assert table.rows.candidates == ["a b"]
+    assert from_file.frame["id"].tolist() == [7]
+
+
+def test_datasets_dataset():
+    datasets = pytest.importorskip("datasets")
+    ds = datasets.Dataset.from_list([{"question": "q", "answer": "a", "references": ["r1", "r2"]}])
+    assert read_input(ds).rows.references == [["r1", "r2"]]
+
+
+def test_yang_label_and_entity_columns(tmp_path):
+    path = _write(
+        tmp_path,
+        "yn.csv",
+        'question,answer,answer_label,reference1,reference1_label,reference2,reference2_label,entities\n'
+        'q,a,yes,r1,No,r2,Depends,"[""Paris"", ""France""]"\n',
+    )
+    rows = read_input(path).rows
+    assert rows.candidate_labels == ["Yes"]
+    assert rows.reference_labels == [["No", "Depends"]]
+    assert rows.entities == [["Paris", "France"]]
+
+
+@pytest.mark.parametrize(
+    "name, content, expected",
+    [
+        ("missing.csv", None, "no such file"),
+        ("empty.csv", "", "empty file"),
+        ("header.csv", "question,answer,reference1\n", "no data rows"),
+        ("noanswer.csv", "question,reference1\nq,r\n", "no 'answer' column"),
+        ("noref.csv", "question,answer\nq,a\n", "no reference column"),
+        ("emptyref.csv", "question,answer,reference1,reference2\nq,a,r,\nq,a, ,\n", "row 2, column 'reference1': no non-empty reference"),
+        ("blankanswer.csv", "question,answer,reference1\nq,a,r\nq,  ,r\n", "row 2, column 'answer': empty answer"),
+        ("badlabel.csv", "answer,answer_label,reference1\na,maybe,r\n", "row 1, column 'answer_label'"),
+        ("badent.csv", "answer,reference1,entities\na,r,not json\n", "row 1, column 'entities'"),
+        ("bad.jsonl", '{"answer": "a", "references": ["r"]}\n{"answer": \n', "row 2: malformed JSON line"),
+    ],
+)
+def test_bad_input_names_file_row_column(tmp_path, name, content, expected):
+    path = tmp_path / name
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_input(path)
+    message = str(err.value)
+    assert expected in message and str(path) in message and "\n" not in message
+
+
+def test_non_utf8_names_the_row(tmp_path):
+    path = _write(tmp_path, "latin1.csv", "question,answer,reference1\nq,a,r\nq,caf\xe9,r\n".encode("latin-1"), "wb")
+    with pytest.raises(InputError, match=r"row 2: not UTF-8"):
+        read_input(path)
+
+
+def test_write_output_is_atomic_and_leaves_nothing_on_failure(tmp_path):
+    frame = pd.DataFrame({"a": [1, 2]})
+    out = tmp_path / "out.csv"
+    write_output(frame, out)
+    assert out.read_text().splitlines() == ["a", "1", "2"]
+    with pytest.raises(InputError, match="output folder does not exist"):
+        write_output(frame, tmp_path / "missing" / "out.csv")
+
+    class Boom(pd.DataFrame):
+        def to_csv(self, *a, **k):
+            raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError):
+        write_output(Boom({"a": [1]}), tmp_path / "new.csv")
+    assert sorted(os.listdir(tmp_path)) == ["out.csv"]
