@@ -1,0 +1,106 @@
+"""``load_source("name:PATH")`` / ``load_source("name:hub[:split]")``: training examples for the keyphrase weighter
+from SQuAD, HotpotQA or MS-MARCO, in their official JSON layouts or through the ``datasets`` library."""
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kpqa.errors import InputError
+
+from . import squad
+from .examples import TaggedExample
+
+
+@dataclass(frozen=True)
+class Source:
+    """How one source is read: from its JSON file, from hub rows, and converted; plus where the hub keeps it."""
+
+    from_json: Callable[[Any, str], Iterable[Any]]
+    from_rows: Callable[[Iterable[dict[str, Any]], str], Iterable[Any]]
+    convert: Callable[[Iterable[Any], Counter], Iterator[TaggedExample]]
+    hub: tuple[str, ...]
+    jsonl: bool = False
+
+
+SOURCES: dict[str, Source] = {
+    "squad": Source(squad.records_from_json, squad.records_from_rows, squad.convert, hub=("squad",)),
+}
+
+
+def _source(name: str) -> Source:
+    if name not in SOURCES:
+        raise InputError(f"unknown training source {name!r}; known: {', '.join(sorted(SOURCES))}")
+    return SOURCES[name]
+
+
+def read_json(path: str | Path, *, jsonl: bool = False) -> Any:
+    """A JSON file (gzip-compressed or not); with ``jsonl``, a file of one JSON object a line is read as a list."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+        text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read: {error}", file=str(path)) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        if not jsonl:
+            raise InputError(f"not JSON: {error}", file=str(path)) from None
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as error:
+                raise InputError(f"line {number} is not JSON: {error}", file=str(path)) from None
+    return records
+
+
+def examples_from_file(name: str, path: str | Path) -> tuple[list[TaggedExample], Counter]:
+    """Examples from a source file in its official layout, and the kept/skipped counts by reason."""
+    source = _source(name)
+    data = read_json(path, jsonl=source.jsonl)
+    counts: Counter = Counter()
+    return list(source.convert(source.from_json(data, str(path)), counts)), counts
+
+
+def examples_from_rows(name: str, rows: Iterable[dict[str, Any]], label: str | None = None
+                       ) -> tuple[list[TaggedExample], Counter]:
+    """Examples from rows in the hub dataset's layout (a ``datasets.Dataset`` or any iterable of dicts)."""
+    source = _source(name)
+    counts: Counter = Counter()
+    return list(source.convert(source.from_rows(rows, label or f"{name} dataset"), counts)), counts
+
+
+def load_hub(name: str, split: str = "train") -> Any:
+    """The source's dataset from the hub (``datasets.load_dataset``); needs network or a filled ``datasets`` cache."""
+    hub = _source(name).hub
+    import datasets
+
+    try:
+        return datasets.load_dataset(*hub, split=split)
+    except Exception as error:  # datasets raises many kinds (connection, missing split, missing config)
+        raise InputError(f"cannot load {'/'.join(hub)} split {split!r} with datasets: {error}") from None
+
+
+def load_source(spec: str) -> tuple[list[TaggedExample], Counter]:
+    """Examples from ``name:PATH`` or ``name:hub[:split]`` (names: squad, hotpotqa, msmarco) and their counts."""
+    name, sep, rest = spec.partition(":")
+    if not sep or not rest:
+        raise InputError(f"training source {spec!r} should be NAME:PATH or NAME:hub[:SPLIT]")
+    _source(name)
+    if rest == "hub" or rest.startswith("hub:"):
+        split = rest[4:] or "train"
+        return examples_from_rows(name, load_hub(name, split), label=f"{name}:hub:{split}")
+    return examples_from_file(name, rest)
+
+
+def iter_sources(specs: Iterable[str]) -> Iterator[tuple[str, list[TaggedExample], Counter]]:
+    """``(spec, examples, counts)`` for each spec, in order."""
+    for spec in specs:
+        yield (spec, *load_source(spec))
