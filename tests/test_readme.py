@@ -1,0 +1,27 @@
+"""The README's Quick start and CI run the same commands."""
+from __future__ import annotations
+
+import re
+
+from conftest import REPO
+
+
+def _quick_start() -> list[str]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Quick start", 1)[1]
+    block = re.search(r"```(?:bash|sh)?\n(.*?)```", section, re.S).group(1)
+    return [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_quick_start_has_exactly_two_commands_and_ci_runs_the_second():
+    commands = _quick_start()
+    assert len(commands) == 2
+    assert "kpqa score examples/sample.csv" in commands[0]
+    assert "pytest" in commands[1]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert commands[1] in ci.splitlines()
+
+
+def test_both_commands_install_cpu_torch_first():
+    for command in _quick_start():
+        assert command.index("pip install torch==2.13.0") < command.index("pip install -e")
