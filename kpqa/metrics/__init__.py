@@ -1,4 +1,5 @@
 """Metrics: one interface (:class:`Metric`), one registry (:func:`get_metric`)."""
 from kpqa.metrics.base import Context, Metric, Rows, available, get_metric, register, register_pattern
+from kpqa.metrics import yang  # noqa: F401  (registers BLEU-4-adapted, ROUGE-L-adapted)
 
 __all__ = ["Context", "Metric", "Rows", "available", "get_metric", "register", "register_pattern"]

@@ -1,0 +1,282 @@
+"""Yang et al. (2018): BLEU-4 and ROUGE-L adapted to yes-no opinion and entity answers.
+
+Both adaptations add a bonus to the numerator and the denominator of the plain ratios, so scores stay in [0, 1]:
+
+* BLEU: each n-gram precision becomes ``(clip + a*clip_s + b*clip_e) / (count + a*clip_s + b*clip_e)``, where
+  ``clip_s`` clips the candidate's n-grams against the references that share the candidate's opinion label
+  (Yes / No / Depends) and ``clip_e`` against the gold entity strings (each entity acts as one "reference": the
+  ceiling of an n-gram is its largest count in any single entity). Corpus BLEU sums these augmented numerators and
+  denominators over the data set, and the candidate length ``c`` and the closest-reference length ``r`` of the
+  brevity penalty ``exp(min(1 - r/c, 0))`` over the data set too (the bonus does not enter BP).
+* ROUGE-L: for each reference ``r``, ``bonus = a*LCS(r, c)*[label(r) == label(c)] + b*sum_e len(e)*[e in c]``
+  (``e in c``: the entity's tokens occur contiguously in the candidate; duplicate entities count once) is added to
+  the numerator and denominator of ``P = LCS/|c|`` and ``R = LCS/|r|``; the row's P and R are the maxima over the
+  references (taken separately, as in the DuReader / COCO evaluation) and ``F = (1+g^2) P R / (R + g^2 P)`` with
+  ``g = 1.2``. The corpus score is the mean of the per-row scores.
+
+``a`` (alpha, yes-no bonus) defaults to 2.0 and ``b`` (beta, entity bonus) to 1.0, the paper's settings; with both
+at 0 the functions give plain BLEU / ROUGE-L. A candidate without a label gets no yes-no bonus, a row without
+entities no entity bonus. Counts and ratios are exact (:class:`fractions.Fraction`); only the geometric mean, BP and
+F are floats. The functional layer takes token sequences; the metrics tokenize with the context's tokenizer (gold
+entities with the same one).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Hashable, Sequence
+
+import numpy as np
+
+from kpqa.errors import InputError, UsageError
+from kpqa.metrics.base import Context, Metric, Rows, register
+from kpqa.metrics.ngrams import clipped_matches, lcs_length, max_ref_counts, ngram_counts
+
+Tokens = Sequence[Hashable]
+
+DEFAULT_ALPHA = 2.0
+DEFAULT_BETA = 1.0
+DEFAULT_GAMMA = 1.2
+
+
+def _norm(label: str | None) -> str | None:
+    """Labels compare case-insensitively; a blank label is no label."""
+    if label is None or not str(label).strip():
+        return None
+    return str(label).strip().casefold()
+
+
+def same_opinion(
+    references: Sequence[Tokens], candidate_label: str | None, reference_labels: Sequence[str | None] | None
+) -> list[bool]:
+    """For each reference, whether it carries the candidate's (non-empty) opinion label."""
+    if reference_labels is not None and len(reference_labels) != len(references):
+        raise ValueError(f"{len(reference_labels)} reference labels for {len(references)} references")
+    label = _norm(candidate_label)
+    if label is None or reference_labels is None:
+        return [False] * len(references)
+    return [_norm(r) == label for r in reference_labels]
+
+
+@dataclass(frozen=True)
+class BleuCounts:
+    """Exact counts of one candidate for adapted BLEU; index ``n - 1`` holds the n-gram counts."""
+
+    matches: tuple[int, ...]  #: Count_clip against all references
+    same: tuple[int, ...]  #: Count_clip-s against the references sharing the candidate's opinion label
+    entity: tuple[int, ...]  #: Count_clip-e against the gold entity strings
+    totals: tuple[int, ...]  #: candidate n-grams
+    cand_len: int
+    ref_len: int  #: the reference length closest to ``cand_len`` (ties: the shorter)
+
+
+def bleu_counts(
+    candidate: Tokens,
+    references: Sequence[Tokens],
+    *,
+    candidate_label: str | None = None,
+    reference_labels: Sequence[str | None] | None = None,
+    entities: Sequence[Tokens] = (),
+    max_n: int = 4,
+) -> BleuCounts:
+    """Clipped n-gram counts of ``candidate`` against all references, same-opinion references and entities."""
+    if not references:
+        raise ValueError("at least one reference is needed")
+    agree = [r for r, s in zip(references, same_opinion(references, candidate_label, reference_labels)) if s]
+    matches, same, entity, totals = [], [], [], []
+    for n in range(1, max_n + 1):
+        cand = ngram_counts(candidate, n)
+        totals.append(sum(cand.values()))
+        matches.append(clipped_matches(cand, max_ref_counts(references, n)))
+        same.append(clipped_matches(cand, max_ref_counts(agree, n)) if agree else 0)
+        entity.append(clipped_matches(cand, max_ref_counts(entities, n)) if entities else 0)
+    c = len(candidate)
+    r = min((abs(len(ref) - c), len(ref)) for ref in references)[1]
+    return BleuCounts(tuple(matches), tuple(same), tuple(entity), tuple(totals), c, r)
+
+
+def adapted_precisions(
+    counts: BleuCounts | Sequence[BleuCounts], alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA
+) -> list[Fraction]:
+    """Adapted n-gram precisions, numerators and denominators summed over ``counts`` (0 where nothing to count)."""
+    items = [counts] if isinstance(counts, BleuCounts) else list(counts)
+    a, b = Fraction(alpha), Fraction(beta)
+    out = []
+    for i in range(len(items[0].totals) if items else 0):
+        bonus = sum(a * c.same[i] + b * c.entity[i] for c in items)
+        num = sum(c.matches[i] for c in items) + bonus
+        den = sum(c.totals[i] for c in items) + bonus
+        out.append(num / den if den else Fraction(0))
+    return out
+
+
+def bleu_from_counts(
+    counts: BleuCounts | Sequence[BleuCounts], alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA
+) -> float:
+    """Cumulative adapted BLEU of one candidate or, summed over a list, of a corpus (no smoothing)."""
+    items = [counts] if isinstance(counts, BleuCounts) else list(counts)
+    precisions = adapted_precisions(items, alpha, beta)
+    if not precisions or min(precisions) == 0:
+        return 0.0
+    c = sum(x.cand_len for x in items)
+    r = sum(x.ref_len for x in items)
+    bp = math.exp(min(1.0 - r / c, 0.0))
+    return bp * math.exp(sum(math.log(p) for p in precisions) / len(precisions))
+
+
+def adapted_bleu(
+    candidate: Tokens,
+    references: Sequence[Tokens],
+    *,
+    candidate_label: str | None = None,
+    reference_labels: Sequence[str | None] | None = None,
+    entities: Sequence[Tokens] = (),
+    alpha: float = DEFAULT_ALPHA,
+    beta: float = DEFAULT_BETA,
+    max_n: int = 4,
+) -> float:
+    """Sentence-level adapted BLEU-``max_n`` of one candidate."""
+    counts = bleu_counts(
+        candidate, references, candidate_label=candidate_label, reference_labels=reference_labels,
+        entities=entities, max_n=max_n,
+    )
+    return bleu_from_counts(counts, alpha, beta)
+
+
+def entity_length(candidate: Tokens, entities: Sequence[Tokens]) -> int:
+    """``sum_e len(e) * [e occurs contiguously in candidate]`` over the distinct non-empty entities."""
+    total = 0
+    for ent in {tuple(e) for e in entities if len(e)}:
+        if ent in ngram_counts(candidate, len(ent)):
+            total += len(ent)
+    return total
+
+
+@dataclass(frozen=True)
+class RougeL:
+    """Adapted ROUGE-L of one candidate: exact P and R (maxima over references) and the F-measure."""
+
+    precision: Fraction
+    recall: Fraction
+    fmeasure: float
+
+
+def f_measure(precision: float, recall: float, gamma: float = DEFAULT_GAMMA) -> float:
+    """``(1 + g^2) P R / (R + g^2 P)``; 0 when both are 0."""
+    if precision == 0 or recall == 0:
+        return 0.0
+    g2 = gamma * gamma
+    return (1 + g2) * float(precision) * float(recall) / (float(recall) + g2 * float(precision))
+
+
+def adapted_rouge_l(
+    candidate: Tokens,
+    references: Sequence[Tokens],
+    *,
+    candidate_label: str | None = None,
+    reference_labels: Sequence[str | None] | None = None,
+    entities: Sequence[Tokens] = (),
+    alpha: float = DEFAULT_ALPHA,
+    beta: float = DEFAULT_BETA,
+    gamma: float = DEFAULT_GAMMA,
+) -> RougeL:
+    """Adapted ROUGE-L of one candidate against its references."""
+    if not references:
+        raise ValueError("at least one reference is needed")
+    a, b = Fraction(alpha), Fraction(beta)
+    ent_bonus = b * entity_length(candidate, entities) if entities else Fraction(0)
+    best_p, best_r = Fraction(0), Fraction(0)
+    for ref, same in zip(references, same_opinion(references, candidate_label, reference_labels)):
+        lcs = lcs_length(candidate, ref)
+        bonus = (a * lcs if same else 0) + ent_bonus
+        num = lcs + bonus
+        if len(candidate) + bonus:
+            best_p = max(best_p, num / (len(candidate) + bonus))
+        if len(ref) + bonus:
+            best_r = max(best_r, num / (len(ref) + bonus))
+    return RougeL(best_p, best_r, f_measure(best_p, best_r, gamma))
+
+
+class _Adapted(Metric):
+    """Shared input handling: tokenize rows, labels and entities; either labels or entities must be present.
+
+    ``requires`` stays empty because either column set is enough: the check is in :meth:`inputs`.
+    """
+
+    def __init__(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA):
+        self.alpha, self.beta = float(alpha), float(beta)
+
+    def options(self) -> dict[str, object]:
+        return {"alpha": self.alpha, "beta": self.beta}
+
+    def inputs(self, rows: Rows, ctx: Context) -> list[dict]:
+        """Per row: candidate / reference tokens, labels and entity tokens, as keyword arguments."""
+        has_labels = rows.candidate_labels is not None and rows.reference_labels is not None
+        if not has_labels and rows.entities is None:
+            raise UsageError(
+                f"{self.name} needs opinion labels (answer_label and reference<k>_label columns) or gold entities "
+                "(an entities column); the input has neither"
+            )
+        from kpqa.text import get_tokenizer
+
+        tok = get_tokenizer(ctx.tokenizer).tokenize
+        out = []
+        for i in range(len(rows)):
+            refs = rows.references[i]
+            ref_labels = rows.reference_labels[i] if has_labels else None
+            if ref_labels is not None and len(ref_labels) != len(refs):
+                raise InputError(f"{len(ref_labels)} labels for {len(refs)} references", row=i + 1, column="labels")
+            out.append(
+                {
+                    "candidate": tok(rows.candidates[i]),
+                    "references": [tok(r) for r in refs],
+                    "candidate_label": rows.candidate_labels[i] if has_labels else None,
+                    "reference_labels": ref_labels,
+                    "entities": [tok(e) for e in rows.entities[i]] if rows.entities is not None else [],
+                }
+            )
+        return out
+
+
+@register("BLEU-4-adapted")
+class AdaptedBleu(_Adapted):
+    """Yang et al.'s BLEU-4 with yes-no and entity bonuses; per-row sentence BLEU, corpus BLEU over sums."""
+
+    name = "BLEU-4-adapted"
+
+    _last: tuple[Rows, str, list[BleuCounts]] | None = None
+
+    def _counts(self, rows: Rows, ctx: Context) -> list[BleuCounts]:
+        """Counts of ``rows``, reused between :meth:`score` and :meth:`corpus_score` of the same rows object."""
+        if self._last is None or self._last[0] is not rows or self._last[1] != ctx.tokenizer:
+            self._last = (rows, ctx.tokenizer, [bleu_counts(**kw) for kw in self.inputs(rows, ctx)])
+        return self._last[2]
+
+    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+        counts = self._counts(rows, ctx)
+        return {self.name: np.array([bleu_from_counts(c, self.alpha, self.beta) for c in counts], dtype=float)}
+
+    def corpus_score(self, rows: Rows, ctx: Context, per_row: dict[str, np.ndarray]) -> dict[str, float]:
+        return {self.name: bleu_from_counts(self._counts(rows, ctx), self.alpha, self.beta)}
+
+
+@register("ROUGE-L-adapted")
+class AdaptedRougeL(_Adapted):
+    """Yang et al.'s ROUGE-L with yes-no and entity bonuses (gamma 1.2); the corpus score is the per-row mean."""
+
+    name = "ROUGE-L-adapted"
+
+    def __init__(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA, gamma: float = DEFAULT_GAMMA):
+        super().__init__(alpha, beta)
+        self.gamma = float(gamma)
+
+    def options(self) -> dict[str, object]:
+        return {**super().options(), "gamma": self.gamma}
+
+    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+        scores = [
+            adapted_rouge_l(**kw, alpha=self.alpha, beta=self.beta, gamma=self.gamma).fmeasure
+            for kw in self.inputs(rows, ctx)
+        ]
+        return {self.name: np.array(scores, dtype=float)}

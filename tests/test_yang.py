@@ -1,0 +1,186 @@
+"""Yang et al. (2018) adapted BLEU / ROUGE-L: the paper's worked examples as exact fractions, plus properties."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sacrebleu
+
+from kpqa.errors import UsageError
+from kpqa.metrics import Context, Rows, get_metric
+from kpqa.metrics.yang import (
+    adapted_bleu,
+    adapted_precisions,
+    adapted_rouge_l,
+    bleu_counts,
+    bleu_from_counts,
+    entity_length,
+    f_measure,
+)
+
+# Examples 1 and 3 (the paper's English rendering; the period is a token, no lemmatization: footnote 1).
+SKIP_CAND = "Skipping rope is an aerobic exercise .".split()
+SKIP_REFS = [
+    "Skipping rope is a kind of aerobic exercise with low intensity .".split(),
+    "Skipping rope can be regarded as an aerobic exercise only when skipping for a long time .".split(),
+]
+SKIP_LABELS = ["Yes", "Depends"]
+# Examples 2 and 4.
+QIN_CAND = "Qin unified China in 221 BC after the war against other kingdoms which lasted ten years .".split()
+QIN_REFS = ["Qin unified China in ten years , from 230 BC to 221 BC .".split()]
+QIN_ENTITIES = [e.split() for e in ("ten years", "230 BC", "221 BC")]
+
+
+def test_example1_adapted_bigram_precision_yes_no():
+    counts = bleu_counts(SKIP_CAND, SKIP_REFS, candidate_label="Yes", reference_labels=SKIP_LABELS)
+    assert (counts.totals[1], counts.matches[1], counts.same[1]) == (6, 4, 3)
+    assert adapted_precisions(counts, alpha=0, beta=0)[1] == Fraction(4, 6)
+    assert adapted_precisions(counts, alpha=1.0, beta=1.0)[1] == Fraction(4 + 3, 6 + 3)
+
+
+def test_example2_adapted_bigram_precision_entities():
+    counts = bleu_counts(QIN_CAND, QIN_REFS, entities=QIN_ENTITIES)
+    assert (counts.totals[1], counts.matches[1], counts.entity[1]) == (16, 5, 2)
+    assert adapted_precisions(counts, alpha=2.0, beta=0)[1] == Fraction(5, 16)
+    assert adapted_precisions(counts, alpha=2.0, beta=1.0)[1] == Fraction(5 + 2, 16 + 2)
+
+
+def test_example3_adapted_rouge_l_yes_no():
+    score = adapted_rouge_l(SKIP_CAND, SKIP_REFS, candidate_label="Yes", reference_labels=SKIP_LABELS, alpha=1.0)
+    assert score.precision == Fraction(6 + 6, 7 + 6)
+    assert score.recall == Fraction(6 + 6, 12 + 6)
+    # The paper's rounded "adapted ROUGE-L 0.78" is nearer the harmonic mean (footnote 2) of these exact P and R.
+    assert f_measure(score.precision, score.recall, gamma=1.0) == pytest.approx(0.774, abs=1e-3)
+    plain = adapted_rouge_l(SKIP_CAND, SKIP_REFS, alpha=0, beta=0)
+    assert (plain.precision, plain.recall) == (Fraction(6, 7), Fraction(6, 12))
+
+
+def test_example4_adapted_rouge_l_entities():
+    assert entity_length(QIN_CAND, QIN_ENTITIES) == 4
+    score = adapted_rouge_l(QIN_CAND, QIN_REFS, entities=QIN_ENTITIES, beta=1.0)
+    assert score.precision == Fraction(7 + 4, 17 + 4)
+    assert score.recall == Fraction(7 + 4, 14 + 4)
+
+
+def test_paper_trivial_answer_comparison():
+    """Section 3.2: "exercise with low intensity" (no opinion) vs the labelled answer; alpha = 1, harmonic F."""
+    trivial = adapted_rouge_l("exercise with low intensity".split(), SKIP_REFS, reference_labels=SKIP_LABELS, alpha=1)
+    right = adapted_rouge_l(SKIP_CAND, SKIP_REFS, candidate_label="Yes", reference_labels=SKIP_LABELS, alpha=1)
+    gap = f_measure(right.precision, right.recall, 1.0) - f_measure(trivial.precision, trivial.recall, 1.0)
+    assert gap == pytest.approx(0.774 - 0.5, abs=1e-3)  # the paper rounds this to 0.28
+
+
+def test_shorter_entity_answer_loses_once_entities_count():
+    """Section 3.2: the shorter answer without "ten years" beats the longer one under plain ROUGE-L (harmonic F).
+
+    The paper says the adapted ROUGE-L fixes this for beta > 2.6; from the exact counts of Example 4 (LCS 6 vs 7,
+    entity lengths 2 vs 4) the order already flips between beta = 0.1 and 0.2, so we test the flip, not 2.6.
+    """
+    short = "Qin unified China in 221 BC after the war against other kingdoms".split()
+
+    def f(cand, beta):
+        s = adapted_rouge_l(cand, QIN_REFS, entities=QIN_ENTITIES, beta=beta)
+        return f_measure(s.precision, s.recall, 1.0)
+
+    assert f(short, 0) > f(QIN_CAND, 0)
+    assert f(short, 0.1) > f(QIN_CAND, 0.1)
+    assert f(short, 0.2) < f(QIN_CAND, 0.2)
+    assert f(short, 1.0) < f(QIN_CAND, 1.0)
+
+
+def test_zero_bonus_is_plain_corpus_bleu():
+    cands = ["the cat sat on the mat", "a dog ran in the big park today", "hello there general kenobi you are bold"]
+    refs = [
+        ["the cat sat on a mat", "there is a cat on the mat"],
+        ["a dog was running in the park", "the dog ran in a big park"],
+        ["hello there general kenobi", "general kenobi you are a bold one"],
+    ]
+    counts = [bleu_counts(c.split(), [r.split() for r in rs]) for c, rs in zip(cands, refs)]
+    expected = sacrebleu.corpus_bleu(cands, list(map(list, zip(*refs))), tokenize="none", smooth_method="none")
+    assert bleu_from_counts(counts, alpha=0, beta=0) == pytest.approx(expected.score / 100, abs=1e-12)
+    # the labels and entities are absent, so the default bonuses change nothing either
+    assert bleu_from_counts(counts) == pytest.approx(expected.score / 100, abs=1e-12)
+
+
+def test_corpus_sums_counts_and_lengths():
+    a = bleu_counts("a b c d e".split(), ["a b c d e f g".split()], candidate_label="Yes", reference_labels=["Yes"])
+    b = bleu_counts("x y z w v".split(), ["x y z w u".split()], entities=[["x", "y"]])
+    precisions = adapted_precisions([a, b], alpha=2, beta=1)
+    # unigrams: matches 5 + 4, totals 5 + 5, same-opinion clips 5, entity clips 2
+    assert precisions[0] == Fraction(9 + 10 + 2, 10 + 10 + 2)
+    bp = math.exp(1 - 12 / 10)
+    expected = bp * math.exp(sum(math.log(p) for p in precisions) / 4)
+    assert bleu_from_counts([a, b], alpha=2, beta=1) == pytest.approx(expected, abs=1e-15)
+
+
+def test_bonus_only_for_matching_label_and_bounded():
+    refs = ["yes it is aerobic".split(), "no it is not aerobic".split()]
+    cand = "it is very aerobic".split()
+    right = adapted_bleu(cand, refs, candidate_label="yes", reference_labels=["Yes", "No"], max_n=2)
+    unlabeled = adapted_bleu(cand, refs, reference_labels=["Yes", "No"], max_n=2)
+    wrong = adapted_bleu(cand, refs, candidate_label="Depends", reference_labels=["Yes", "No"], max_n=2)
+    assert wrong == unlabeled < right <= 1.0
+    assert adapted_bleu(refs[0], refs, candidate_label="Yes", reference_labels=["Yes", "No"]) == pytest.approx(1.0)
+
+
+def test_entity_length_contiguous_and_distinct():
+    cand = list("上海长征医院骨科")
+    assert entity_length(cand, [list("长征医院"), list("长征医院"), list("长海医院"), list("上海医院")]) == 4
+
+
+def _rows(**kw):
+    base = dict(
+        questions=["q1", "q2"],
+        candidates=["it is aerobic", "qin unified china in 221 bc"],
+        references=[["yes it is aerobic", "no it is not"], ["qin unified china in ten years"]],
+    )
+    return Rows(**base, **kw)
+
+
+class _Whitespace:
+    name = "whitespace"
+
+    @staticmethod
+    def tokenize(text):
+        return text.split()
+
+
+@pytest.fixture
+def ws(monkeypatch):
+    import kpqa.text
+
+    monkeypatch.setattr(kpqa.text, "get_tokenizer", lambda name: _Whitespace, raising=False)
+    return Context(tokenizer="whitespace")
+
+
+@pytest.mark.parametrize("name", ["BLEU-4-adapted", "ROUGE-L-adapted"])
+def test_metric_needs_labels_or_entities(name, ws):
+    with pytest.raises(UsageError, match="opinion labels .* or gold entities"):
+        get_metric(name).score(_rows(), ws)
+
+
+def test_metrics_on_rows(ws):
+    rows = _rows(candidate_labels=["Yes", None], reference_labels=[["Yes", "No"], [None]], entities=[[], ["221 bc"]])
+    rouge = get_metric("ROUGE-L-adapted")
+    scores = rouge.score(rows, ws)["ROUGE-L-adapted"]
+    # row 1: LCS with "yes it is aerobic" = 3, bonus 2*3: P = 9/9, R = 9/10
+    assert scores[0] == pytest.approx(f_measure(Fraction(1), Fraction(9, 10)))
+    # row 2: LCS 4, entity bonus 2: P = 6/8, R = 6/8
+    assert scores[1] == pytest.approx(0.75)
+    assert rouge.corpus_score(rows, ws, {"ROUGE-L-adapted": scores})["ROUGE-L-adapted"] == pytest.approx(scores.mean())
+    bleu = get_metric("BLEU-4-adapted")
+    per_row = bleu.score(rows, ws)
+    corpus = bleu.corpus_score(rows, ws, per_row)["BLEU-4-adapted"]
+    assert 0 < corpus <= 1 and per_row["BLEU-4-adapted"].shape == (2,)
+    plain = get_metric("BLEU-4-adapted")
+    plain.alpha = plain.beta = 0.0
+    assert plain.corpus_score(rows, ws, plain.score(rows, ws))["BLEU-4-adapted"] < corpus
+    assert np.all((per_row["BLEU-4-adapted"] >= 0) & (per_row["BLEU-4-adapted"] <= 1))
+    assert "alpha:2.0|beta:1.0" in bleu.signature(ws)
+
+
+def test_entities_only_input_is_enough(ws):
+    rows = _rows(entities=[[], ["221 bc"]])
+    assert get_metric("ROUGE-L-adapted").score(rows, ws)["ROUGE-L-adapted"][1] == pytest.approx(0.75)
