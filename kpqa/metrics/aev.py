@@ -1,0 +1,269 @@
+"""Soricut & Brill (2004): the AEv(alpha, N) family, between a BLEU-like precision and a ROUGE-like recall.
+
+After stop-word removal and stemming of every text (``S(X, n)``: the n-grams of the remaining stems)::
+
+    P(n)  = sum_C sum_{g in S(C,n)} Count_clip(g) / sum_C sum_{g in S(C,n)} Count(g)     (clip: max over references)
+    R(n)  = sum_R sum_{g in S(R,n)} Count_clip(g) / sum_R sum_{g in S(R,n)} Count(g)     (clip: its candidate)
+    PS(N) = BP * exp(sum_{n<=N} log P(n) / N),  BP = 1 if B|c| >= |r| else exp(1 - |r| / (B|c|))
+    RS(N) = WP * exp(sum_{n<=N} log R(n) / N),  WP = 1 if W|c| <= |r| else exp(1 - W|c| / |r|)
+    AEv(alpha, N) = RS PS / (alpha RS + (1 - alpha) PS)          (alpha = 0: RS, alpha = 1: PS)
+
+with ``B = 1``, ``W = 2``, ``w_n = 1/N``, the paper's restrictions. Lengths are counted after stop-word removal.
+The paper has one reference per candidate; with several, PS follows BLEU (clip against the most generous
+reference, ``|r|`` = the reference length closest to the candidate's), so AEv(1, 4) without stop words and stemming
+is corpus BLEU-4, while RS sums over every (reference, candidate) pair (``|r|`` = all reference lengths, ``|c|`` =
+the candidate's length once per reference). A ratio with nothing to count, or a zero n-gram precision / recall,
+gives 0 (the paper calls the family well-defined only where every P(n), R(n) > 0).
+
+WP is implemented as printed. The paper also says ROUGE is the member with ``W = inf``; under the printed formula
+``W = inf`` zeroes every score and it is ``W = 0`` that switches the wordiness penalty off.
+
+Per-row scores apply the same formulas to a one-row corpus. All per-N counts are computed once
+(:func:`aev_counts`), so a whole alpha x N grid (:func:`aev_grid`) costs a few array operations.
+
+Stop words: the paper's own 626-word list is not public; the default is NLTK's English list (179 words, the
+``stopwords`` corpus of nltk_data, Apache-2.0, itself derived from the Snowball stop list, BSD-3-Clause), copied
+below because the corpus cannot be downloaded at run time. Stemming: nltk's Porter stemmer in its original-algorithm
+mode (Porter 1980, as the paper cites).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+
+from kpqa.errors import UsageError
+from kpqa.metrics.base import Context, Metric, Rows, register_pattern
+from kpqa.metrics.ngrams import clipped_matches, max_ref_counts, ngram_counts
+
+NLTK_ENGLISH_STOPWORDS: frozenset[str] = frozenset(
+    """
+    i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves he him his
+    himself she she's her hers herself it it's its itself they them their theirs themselves what which who whom this
+    that that'll these those am is are was were be been being have has had having do does did doing a an the and but
+    if or because as until while of at by for with about against between into through during before after above
+    below to from up down in out on off over under again further then once here there when where why how all any both
+    each few more most other some such no nor not only own same so than too very s t can will just don don't should
+    should've now d ll m o re ve y ain aren aren't couldn couldn't didn didn't doesn doesn't hadn hadn't hasn hasn't
+    haven haven't isn isn't ma mightn mightn't mustn mustn't needn needn't shan shan't shouldn shouldn't wasn wasn't
+    weren weren't won won't wouldn wouldn't
+    """.split()
+)
+STOPWORD_LISTS: dict[str, frozenset[str]] = {"nltk": NLTK_ENGLISH_STOPWORDS, "none": frozenset()}
+
+
+@lru_cache(maxsize=None)
+def _porter():
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM)
+
+
+@lru_cache(maxsize=200_000)
+def porter_stem(word: str) -> str:
+    """Porter (1980) stem of ``word`` (lower-cased)."""
+    return _porter().stem(word)
+
+
+def preprocess(tokens: Sequence[str], stopwords: frozenset[str] = NLTK_ENGLISH_STOPWORDS, stem: bool = True) -> list[str]:
+    """Drop stop words (compared lower-cased), then stem what remains."""
+    kept = [t for t in tokens if t.lower() not in stopwords] if stopwords else list(tokens)
+    return [porter_stem(t) for t in kept] if stem else kept
+
+
+@dataclass(frozen=True)
+class AEvCounts:
+    """Per-row n-gram statistics; ``[:, n - 1]`` holds n-grams. Sum with :meth:`corpus` for corpus scores."""
+
+    cand_match: np.ndarray  #: (rows, max_n) candidate n-grams clipped by the most generous reference
+    cand_total: np.ndarray  #: (rows, max_n) candidate n-grams
+    ref_match: np.ndarray  #: (rows, max_n) reference n-grams clipped by the candidate, summed over references
+    ref_total: np.ndarray  #: (rows, max_n) reference n-grams, summed over references
+    cand_len: np.ndarray  #: (rows,) BP's |c|
+    closest_ref_len: np.ndarray  #: (rows,) BP's |r|: the reference length closest to the candidate's
+    ref_len: np.ndarray  #: (rows,) WP's |r|: all reference lengths
+    paired_cand_len: np.ndarray  #: (rows,) WP's |c|: the candidate length once per reference
+
+    @property
+    def max_n(self) -> int:
+        return self.cand_total.shape[1]
+
+    def corpus(self) -> "AEvCounts":
+        """One row holding the sums over all rows."""
+        return AEvCounts(*(getattr(self, f).sum(axis=0, keepdims=True) for f in self.__dataclass_fields__))
+
+
+def aev_counts(candidates: Sequence[Sequence[str]], references: Sequence[Sequence[Sequence[str]]], max_n: int = 4) -> AEvCounts:
+    """Count everything AEv needs, for every N up to ``max_n``, on already preprocessed tokens."""
+    rows = len(candidates)
+    cm, ct, rm, rt = (np.zeros((rows, max_n), dtype=np.int64) for _ in range(4))
+    lens = np.zeros((4, rows), dtype=np.int64)
+    for i, (cand, refs) in enumerate(zip(candidates, references)):
+        if not refs:
+            raise ValueError(f"row {i}: at least one reference is needed")
+        for n in range(1, max_n + 1):
+            cand_counts = ngram_counts(cand, n)
+            ct[i, n - 1] = sum(cand_counts.values())
+            cm[i, n - 1] = clipped_matches(cand_counts, max_ref_counts(refs, n))
+            for ref in refs:
+                ref_counts = ngram_counts(ref, n)
+                rt[i, n - 1] += sum(ref_counts.values())
+                rm[i, n - 1] += clipped_matches(ref_counts, cand_counts)
+        c = len(cand)
+        lens[:, i] = (c, min((abs(len(r) - c), len(r)) for r in refs)[1], sum(map(len, refs)), c * len(refs))
+    return AEvCounts(cm, ct, rm, rt, *lens)
+
+
+def _geometric(match: np.ndarray, total: np.ndarray, n: int) -> np.ndarray:
+    """``exp(mean_{k<=n} log(match_k / total_k))`` per row; 0 where any ratio is 0 or undefined."""
+    m, t = match[:, :n].astype(float), total[:, :n].astype(float)
+    ok = np.all((t > 0) & (m > 0), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(np.where(t > 0, m, 1.0) / np.where(t > 0, t, 1.0))
+    return np.where(ok, np.exp(np.where(ok[:, None], logs, 0.0).mean(axis=1)), 0.0)
+
+
+def precision_score(counts: AEvCounts, n: int, brevity: float = 1.0) -> np.ndarray:
+    """PS(N) per row of ``counts``."""
+    if not 1 <= n <= counts.max_n:
+        raise ValueError(f"N must be in 1..{counts.max_n}")
+    c, r = counts.cand_len.astype(float), counts.closest_ref_len.astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bp = np.where(brevity * c >= r, 1.0, np.exp(1.0 - r / (brevity * c)))
+    return np.where(c > 0, bp, 0.0) * _geometric(counts.cand_match, counts.cand_total, n)
+
+
+def recall_score(counts: AEvCounts, n: int, wordiness: float = 2.0) -> np.ndarray:
+    """RS(N) per row of ``counts``."""
+    if not 1 <= n <= counts.max_n:
+        raise ValueError(f"N must be in 1..{counts.max_n}")
+    c, r = counts.paired_cand_len.astype(float), counts.ref_len.astype(float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        wp = np.where(wordiness * c <= r, 1.0, np.exp(1.0 - wordiness * c / r))
+    return np.where(r > 0, wp, 0.0) * _geometric(counts.ref_match, counts.ref_total, n)
+
+
+def combine(rs: np.ndarray, ps: np.ndarray, alpha: float) -> np.ndarray:
+    """``RS PS / (alpha RS + (1 - alpha) PS)``: exactly RS at alpha 0 and PS at alpha 1; 0 where undefined."""
+    if alpha == 0:
+        return rs
+    if alpha == 1:
+        return ps
+    den = alpha * rs + (1 - alpha) * ps
+    return np.where(den > 0, rs * ps / np.where(den > 0, den, 1.0), 0.0)
+
+
+def aev_grid(
+    counts: AEvCounts,
+    alphas: Sequence[float],
+    ns: Sequence[int],
+    brevity: float = 1.0,
+    wordiness: float = 2.0,
+) -> np.ndarray:
+    """AEv for every (N, alpha): shape ``(len(ns), len(alphas), rows of counts)``; use ``counts.corpus()`` for
+    corpus scores (one row)."""
+    out = np.empty((len(ns), len(alphas), len(counts.cand_len)))
+    for i, n in enumerate(ns):
+        ps, rs = precision_score(counts, n, brevity), recall_score(counts, n, wordiness)
+        for j, alpha in enumerate(alphas):
+            out[i, j] = combine(rs, ps, alpha)
+    return out
+
+
+def aev(counts: AEvCounts, alpha: float, n: int, brevity: float = 1.0, wordiness: float = 2.0) -> np.ndarray:
+    """AEv(alpha, N) per row of ``counts`` (``counts.corpus()``: the corpus score as a one-element array)."""
+    return aev_grid(counts, [alpha], [n], brevity, wordiness)[0, 0]
+
+
+_NAME = re.compile(r"^AEv-(?P<alpha>[0-9]+(?:\.[0-9]+)?)-(?P<n>[0-9]+)(?P<opts>(?::[A-Za-z]+=[^:]+)*)$")
+
+
+class AEv(Metric):
+    """AEv(alpha, N) as a metric: per-row scores on one-row corpora, the corpus score over sums.
+
+    Named ``AEv-<alpha>-<N>``, optionally followed by ``:B=<b>``, ``:W=<w>``, ``:stop=nltk|none``,
+    ``:stem=porter|none`` (defaults B=1, W=2, stop=nltk, stem=porter), e.g. ``AEv-1-4:stop=none:stem=none``.
+    """
+
+    requires = frozenset()
+
+    def __init__(
+        self,
+        alpha: float,
+        n: int,
+        *,
+        brevity: float = 1.0,
+        wordiness: float = 2.0,
+        stopwords: str = "nltk",
+        stem: str = "porter",
+        name: str | None = None,
+    ):
+        if not 0 <= alpha <= 1:
+            raise UsageError(f"AEv alpha must be in [0, 1], got {alpha}")
+        if n < 1:
+            raise UsageError(f"AEv N must be at least 1, got {n}")
+        if stopwords not in STOPWORD_LISTS:
+            raise UsageError(f"AEv stop words must be one of {', '.join(STOPWORD_LISTS)}, got {stopwords!r}")
+        if stem not in ("porter", "none"):
+            raise UsageError(f"AEv stem must be porter or none, got {stem!r}")
+        if brevity <= 0 or wordiness < 0 or math.isnan(brevity) or math.isnan(wordiness):
+            raise UsageError(f"AEv needs B > 0 and W >= 0, got B={brevity}, W={wordiness}")
+        self.alpha, self.n, self.brevity, self.wordiness = float(alpha), int(n), float(brevity), float(wordiness)
+        self.stopwords, self.stem = stopwords, stem
+        self.name = name or self._canonical_name()
+        self._last: tuple[Rows, str, AEvCounts] | None = None
+
+    def _canonical_name(self) -> str:
+        defaults = {"B": 1.0, "W": 2.0, "stop": "nltk", "stem": "porter"}
+        opts = "".join(f":{k}={v:g}" if isinstance(v, float) else f":{k}={v}" for k, v in self.options().items()
+                       if v != defaults[k])
+        return f"AEv-{self.alpha:g}-{self.n}{opts}"
+
+    def options(self) -> dict[str, object]:
+        return {"B": self.brevity, "W": self.wordiness, "stop": self.stopwords, "stem": self.stem}
+
+    def counts(self, rows: Rows, ctx: Context) -> AEvCounts:
+        """Preprocessed per-row counts of ``rows`` (reused between :meth:`score` and :meth:`corpus_score`)."""
+        if self._last is None or self._last[0] is not rows or self._last[1] != ctx.tokenizer:
+            from kpqa.text import get_tokenizer
+
+            tok = get_tokenizer(ctx.tokenizer).tokenize
+            sw, stem = STOPWORD_LISTS[self.stopwords], self.stem == "porter"
+            cands = [preprocess(tok(c), sw, stem) for c in rows.candidates]
+            refs = [[preprocess(tok(r), sw, stem) for r in rs] for rs in rows.references]
+            self._last = (rows, ctx.tokenizer, aev_counts(cands, refs, self.n))
+        return self._last[2]
+
+    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+        counts = self.counts(rows, ctx)
+        return {self.name: aev(counts, self.alpha, self.n, self.brevity, self.wordiness)}
+
+    def corpus_score(self, rows: Rows, ctx: Context, per_row: dict[str, np.ndarray]) -> dict[str, float]:
+        counts = self.counts(rows, ctx).corpus()
+        return {self.name: float(aev(counts, self.alpha, self.n, self.brevity, self.wordiness)[0])}
+
+
+def build(name: str) -> AEv:
+    """The metric named ``AEv-<alpha>-<N>[:B=..][:W=..][:stop=..][:stem=..]``."""
+    m = _NAME.match(name)
+    if m is None:
+        raise UsageError(f"bad AEv name {name!r}; expected AEv-<alpha>-<N>[:B=<b>][:W=<w>][:stop=nltk|none][:stem=porter|none]")
+    kwargs: dict[str, object] = {}
+    keys = {"B": ("brevity", float), "W": ("wordiness", float), "stop": ("stopwords", str), "stem": ("stem", str)}
+    for item in filter(None, m.group("opts").split(":")):
+        key, _, value = item.partition("=")
+        if key not in keys:
+            raise UsageError(f"unknown AEv option {key!r} in {name!r}; known: {', '.join(keys)}")
+        field, cast = keys[key]
+        try:
+            kwargs[field] = cast(value)
+        except ValueError:
+            raise UsageError(f"bad value {value!r} for AEv option {key} in {name!r}") from None
+    return AEv(float(m.group("alpha")), int(m.group("n")), name=name, **kwargs)
+
+
+register_pattern(lambda name: name.startswith("AEv-"), build)
