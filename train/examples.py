@@ -9,8 +9,9 @@ class TaggedExample:
     """A question with its answer sentence(s) and the character spans of the answer in them.
 
     ``text`` is the answer sentence(s) joined with single spaces; ``spans`` are ``(start, end)`` character offsets
-    into ``text`` (end exclusive), sorted and non-overlapping; ``source`` is ``"squad"``, ``"hotpotqa"`` or
-    ``"msmarco"``; ``id`` is the source's record id (plus an index where one record gives several examples).
+    into ``text`` (end exclusive), sorted and non-overlapping (the converters never give an example without one);
+    ``source`` is ``"squad"``, ``"hotpotqa"`` or ``"msmarco"``; ``id`` is the source's record id (SQuAD ``id``,
+    HotpotQA ``_id``, MS-MARCO ``query_id`` or else the row key).
     """
 
     question: str
@@ -20,8 +21,6 @@ class TaggedExample:
     id: str
 
     def __post_init__(self) -> None:
-        if not self.spans:
-            raise ValueError(f"example {self.id!r} has no answer span")
         previous_end = 0
         for start, end in self.spans:
             if not (previous_end <= start < end <= len(self.text)):

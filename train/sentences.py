@@ -73,21 +73,24 @@ def disjoint(spans: Sequence[Span]) -> tuple[Span, ...]:
 def covering_sentences(text: str, spans: Sequence[Span]) -> tuple[str, tuple[Span, ...]]:
     """The sentences of ``text`` that hold the ``spans``, joined with single spaces, and the spans moved into them.
 
+    Sentences that touch in ``text`` (no whitespace between them) stay touching.
+
     A span that crosses a sentence boundary takes all the sentences it touches. Returns ``("", ())`` when no span
     touches a sentence.
     """
+    if not spans:
+        return "", ()
     bounds = sentence_bounds(text)
     spans = [trim_span(text, span) for span in spans]
     chosen = sorted({k for k, (s, e) in enumerate(bounds) for start, end in spans if s < end and start < e})
     pieces: list[str] = []
     offsets: list[int] = []
-    length = 0
-    for k in chosen:
+    for i, k in enumerate(chosen):
         s, e = bounds[k]
-        length += 1 if pieces else 0
-        offsets.append(length)
+        if pieces:  # no space where two neighbouring sentences touch in the source ("...ended.Then")
+            pieces.append("" if chosen[i - 1] == k - 1 and bounds[k - 1][1] == s else " ")
+        offsets.append(sum(map(len, pieces)))
         pieces.append(text[s:e])
-        length += e - s
     moved = []
     for start, end in spans:
         first = next((i for i, k in enumerate(chosen) if bounds[k][1] > start), None)
@@ -97,7 +100,7 @@ def covering_sentences(text: str, spans: Sequence[Span]) -> tuple[str, tuple[Spa
         new_start = offsets[first] + max(start - bounds[chosen[first]][0], 0)
         new_end = offsets[last] + min(end, bounds[chosen[last]][1]) - bounds[chosen[last]][0]
         moved.append((new_start, new_end))
-    return " ".join(pieces), disjoint(moved)
+    return "".join(pieces), disjoint(moved)
 
 
 def join_texts(parts: Sequence[tuple[str, Sequence[Span]]]) -> tuple[str, tuple[Span, ...]]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from kpqa.errors import InputError
 
-from . import squad
+from . import hotpotqa, msmarco, squad
 from .examples import TaggedExample
 
 
@@ -29,6 +29,10 @@ class Source:
 
 SOURCES: dict[str, Source] = {
     "squad": Source(squad.records_from_json, squad.records_from_rows, squad.convert, hub=("squad",)),
+    "hotpotqa": Source(hotpotqa.records_from_json, hotpotqa.records_from_rows, hotpotqa.convert,
+                       hub=("hotpot_qa", "distractor")),
+    "msmarco": Source(msmarco.records_from_json, msmarco.records_from_rows, msmarco.convert, hub=("ms_marco", "v2.1"),
+                      jsonl=True),
 }
 
 
@@ -99,8 +103,3 @@ def load_source(spec: str) -> tuple[list[TaggedExample], Counter]:
         return examples_from_rows(name, load_hub(name, split), label=f"{name}:hub:{split}")
     return examples_from_file(name, rest)
 
-
-def iter_sources(specs: Iterable[str]) -> Iterator[tuple[str, list[TaggedExample], Counter]]:
-    """``(spec, examples, counts)`` for each spec, in order."""
-    for spec in specs:
-        yield (spec, *load_source(spec))
