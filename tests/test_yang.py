@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -139,19 +140,8 @@ def _rows(**kw):
     return Rows(**base, **kw)
 
 
-class _Whitespace:
-    name = "whitespace"
-
-    @staticmethod
-    def tokenize(text):
-        return text.split()
-
-
 @pytest.fixture
-def ws(monkeypatch):
-    import kpqa.text
-
-    monkeypatch.setattr(kpqa.text, "get_tokenizer", lambda name: _Whitespace, raising=False)
+def ws():
     return Context(tokenizer="whitespace")
 
 
@@ -184,3 +174,37 @@ def test_metrics_on_rows(ws):
 def test_entities_only_input_is_enough(ws):
     rows = _rows(entities=[[], ["221 bc"]])
     assert get_metric("ROUGE-L-adapted").score(rows, ws)["ROUGE-L-adapted"][1] == pytest.approx(0.75)
+
+
+def test_chinese_entity_row_with_zh_tokens():
+    """A DuReader-style row: character tokens, an entity with a trailing space (tokenized like the text)."""
+    rows = Rows(
+        questions=["小米6防水等级"],
+        candidates=["小米6是IP68级防水"],
+        references=[["小米6是支持IP68级的防水。"]],
+        entities=[["IP68级 "]],
+    )
+    score = get_metric("ROUGE-L-adapted").score(rows, Context(tokenizer="zh"))["ROUGE-L-adapted"][0]
+    # tokens: 小 米 6 是 ip68 级 防 水 (8) vs 小 米 6 是 支 持 ip68 级 的 防 水 (11); LCS 8; entity "ip68 级": 2
+    assert score == pytest.approx(f_measure(Fraction(10, 10), Fraction(10, 13)))
+
+
+@pytest.mark.shared_data
+def test_dureader_script(shared_data, capsys):
+    import runpy
+
+    data = shared_data("dureader/search.dev.jsonl")
+    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "dureader_yang.py"))
+    script["main"](["--data", str(data)])
+    table = {}
+    for line in capsys.readouterr().out.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 7 and cells[0] in ("YES_NO", "ENTITY", "DESCRIPTION"):
+            table[cells[0], cells[1]] = [float(c) for c in cells[3:]]  # BLEU, adapted, ROUGE-L, adapted
+    assert len(table) == 6
+    # no labels and no entities on DESCRIPTION questions: the bonuses change nothing there
+    bleu, bleu_a, rouge, rouge_a = table["DESCRIPTION", "retrieved"]
+    assert (bleu, rouge) == (bleu_a, rouge_a)
+    # with the oracle opinion label the adapted ROUGE-L of the retrieved YES_NO sentences is far higher
+    bleu, bleu_a, rouge, rouge_a = table["YES_NO", "retrieved"]
+    assert rouge_a > rouge + 5 and bleu_a > bleu
