@@ -17,7 +17,8 @@ plain (alpha = beta = 0) and adapted (alpha = 2, beta = 1 by default), per quest
 of candidates of the same question scored against the same references, how often the one that should win (right
 opinion label; contains at least one gold entity) scores above, equal to, or below the other, before and after the
 bonuses. Bonuses only ever add, so for the same text with a right vs a wrong label the adapted order holds by
-construction; the pairs of different texts are the informative ones.
+construction; the pairs of different texts are the informative ones. Plain scores ignore labels, so under them
+those pairs are symmetric (each has its mirror with the labels swapped): "above" equals "below" by design.
 
     python scripts/dureader_yang.py [--data ../shared/data/dureader/search.dev.jsonl ...] [--alpha 2 --beta 1]
 """
@@ -196,8 +197,8 @@ def ranking_table(pools: list[list[Candidate]]) -> list[str]:
             for b in group:
                 if a.qtype == "YES_NO" and a.reference_labels and a.label and b.label and a.label != b.label:
                     if a.label in a.reference_labels and b.label not in b.reference_labels:
-                        same = a.text == b.text
-                        checks[f"YES_NO: right vs wrong label, {'same' if same else 'different'} sentence{'' if same else 's'}"].append((a, b))
+                        texts = "same sentence" if a.text == b.text else "different sentences"
+                        checks[f"YES_NO: right vs wrong label, {texts}"].append((a, b))
                 if a.qtype == "ENTITY" and a.has_entity and not b.has_entity:
                     checks["ENTITY: sentence with a gold entity vs one without"].append((a, b))
     lines = [
@@ -234,7 +235,7 @@ def main(argv: list[str] | None = None) -> None:
           f"({', '.join(f'{t} {types[t]}' for t in TYPES)}); zh character tokens; alpha = {args.alpha:g}, "
           f"beta = {args.beta:g}; scores x 100.\n")
     print("\n".join(main_table(main_cands, args.alpha, args.beta)))
-    print(f"\nHeld-out YES_NO answers whose opinion label is shared by a remaining reference: {agree} of {len(held)}.\n")
+    print(f"\nHeld-out YES_NO answers whose label a remaining reference shares: {agree} of {len(held)}.\n")
     print("\n".join(ranking_table(pools)))
 
 

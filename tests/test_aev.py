@@ -36,7 +36,10 @@ REFS = [
         "it is a guide to action that ensures that the military will forever heed party commands",
         "it is the practical guide for the army always to heed the directions of the party",
     ],
-    ["he was interested in world history because he read the book", "he read the book since world history interested him"],
+    [
+        "he was interested in world history because he read the book",
+        "he read the book since world history interested him",
+    ],
 ]
 
 
@@ -134,7 +137,8 @@ def test_metric_rows_and_corpus():
     bleu = get_metric("AEv-1-4:stop=none:stem=none")
     per_row = bleu.score(rows, ctx)[bleu.name]
     expected = sacrebleu.corpus_bleu(CANDS, [list(s) for s in zip(*REFS)], tokenize="none", smooth_method="none")
-    assert bleu.corpus_score(rows, ctx, {bleu.name: per_row})[bleu.name] == pytest.approx(expected.score / 100, abs=1e-9)
+    corpus = bleu.corpus_score(rows, ctx, {bleu.name: per_row})[bleu.name]
+    assert corpus == pytest.approx(expected.score / 100, abs=1e-9)
     for i, cand in enumerate(CANDS):
         one = sacrebleu.sentence_bleu(cand, REFS[i], tokenize="none", smooth_method="none").score / 100
         assert per_row[i] == pytest.approx(one, abs=1e-9)

@@ -128,7 +128,8 @@ def test_bonus_only_for_matching_label_and_bounded():
 
 def test_entity_length_contiguous_and_distinct():
     cand = list("上海长征医院骨科")
-    assert entity_length(cand, [list("长征医院"), list("长征医院"), list("长海医院"), list("上海医院")]) == 4
+    entities = [list("长征医院"), list("长征医院"), list("长海医院"), list("上海医院")]
+    assert entity_length(cand, entities) == 4
 
 
 def _rows(**kw):
@@ -185,7 +186,7 @@ def test_chinese_entity_row_with_zh_tokens():
         entities=[["IP68级 "]],
     )
     score = get_metric("ROUGE-L-adapted").score(rows, Context(tokenizer="zh"))["ROUGE-L-adapted"][0]
-    # tokens: 小 米 6 是 ip68 级 防 水 (8) vs 小 米 6 是 支 持 ip68 级 的 防 水 (11); LCS 8; entity "ip68 级": 2
+    # 小 米 6 是 ip68 级 防 水 (8 tokens) vs 小 米 6 是 支 持 ip68 级 的 防 水 (11): LCS 8; entity "ip68 级": 2
     assert score == pytest.approx(f_measure(Fraction(10, 10), Fraction(10, 13)))
 
 

@@ -69,7 +69,9 @@ def porter_stem(word: str) -> str:
     return _porter().stem(word)
 
 
-def preprocess(tokens: Sequence[str], stopwords: frozenset[str] = NLTK_ENGLISH_STOPWORDS, stem: bool = True) -> list[str]:
+def preprocess(
+    tokens: Sequence[str], stopwords: frozenset[str] = NLTK_ENGLISH_STOPWORDS, stem: bool = True
+) -> list[str]:
     """Drop stop words (compared lower-cased), then stem what remains."""
     kept = [t for t in tokens if t.lower() not in stopwords] if stopwords else list(tokens)
     return [porter_stem(t) for t in kept] if stem else kept
@@ -97,7 +99,9 @@ class AEvCounts:
         return AEvCounts(*(getattr(self, f).sum(axis=0, keepdims=True) for f in self.__dataclass_fields__))
 
 
-def aev_counts(candidates: Sequence[Sequence[str]], references: Sequence[Sequence[Sequence[str]]], max_n: int = 4) -> AEvCounts:
+def aev_counts(
+    candidates: Sequence[Sequence[str]], references: Sequence[Sequence[Sequence[str]]], max_n: int = 4
+) -> AEvCounts:
     """Count everything AEv needs, for every N up to ``max_n``, on already preprocessed tokens."""
     rows = len(candidates)
     cm, ct, rm, rt = (np.zeros((rows, max_n), dtype=np.int64) for _ in range(4))
@@ -251,7 +255,9 @@ def build(name: str) -> AEv:
     """The metric named ``AEv-<alpha>-<N>[:B=..][:W=..][:stop=..][:stem=..]``."""
     m = _NAME.match(name)
     if m is None:
-        raise UsageError(f"bad AEv name {name!r}; expected AEv-<alpha>-<N>[:B=<b>][:W=<w>][:stop=nltk|none][:stem=porter|none]")
+        raise UsageError(
+            f"bad AEv name {name!r}; expected AEv-<alpha>-<N>[:B=<b>][:W=<w>][:stop=nltk|none][:stem=porter|none]"
+        )
     kwargs: dict[str, object] = {}
     keys = {"B": ("brevity", float), "W": ("wordiness", float), "stop": ("stopwords", str), "stem": ("stem", str)}
     for item in filter(None, m.group("opts").split(":")):
