@@ -92,16 +92,18 @@ def _jsonl_frame(path: Path, text: str) -> pd.DataFrame:
         records.append(record)
     if not records:
         raise InputError("empty file", file=str(path))
-    return _records_frame(records)
+    return _records_frame(records, str(path))
 
 
-def _records_frame(records: list[dict]) -> pd.DataFrame:
+def _records_frame(records: list[dict], source: str = "<records>") -> pd.DataFrame:
     """Records with a ``references`` list become ``reference1..N`` columns (labels likewise)."""
     flat = []
-    for record in records:
+    for number, record in enumerate(records, 1):
         record = dict(record)
         refs = record.pop("references", None)
-        refs = [refs] if isinstance(refs, str) else [] if refs is None else list(refs)
+        if isinstance(refs, (dict, int, float)) and not _blank(refs):
+            raise InputError("'references' must be a list of strings", file=source, row=number, column="references")
+        refs = [refs] if isinstance(refs, str) else [] if _blank(refs) else list(refs)
         for k, ref in enumerate(refs, 1):
             record[f"reference{k}"] = ref
         labels = record.pop("reference_labels", None)
@@ -205,7 +207,7 @@ def read_input(source: str | os.PathLike | pd.DataFrame | Any) -> Table:
     if hasattr(source, "to_pandas") and hasattr(source, "column_names"):  # datasets.Dataset
         frame = source.to_pandas()
         if "references" in frame.columns:
-            frame = _records_frame(frame.to_dict("records"))
+            frame = _records_frame(frame.to_dict("records"), "<Dataset>")
         return frame_to_table(frame, "<Dataset>")
     if isinstance(source, Iterable):
         return frame_to_table(_records_frame(list(source)), "<records>")
@@ -218,6 +220,8 @@ def write_output(frame: pd.DataFrame, path: str | os.PathLike) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise InputError("output folder does not exist", file=str(folder))
+    if path.is_dir():
+        raise InputError("output path is a folder, not a file", file=str(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     except OSError as e:
@@ -229,6 +233,9 @@ def write_output(frame: pd.DataFrame, path: str | os.PathLike) -> None:
             else:
                 frame.to_csv(f, index=False)
         os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError(f"cannot write output: {e.strerror or e}", file=str(path)) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
