@@ -1,0 +1,207 @@
+"""Show the keyphrase weights the KPQA metrics use, as a heat map over the reference and candidate texts (like the
+KPQA paper's Table 5): HTML with inline styles, PNG through matplotlib, or plain text.
+
+``unit="word"`` shows one weight per token of the metrics' tokenizer (``Weighter.word_weights``: the weights BLEU-1-
+and ROUGE-L-KPQA use); ``unit="piece"`` shows the weighter's own word pieces (``Weighter.piece_weights``). Text the
+tokenizer drops (punctuation for ``ptb``) is shown unweighted. Any object with ``piece_weights`` / ``word_weights``
+of :class:`kpqa.weighter.Weighter`'s shape works as the weighter.
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from kpqa.errors import UsageError
+
+UNITS = ("word", "piece")
+CMAP = "Reds"
+
+
+@dataclass
+class Line:
+    """One text: a label (``Reference 1``, ``Candidate``...) and segments covering the whole text, each with its
+    weight (None: not weighted: spaces, dropped punctuation, or a line shown without weights like the question)."""
+
+    label: str
+    segments: list[tuple[str, float | None]]
+
+
+@dataclass
+class Explanation:
+    """Lines to draw and the scores to print under them."""
+
+    lines: list[Line]
+    scores: dict[str, float] = field(default_factory=dict)
+    unit: str = "word"
+    normalized: bool = False
+
+
+def segments(text: str, spans: Sequence[tuple[int, int]], weights: Sequence[float]) -> list[tuple[str, float | None]]:
+    """Cut ``text`` into weighted spans and the unweighted gaps between them (together: the whole text)."""
+    out: list[tuple[str, float | None]] = []
+    pos = 0
+    for (start, end), weight in sorted(zip((tuple(map(int, s)) for s in spans), weights)):
+        if start < pos:  # overlapping spans: keep the first
+            continue
+        if start > pos:
+            out.append((text[pos:start], None))
+        out.append((text[start:end], float(weight)))
+        pos = end
+    if pos < len(text):
+        out.append((text[pos:], None))
+    return out
+
+
+def _normalize(weights: np.ndarray) -> np.ndarray:
+    if weights.size == 0 or np.ptp(weights) == 0:
+        return np.ones_like(weights) if weights.size and weights.max() > 0 else weights
+    return (weights - weights.min()) / np.ptp(weights)
+
+
+def explain(
+    question: str,
+    references: str | Sequence[str],
+    candidate: str,
+    weighter: Any,
+    *,
+    tokenize: str = "ptb",
+    unit: str = "word",
+    normalize: bool = False,
+    scores: Mapping[str, float] | None = None,
+) -> Explanation:
+    """Weights of each reference and the candidate given the question. ``normalize``: min-max per text, as the
+    paper's Table 5 (raw K-probabilities are already in [0, 1])."""
+    if unit not in UNITS:
+        raise UsageError(f"--unit must be one of {', '.join(UNITS)}, got {unit!r}")
+    refs = [references] if isinstance(references, str) else list(references)
+    if not refs or not all(r.strip() for r in refs) or not candidate.strip():
+        raise UsageError("explain needs a non-empty candidate and at least one non-empty reference")
+    texts = refs + [candidate]
+    labels = [f"Reference {k}" if len(refs) > 1 else "Reference" for k in range(1, len(refs) + 1)] + ["Candidate"]
+    pairs = [(question, t) for t in texts]
+    if unit == "word":
+        from kpqa.text import get_tokenizer
+
+        tokenizer = get_tokenizer(tokenize)
+        weights = weighter.word_weights(pairs, tokenizer)
+        spans = [[(s, e) for _, s, e in tokenizer.spans(t)] for t in texts]
+    else:
+        pieces = weighter.piece_weights(pairs)
+        spans = [offsets.tolist() for offsets, _ in pieces]
+        weights = [probs for _, probs in pieces]
+    lines = [Line("Question", [(question, None)])] if question.strip() else []
+    for label, text, sp, w in zip(labels, texts, spans, weights):
+        w = np.asarray(w, dtype=float)
+        if len(w) != len(sp):
+            raise ValueError(f"{label}: {len(w)} weights for {len(sp)} tokens")
+        lines.append(Line(label, segments(text, sp, _normalize(w) if normalize else w)))
+    return Explanation(lines, dict(scores or {}), unit, normalize)
+
+
+def _color(weight: float) -> tuple[str, str]:
+    """(background hex, text colour) of a weight in [0, 1]."""
+    import matplotlib
+
+    r, g, b, _ = matplotlib.colormaps[CMAP](float(np.clip(weight, 0.0, 1.0)))
+    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}", "#ffffff" if weight > 0.6 else "#000000"
+
+
+def to_html(explanation: Explanation, title: str = "KPQA keyphrase weights") -> str:
+    """A standalone HTML page (inline styles only); hovering a token shows its weight."""
+    rows = []
+    for line in explanation.lines:
+        spans = []
+        for text, weight in line.segments:
+            if weight is None:
+                spans.append(html.escape(text))
+            else:
+                bg, fg = _color(weight)
+                spans.append(f'<span style="background-color:{bg};color:{fg};padding:1px 2px;border-radius:2px" '
+                             f'title="{weight:.3f}">{html.escape(text)}</span>')
+        rows.append('<tr><th style="text-align:right;vertical-align:top;padding:6px 12px 6px 0;white-space:nowrap">'
+                    f'{html.escape(line.label)}</th><td style="padding:6px 0;line-height:1.9">{"".join(spans)}</td></tr>')
+    legend = "".join(f'<span style="display:inline-block;width:22px;height:12px;background-color:{_color(v)[0]}"></span>'
+                     for v in np.linspace(0, 1, 11))
+    what = "min-max normalized per text" if explanation.normalized else "K-probability"
+    scores = ", ".join(f"{html.escape(k)}: {v:.3f}" for k, v in explanation.scores.items())
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{html.escape(title)}</title></head>\n"
+        '<body style="font-family:Helvetica,Arial,sans-serif;font-size:15px;margin:24px;max-width:960px;color:#111">\n'
+        f'<h1 style="font-size:18px">{html.escape(title)}</h1>\n'
+        f'<table style="border-collapse:collapse">{"".join(rows)}</table>\n'
+        + (f'<p style="margin-top:14px">{scores}</p>\n' if scores else "")
+        + f'<p style="font-size:12px;color:#555">weight ({explanation.unit}, {what}): 0 {legend} 1</p>\n'
+        "</body></html>\n"
+    )
+
+
+def to_text(explanation: Explanation) -> str:
+    """Plain text: every weighted token followed by its weight in brackets."""
+    out = []
+    for line in explanation.lines:
+        body = "".join(t if w is None else f"{t}[{w:.2f}]" for t, w in line.segments)
+        out.append(f"{line.label}: {body}")
+    out += [f"{k}: {v:.3f}" for k, v in explanation.scores.items()]
+    return "\n".join(out)
+
+
+def to_png(explanation: Explanation, path: str | Path, title: str = "") -> Path:
+    """The heat map as a PNG (whitespace dropped, every other segment a box)."""
+    from kpqa.plots import weight_heatmap
+
+    lines = []
+    for line in explanation.lines:
+        tokens = []
+        for text, weight in line.segments:
+            for piece in text.split() if weight is None else [text]:
+                tokens.append((piece, weight))
+        lines.append((line.label, tokens))
+    caption = ", ".join(f"{k}: {v:.3f}" for k, v in explanation.scores.items())
+    return weight_heatmap(lines, path, title=" | ".join(x for x in (title, caption) if x))
+
+
+def texts_from_args(
+    path: str | None,
+    row: int | None,
+    question: str | None,
+    references: Sequence[str] | None,
+    candidate: str | None,
+) -> tuple[str, list[str], str, dict[str, float]]:
+    """(question, references, candidate, scores) from a file row (1-based; numeric columns other than the texts
+    become the scores shown) or from the given strings; UsageError when both or neither are given."""
+    from kpqa.errors import InputError
+    from kpqa.io import read_input
+
+    given = question is not None or references or candidate is not None
+    if path is not None:
+        if given:
+            raise UsageError("give either INPUT --row N or --question/--reference/--candidate, not both")
+        if row is None:
+            raise UsageError("INPUT needs --row N (1 = first data row)")
+        table = read_input(path)
+        if row > len(table.rows):
+            raise InputError(f"--row {row}: the file has {len(table.rows)} rows", file=table.source)
+        record = table.frame.iloc[row - 1]
+        texts = {"question", "answer", "entities", "answer_label"}
+        scores = {}
+        for column, value in record.items():
+            if column in texts or str(column).startswith("reference") or str(column).startswith("Unnamed"):
+                continue
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                continue
+            if np.isfinite(number):
+                scores[str(column)] = number
+        i = row - 1
+        return table.rows.questions[i], table.rows.references[i], table.rows.candidates[i], scores
+    if row is not None:
+        raise UsageError("--row needs INPUT")
+    if not references or candidate is None:
+        raise UsageError("give --reference and --candidate (and --question), or INPUT --row N")
+    return question or "", list(references), candidate, {}

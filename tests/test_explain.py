@@ -1,0 +1,132 @@
+"""Keyphrase-weight heat maps (kpqa.explain) with a fake weighter: no model needed."""
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib import image
+
+from kpqa import explain
+from kpqa.errors import InputError, UsageError
+
+QUESTION = "How long do i need to walk in order to loose a pound?"
+REFERENCE = "Walk for 5 to 20 hours to lose 1 pound."
+CANDIDATE = "You need to walk for 5 to 20 hours in order to loose a pound."
+
+
+class FakeWeighter:
+    """Pieces: words and punctuation marks. A piece's weight: 0.05 when the question has it, else 0.1 per char
+    (capped at 1), so 'hours' weighs 0.5 and a question word 0.05."""
+
+    def __init__(self):
+        self.seen = []
+
+    def piece_weights(self, pairs):
+        self.seen.extend(pairs)
+        out = []
+        for question, text in pairs:
+            spans = [(m.start(), m.end()) for m in re.finditer(r"\w+|[^\w\s]", text)]
+            asked = set(re.findall(r"\w+", question.lower()))
+            probs = [0.05 if text[s:e].lower() in asked else min(1.0, 0.1 * (e - s)) for s, e in spans]
+            out.append((np.array(spans, dtype=np.int64).reshape(-1, 2), np.array(probs, dtype=np.float32)))
+        return out
+
+    def word_weights(self, pairs, tokenizer):
+        out = []
+        for (offsets, probs), (_, text) in zip(self.piece_weights(pairs), pairs):
+            spans = np.array([(s, e) for _, s, e in tokenizer.spans(text)], dtype=np.int64).reshape(-1, 2)
+            overlap = (offsets[None, :, 0] < spans[:, 1:2]) & (offsets[None, :, 1] > spans[:, 0:1])
+            out.append(np.where(overlap, probs[None, :], 0.0).max(axis=1, initial=0.0))
+        return out
+
+
+def _weights(line):
+    return {text: w for text, w in line.segments if w is not None}
+
+
+def test_segments_cover_the_whole_text():
+    text = "a bb, c"
+    segs = explain.segments(text, [(0, 1), (2, 4), (6, 7)], [0.1, 0.9, 0.5])
+    assert segs == [("a", 0.1), (" ", None), ("bb", 0.9), (", ", None), ("c", 0.5)]
+    assert "".join(t for t, _ in segs) == text
+
+
+def test_word_unit_uses_the_metric_tokenizer_and_the_question():
+    weighter = FakeWeighter()
+    result = explain.explain(QUESTION, REFERENCE, CANDIDATE, weighter)
+    assert [line.label for line in result.lines] == ["Question", "Reference", "Candidate"]
+    assert weighter.seen == [(QUESTION, REFERENCE), (QUESTION, CANDIDATE)]
+    ref, cand = _weights(result.lines[1]), _weights(result.lines[2])
+    assert ref["hours"] == pytest.approx(0.5) and cand["walk"] == pytest.approx(0.05)
+    assert "." not in ref  # ptb drops punctuation: shown, unweighted
+    for line in result.lines[1:]:
+        assert "".join(t for t, _ in line.segments) in (REFERENCE, CANDIDATE)
+
+
+def test_piece_unit_and_normalisation():
+    result = explain.explain(QUESTION, [REFERENCE, "Twenty hours."], CANDIDATE, FakeWeighter(), unit="piece",
+                             normalize=True)
+    assert [line.label for line in result.lines] == ["Question", "Reference 1", "Reference 2", "Candidate"]
+    for line in result.lines[1:]:
+        weights = [w for _, w in line.segments if w is not None]
+        assert min(weights) == 0.0 and max(weights) == 1.0
+    assert "." in _weights(result.lines[1])  # the weighter's own pieces include punctuation
+
+
+def test_html_is_standalone_with_inline_styles_and_escaped_text():
+    result = explain.explain("what is <b>?", "x < y & z", "<script>alert(1)</script> y", FakeWeighter(),
+                             tokenize="whitespace", scores={"scores": 4.5})
+    page = explain.to_html(result)
+    assert page.startswith("<!DOCTYPE html>") and "<style" not in page and "<script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    visible = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "x < y & z" in visible and "<script>alert(1)</script> y" in visible
+    assert "scores: 4.500" in page
+    spans = re.findall(r'background-color:(#[0-9a-f]{6});color:(#[0-9a-f]{6})[^"]*" title="([0-9.]+)"', page)
+    assert spans and all(float(w) <= 1 for _, _, w in spans)
+
+
+def test_colours_darken_with_weight():
+    light, _ = explain._color(0.0)
+    dark, text = explain._color(1.0)
+    assert sum(int(light[i:i + 2], 16) for i in (1, 3, 5)) > sum(int(dark[i:i + 2], 16) for i in (1, 3, 5))
+    assert text == "#ffffff" and explain._color(0.1)[1] == "#000000"
+
+
+def test_text_and_png(tmp_path):
+    result = explain.explain(QUESTION, REFERENCE, CANDIDATE, FakeWeighter(), scores={"BERTScore-KPQA": 0.93})
+    text = explain.to_text(result)
+    assert "hours[0.50]" in text and text.endswith("BERTScore-KPQA: 0.930")
+    path = explain.to_png(result, tmp_path / "w.png")
+    pixels = image.imread(path)
+    assert pixels.shape[0] > 50 and pixels.shape[1] > 500
+    reddish = (pixels[..., 0] > 0.6) & (pixels[..., 1] < 0.4) & (pixels[..., 2] < 0.4)
+    assert reddish.sum() > 50  # 'hours' (0.5) is drawn on a red box
+
+
+def test_bad_arguments():
+    with pytest.raises(UsageError, match="--unit"):
+        explain.explain(QUESTION, REFERENCE, CANDIDATE, FakeWeighter(), unit="char")
+    with pytest.raises(UsageError, match="non-empty"):
+        explain.explain(QUESTION, " ", CANDIDATE, FakeWeighter())
+
+
+def test_texts_from_a_csv_row(tmp_path):
+    path = tmp_path / "h.csv"
+    pd.DataFrame([
+        {"question": "q1", "answer": "a1", "reference1": "r1", "reference2": "", "scores": 2.5, "note": "x"},
+        {"question": "q2", "answer": "a2", "reference1": "r2", "reference2": "r2b", "scores": 4.0, "note": "y"},
+    ]).to_csv(path, index=False)
+    assert explain.texts_from_args(str(path), 2, None, None, None) == ("q2", ["r2", "r2b"], "a2", {"scores": 4.0})
+    assert explain.texts_from_args(None, None, "q", ["r"], "a") == ("q", ["r"], "a", {})
+    with pytest.raises(InputError, match="the file has 2 rows"):
+        explain.texts_from_args(str(path), 3, None, None, None)
+    with pytest.raises(UsageError, match="not both"):
+        explain.texts_from_args(str(path), 1, "q", None, None)
+    with pytest.raises(UsageError, match="--row"):
+        explain.texts_from_args(str(path), None, None, None, None)
+    with pytest.raises(UsageError, match="--reference and --candidate"):
+        explain.texts_from_args(None, None, "q", None, "a")
