@@ -24,6 +24,10 @@ def _positive_int(text: str) -> int:
     return value
 
 
+#: default ``--chunk-rows`` of ``kpqa score`` (see docs/benchmark.md for the memory it takes)
+CHUNK_ROWS = 5000
+
+
 def _add_score(sub: argparse._SubParsersAction) -> None:
     from kpqa.scoring import DEFAULT_METRICS
 
@@ -45,15 +49,23 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--checkpoint", help="weighter checkpoint folder (default: the shipped one)")
     p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
     p.add_argument("--batch-size", type=_positive_int, default=64, help="encoder batch size (default: %(default)s)")
+    p.add_argument(
+        "--chunk-rows",
+        type=_positive_int,
+        default=CHUNK_ROWS,
+        help="rows read, scored and written at a time (default: %(default)s); memory grows with it, corpus scores "
+        "do not depend on it. Under `accelerate launch`, each process scores its share of every chunk",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_run_score)
 
 
 def _run_score(args: argparse.Namespace) -> int:
-    from kpqa.io import read_input, write_output
+    import contextlib
+
+    from kpqa.io import OutputWriter, iter_input
     from kpqa.scoring import Scorer
 
-    table = read_input(args.input)
     scorer = Scorer(
         [m for m in args.metrics.split(",") if m.strip()],
         tokenize=args.tokenize,
@@ -62,12 +74,14 @@ def _run_score(args: argparse.Namespace) -> int:
         device=args.device,
         batch_size=args.batch_size,
         progress=not args.quiet,
+        data_parallel=True,
     )
-    result = scorer.score(table)
-    if args.output:
-        write_output(result.frame, args.output)
-    print(f"{len(result.frame)} rows from {table.source}")
-    print(result.summary())
+    writer = OutputWriter(args.output, last_columns=scorer.columns) if args.output and scorer.is_main else None
+    with writer or contextlib.nullcontext():
+        result = scorer.score_stream(iter_input(args.input, args.chunk_rows), writer.write if writer else None)
+    if scorer.is_main:
+        print(f"{result.rows} rows from {args.input}")
+        print(result.summary())
     return 0
 
 
@@ -98,6 +112,146 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
 
 
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_score, _add_metrics, _add_train]
+
+
+def _nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
+    from kpqa.scoring import DEFAULT_METRICS
+
+    p = sub.add_parser(
+        "meta-eval",
+        help="correlate metrics with human judgments",
+        description="For each human-judgment file (a scoring input with a human score column), score it (metric "
+        "columns already in the file are used as they are) and report Pearson / Spearman / Kendall with p-values and "
+        "bootstrap intervals, paired bootstrap tests of each -KPQA / -KP / -adapted metric against its base, "
+        "rank-pair agreement and Yang et al.'s overall level when the file holds two systems, and a breakdown by "
+        "a column. Writes markdown (-o, else stdout), JSON and plots.",
+    )
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="CSV or JSONL files with human scores")
+    p.add_argument("--metrics", default=",".join(DEFAULT_METRICS), help="comma-separated metrics (default: %(default)s)")
+    p.add_argument("--human-column", default="scores", help="column of human scores (default: %(default)s)")
+    p.add_argument("--system", dest="system_column", metavar="COLUMN",
+                   help="column naming the system of each row (default: two halves answering the same items, else one)")
+    p.add_argument("--by", metavar="COLUMN", help="also report Pearson r per value of this column (e.g. question type)")
+    p.add_argument("--bootstrap", type=_nonnegative_int, default=1000, metavar="N",
+                   help="bootstrap resamples for intervals and paired tests (default: %(default)s; 0: none)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap and sampling (default: %(default)s)")
+    p.add_argument("--rank-pair-threshold", type=float, default=2.0, metavar="T",
+                   help="keep answer pairs whose human scores differ by at least T (default: %(default)s, which gives "
+                   "the paper's 93 MS-MARCO pairs)")
+    p.add_argument("--rank-pair-strict", action="store_true", help="keep pairs differing by more than T")
+    p.add_argument("--compare", action="append", default=[], metavar="A:B",
+                   help="also run the paired bootstrap of metric A against metric B (repeatable)")
+    p.add_argument("--overall-questions", type=_positive_int, default=30, metavar="K",
+                   help="items per draw in Yang et al.'s overall level (default: %(default)s)")
+    p.add_argument("--overall-draws", type=_positive_int, default=100, metavar="D",
+                   help="draws in Yang et al.'s overall level (default: %(default)s)")
+    p.add_argument("--aev-grid", action="store_true", help="add Soricut & Brill's AEv(alpha, N) grid")
+    p.add_argument("-o", "--output", help="write the markdown report here (default: print it)")
+    p.add_argument("--json", help="write the report as JSON here")
+    p.add_argument("--plots", metavar="DIR", help="write PNG figures into this folder")
+    p.add_argument("--tokenize", default="ptb", help="tokenizer for lexical metrics (default: %(default)s)")
+    p.add_argument("--checkpoint", help="weighter checkpoint folder (default: the shipped one)")
+    p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
+    p.add_argument("--batch-size", type=_positive_int, default=64, help="encoder batch size (default: %(default)s)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=_run_meta_eval)
+
+
+def _run_meta_eval(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from kpqa import metaeval
+    from kpqa.errors import UsageError
+
+    compare = []
+    for item in args.compare:
+        a, sep, b = item.partition(":")
+        if not sep or not a.strip() or not b.strip():
+            raise UsageError(f"--compare expects METRIC_A:METRIC_B, got {item!r}")
+        compare.append((a.strip(), b.strip()))
+    settings = metaeval.Settings(
+        metrics=[m.strip() for m in args.metrics.split(",") if m.strip()],
+        human_column=args.human_column, system_column=args.system_column, by=args.by, bootstrap=args.bootstrap,
+        seed=args.seed, threshold=args.rank_pair_threshold, strict=args.rank_pair_strict, compare=compare,
+        overall_questions=args.overall_questions, overall_draws=args.overall_draws, aev_grid=args.aev_grid,
+        tokenize=args.tokenize,
+        scorer_options={"checkpoint": args.checkpoint, "device": args.device, "batch_size": args.batch_size,
+                        "progress": not args.quiet},
+    )
+    datasets = metaeval.load_all(args.inputs, settings)
+    report = metaeval.build_report(datasets, settings)
+    markdown = metaeval.to_markdown(report)
+    if args.output:
+        Path(args.output).write_text(markdown, encoding="utf-8")
+    else:
+        print(markdown)
+    if args.json:
+        Path(args.json).write_text(metaeval.to_json(report), encoding="utf-8")
+    if args.plots:
+        for path in metaeval.write_plots(report, args.plots, datasets):
+            print(f"wrote {path}", file=sys.stderr)
+    for dataset in report["datasets"]:
+        for warning in dataset["warnings"]:
+            print(f"kpqa: warning: {dataset['name']}: {warning}", file=sys.stderr)
+    return 0
+
+
+def _add_explain(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "explain",
+        help="show keyphrase weights as a heat map",
+        description="Render the keyphrase weights of the reference(s) and candidate answer, given the question, as "
+        "a heat map (HTML with -o, PNG with --png, else plain text), like the KPQA paper's Table 5. Take the texts "
+        "from --question/--reference/--candidate or from row N of INPUT.",
+    )
+    p.add_argument("input", nargs="?", help="CSV or JSONL file (with --row)")
+    p.add_argument("--row", type=_positive_int, help="row of INPUT to show (1 = first data row)")
+    p.add_argument("--question", help="question text")
+    p.add_argument("--reference", action="append", help="reference answer (repeatable)")
+    p.add_argument("--candidate", help="generated answer")
+    p.add_argument("--unit", choices=("word", "piece"), default="word",
+                   help="word: the metrics' tokens (default); piece: the weighter's word pieces")
+    p.add_argument("--normalize", action="store_true", help="min-max normalise weights per text (as in Table 5)")
+    p.add_argument("-o", "--output", help="write HTML here")
+    p.add_argument("--png", help="write a PNG here")
+    p.add_argument("--tokenize", default="ptb", help="tokenizer for --unit word (default: %(default)s)")
+    p.add_argument("--no-question", action="store_true", help="use the -KP weighter (no question)")
+    p.add_argument("--checkpoint", help="weighter checkpoint folder (default: the shipped one)")
+    p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
+    p.set_defaults(run=_run_explain)
+
+
+def _run_explain(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from kpqa import explain
+    from kpqa.weighter import Weighter
+
+    question, references, candidate, scores = explain.texts_from_args(
+        args.input, args.row, args.question, args.reference, args.candidate)
+    weighter = Weighter.load(args.checkpoint, no_question=args.no_question, device=args.device)
+    result = explain.explain(question, references, candidate, weighter, tokenize=args.tokenize, unit=args.unit,
+                             normalize=args.normalize, scores=scores)
+    if args.output:
+        Path(args.output).write_text(explain.to_html(result), encoding="utf-8")
+    if args.png:
+        explain.to_png(result, args.png)
+    if not args.output and not args.png:
+        print(explain.to_text(result))
+    return 0
+
+
+SUBCOMMANDS += [_add_meta_eval, _add_explain]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -130,3 +130,23 @@ def test_texts_from_a_csv_row(tmp_path):
         explain.texts_from_args(str(path), None, None, None, None)
     with pytest.raises(UsageError, match="--reference and --candidate"):
         explain.texts_from_args(None, None, "q", None, "a")
+
+
+def test_explain_command(tmp_path, monkeypatch, capsys):
+    from kpqa import cli
+    from kpqa import weighter as weighter_module
+
+    monkeypatch.setattr(cli, "SUBCOMMANDS", [cli._add_explain])
+    loads = []
+    monkeypatch.setattr(weighter_module.Weighter, "load",
+                        classmethod(lambda cls, checkpoint=None, **kw: loads.append((checkpoint, kw)) or FakeWeighter()))
+    assert cli.main(["explain", "--question", QUESTION, "--reference", REFERENCE, "--candidate", CANDIDATE]) == 0
+    assert "hours[0.50]" in capsys.readouterr().out
+    csv = tmp_path / "h.csv"
+    pd.DataFrame([{"question": QUESTION, "answer": CANDIDATE, "reference1": REFERENCE, "scores": 4.7}]).to_csv(csv)
+    page, png = tmp_path / "e.html", tmp_path / "e.png"
+    assert cli.main(["explain", str(csv), "--row", "1", "-o", str(page), "--png", str(png), "--no-question"]) == 0
+    assert "scores: 4.700" in page.read_text() and png.stat().st_size > 1000
+    assert loads[-1] == (None, {"no_question": True, "device": "auto"})
+    assert cli.main(["explain", str(csv)]) == 2
+    assert "needs --row" in capsys.readouterr().err

@@ -401,3 +401,41 @@ def test_narrativeqa_has_one_system(shared_data):
     assert data.systems is None and len(set(data.keys)) == 500
     # the release's own precomputed ROUGE-L column against its human scores
     assert stats.pearsonr(data.human, data.scores["RougeL"]).statistic == pytest.approx(0.707, abs=0.005)  # Table 3
+
+
+# ------------------------------------------------------------------------------------------------ the command
+
+
+@pytest.fixture
+def cli(monkeypatch):
+    """kpqa.cli.main with only the meta-eval and explain subcommands (the others are tested elsewhere)."""
+    from kpqa import cli as module
+
+    monkeypatch.setattr(module, "SUBCOMMANDS", [module._add_meta_eval, module._add_explain])
+    return module.main
+
+
+def test_meta_eval_command_writes_report_json_and_plots(tmp_path, cli, capsys):
+    path = _two_system_file(tmp_path)
+    report, out, plots = tmp_path / "r.md", tmp_path / "r.json", tmp_path / "plots"
+    code = cli(["meta-eval", path, "--metrics", "given", "--bootstrap", "50", "--by", "kind", "-o", str(report),
+                "--json", str(out), "--plots", str(plots), "--overall-questions", "10", "--overall-draws", "5"])
+    assert code == 0
+    assert "| given |" in report.read_text()
+    assert json.loads(out.read_text())["settings"]["bootstrap"] == 50
+    assert sorted(p.name for p in plots.iterdir()) == ["two-by-kind.png", "two-scatter.png"]
+    assert "wrote" in capsys.readouterr().err
+
+
+def test_meta_eval_command_bad_input_is_one_line(tmp_path, cli, capsys):
+    path = _two_system_file(tmp_path)
+    assert cli(["meta-eval", path, "--metrics", "given", "--by", "missing"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no --by column 'missing'" in err
+    assert cli(["meta-eval", path, "--metrics", "given", "--compare", "given"]) == 2
+    assert "--compare expects METRIC_A:METRIC_B" in capsys.readouterr().err
+    flat = _write(tmp_path, "flat.csv", [{"question": "q", "answer": "a", "reference1": "r", "scores": 2,
+                                          "given": i} for i in range(4)])
+    assert cli(["meta-eval", flat, "--metrics", "given", "--bootstrap", "0"]) == 0
+    captured = capsys.readouterr()
+    assert "undefined" in captured.out and "warning: flat: the human scores are constant" in captured.err
