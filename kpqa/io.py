@@ -8,6 +8,7 @@ not counting the CSV header.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -17,11 +18,11 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator, Sequence
 
 import pandas as pd
 
-from kpqa.errors import InputError
+from kpqa.errors import InputError, UsageError
 from kpqa.metrics.base import Rows
 
 _REF = re.compile(r"^reference(\d*)$")
@@ -48,11 +49,31 @@ def _bad_utf8_row(path: Path, err: UnicodeDecodeError) -> int:
     return data[: err.start].count(b"\n")
 
 
-def _read_text(path: Path) -> str:
+def _check_file(path: Path) -> None:
     if not path.exists():
         raise InputError("no such file", file=str(path))
     if path.is_dir():
         raise InputError("is a folder, not a file", file=str(path))
+
+
+def _check_utf8(path: Path) -> None:
+    """The same check as :func:`_read_text`, line by line (a UTF-8 sequence never spans a newline byte)."""
+    offset = 0
+    with open(path, "rb") as f:
+        for number, line in enumerate(f):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise InputError(
+                    f"not UTF-8 text (byte 0x{line[e.start]:02x} at offset {offset + e.start}); re-save the file as UTF-8",
+                    file=str(path),
+                    row=number,
+                ) from None
+            offset += len(line)
+
+
+def _read_text(path: Path) -> str:
+    _check_file(path)
     try:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as e:
@@ -69,18 +90,22 @@ def _csv_frame(path: Path, text: str) -> pd.DataFrame:
     try:
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
     except (pd.errors.ParserError, csv.Error) as e:
-        line = re.search(r"line (\d+)", str(e))
-        raise InputError(
-            f"malformed CSV: {str(e).splitlines()[0]}", file=str(path), row=int(line.group(1)) - 1 if line else None
-        ) from None
+        raise _csv_error(path, e) from None
     except pd.errors.EmptyDataError:
         raise InputError("empty file", file=str(path)) from None
     return frame
 
 
-def _jsonl_frame(path: Path, text: str) -> pd.DataFrame:
-    records = []
-    for number, line in enumerate(text.splitlines(), 1):
+def _csv_error(path: Path, e: Exception) -> InputError:
+    line = re.search(r"line (\d+)", str(e))
+    return InputError(
+        f"malformed CSV: {str(e).splitlines()[0]}", file=str(path), row=int(line.group(1)) - 1 if line else None
+    )
+
+
+def _json_records(path: Path, lines: Iterable[str]) -> Iterator[dict]:
+    """The JSON object of each non-blank line."""
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
@@ -89,16 +114,20 @@ def _jsonl_frame(path: Path, text: str) -> pd.DataFrame:
             raise InputError(f"malformed JSON line: {e.msg} at char {e.pos}", file=str(path), row=number) from None
         if not isinstance(record, dict):
             raise InputError("each JSONL line must be a JSON object", file=str(path), row=number)
-        records.append(record)
+        yield record
+
+
+def _jsonl_frame(path: Path, text: str) -> pd.DataFrame:
+    records = list(_json_records(path, text.splitlines()))
     if not records:
         raise InputError("empty file", file=str(path))
     return _records_frame(records, str(path))
 
 
-def _records_frame(records: list[dict], source: str = "<records>") -> pd.DataFrame:
+def _records_frame(records: list[dict], source: str = "<records>", first_row: int = 1) -> pd.DataFrame:
     """Records with a ``references`` list become ``reference1..N`` columns (labels likewise)."""
     flat = []
-    for number, record in enumerate(records, 1):
+    for number, record in enumerate(records, first_row):
         record = dict(record)
         refs = record.pop("references", None)
         if isinstance(refs, (dict, int, float)) and not _blank(refs):
@@ -144,8 +173,9 @@ def _entities(value: Any, source: str, row: int) -> list[str]:
     return [e for e in items if e.strip()]
 
 
-def frame_to_table(frame: pd.DataFrame, source: str = "<data>") -> Table:
-    """Validate a frame in the KPQA layout and extract the rows to score."""
+def frame_to_table(frame: pd.DataFrame, source: str = "<data>", first_row: int = 1) -> Table:
+    """Validate a frame in the KPQA layout and extract the rows to score (``first_row``: the number messages give
+    the frame's first row, for chunks of a longer file)."""
     frame = frame.rename(columns=lambda c: str(c).strip())
     if len(frame) == 0:
         raise InputError("no data rows (header only?)", file=source)
@@ -164,7 +194,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>") -> Table:
     ref_labels: list[list[str | None]] = []
     entities: list[list[str]] = []
     records = frame.to_dict("records")
-    for number, record in enumerate(records, 1):
+    for number, record in enumerate(records, first_row):
         answer = record["answer"]
         if _blank(answer):
             raise InputError("empty answer", file=source, row=number, column="answer")
@@ -201,7 +231,7 @@ def read_input(source: str | os.PathLike | pd.DataFrame | Any) -> Table:
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         text = _read_text(path)
-        if path.suffix.lower() in {".jsonl", ".json", ".ndjson"}:
+        if _is_jsonl(path):
             return frame_to_table(_jsonl_frame(path, text), str(path))
         return frame_to_table(_csv_frame(path, text), str(path))
     if hasattr(source, "to_pandas") and hasattr(source, "column_names"):  # datasets.Dataset
@@ -214,28 +244,177 @@ def read_input(source: str | os.PathLike | pd.DataFrame | Any) -> Table:
     raise InputError(f"cannot read input of type {type(source).__name__}")
 
 
+def _is_jsonl(path: Path) -> bool:
+    return path.suffix.lower() in {".jsonl", ".json", ".ndjson"}
+
+
+def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int) -> Iterator[Table]:
+    """Validated :class:`Table` chunks of at most ``chunk_rows`` rows, in input order; messages number rows from the
+    start of the input. Files are streamed (CSV through pandas' chunked reader, JSONL line by line); other sources
+    are read whole, then split."""
+    if chunk_rows < 1:
+        raise UsageError(f"chunk size must be a positive integer, got {chunk_rows}")
+    if not isinstance(source, (str, os.PathLike)):
+        table = read_input(source)
+        for start in range(0, len(table.rows), chunk_rows):
+            yield _slice(table, start, start + chunk_rows)
+        return
+    path = Path(source)
+    _check_file(path)
+    _check_utf8(path)
+    if _is_jsonl(path):
+        frames = _jsonl_chunks(path, chunk_rows)
+    else:
+        frames = _csv_chunks(path, chunk_rows)
+    first_row = 1
+    for frame in frames:
+        yield frame_to_table(frame, str(path), first_row)
+        first_row += len(frame)
+
+
+def _csv_chunks(path: Path, chunk_rows: int) -> Iterator[pd.DataFrame]:
+    try:
+        reader = pd.read_csv(
+            path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8-sig", chunksize=chunk_rows
+        )
+        with reader:
+            yield from reader
+    except (pd.errors.ParserError, csv.Error) as e:
+        raise _csv_error(path, e) from None
+    except pd.errors.EmptyDataError:
+        raise InputError("empty file", file=str(path)) from None
+
+
+def _jsonl_chunks(path: Path, chunk_rows: int) -> Iterator[pd.DataFrame]:
+    with open(path, encoding="utf-8-sig") as f:
+        records: list[dict] = []
+        seen = 0
+        for record in _json_records(path, f):
+            records.append(record)
+            if len(records) == chunk_rows:
+                yield _records_frame(records, str(path), seen + 1)
+                seen += len(records)
+                records = []
+        if records:
+            yield _records_frame(records, str(path), seen + 1)
+        elif not seen:
+            raise InputError("empty file", file=str(path))
+
+
+def _slice(table: Table, start: int, end: int) -> Table:
+    return Table(frame=table.frame.iloc[start:end], rows=take_rows(table.rows, start, end), source=table.source)
+
+
+_ROW_FIELDS = ("questions", "candidates", "references", "candidate_labels", "reference_labels", "entities")
+
+
+def take_rows(rows: Rows, start: int, end: int) -> Rows:
+    """Rows ``start`` to ``end`` (exclusive) of ``rows``."""
+    return Rows(**{f: None if getattr(rows, f) is None else getattr(rows, f)[start:end] for f in _ROW_FIELDS})
+
+
+def concat_rows(parts: Sequence[Rows]) -> Rows:
+    """The rows of ``parts`` one after the other (an optional field is kept when every part has it)."""
+    fields = {}
+    for f in _ROW_FIELDS:
+        values = [getattr(p, f) for p in parts]
+        fields[f] = None if any(v is None for v in values) else [x for v in values for x in v]
+    return Rows(**fields)
+
+
+class OutputWriter:
+    """Writes the output table chunk by chunk into a temp file beside ``path``, renamed into place by
+    :meth:`close` (so ``path`` never holds a partial table); :meth:`abort` removes it. A context manager: leaving
+    the block normally closes, an exception aborts.
+
+    CSV: the first chunk fixes the header. When a later chunk brings new columns (JSONL input whose rows have
+    more references further down), the file is rewritten at the end with all columns, ``last_columns`` (the
+    metric columns) last, as the whole table would have been written."""
+
+    def __init__(self, path: str | os.PathLike, last_columns: Sequence[str] = ()) -> None:
+        self.path = path = Path(path)
+        folder = path.parent if str(path.parent) else Path(".")
+        if not folder.is_dir():
+            raise InputError("output folder does not exist", file=str(folder))
+        if path.is_dir():
+            raise InputError("output path is a folder, not a file", file=str(path))
+        self._jsonl = path.suffix.lower() in {".jsonl", ".ndjson"}
+        self._last = list(last_columns)
+        self._columns: list[str] | None = None
+        self._reshape = False
+        try:
+            fd, self._tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        except OSError as e:
+            raise InputError(f"cannot write output: {e.strerror}", file=str(path)) from None
+        self._file = os.fdopen(fd, "w", encoding="utf-8", newline="")
+
+    def write(self, frame: pd.DataFrame) -> None:
+        """Append the rows of ``frame``."""
+        with self._errors():
+            if self._jsonl:
+                frame.to_json(self._file, orient="records", lines=True, force_ascii=False)
+                return
+            if self._columns is None:
+                self._columns = list(frame.columns)
+                frame.to_csv(self._file, index=False)
+                return
+            new = [c for c in frame.columns if c not in self._columns]
+            if new:
+                self._columns += new
+                self._reshape = True
+            frame.reindex(columns=self._columns).to_csv(self._file, index=False, header=False)
+
+    def close(self) -> None:
+        """Finish the file and move it to ``path``."""
+        with self._errors():
+            self._file.close()
+            if self._reshape:
+                self._rewrite()
+            os.replace(self._tmp, self.path)
+
+    def abort(self) -> None:
+        """Drop the temp file; ``path`` is left as it was."""
+        self._file.close()
+        Path(self._tmp).unlink(missing_ok=True)
+
+    def _rewrite(self) -> None:
+        assert self._columns is not None
+        columns = [c for c in self._columns if c not in self._last] + [c for c in self._last if c in self._columns]
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=Path(self._tmp).parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+                header = True
+                # the file's own header names only the first chunk's columns; the rows carry all of them
+                reader = pd.read_csv(self._tmp, dtype=str, keep_default_na=False, na_filter=False, header=None,
+                                     names=self._columns, skiprows=1, chunksize=10_000)
+                with reader:
+                    for chunk in reader:
+                        chunk[columns].to_csv(f, index=False, header=header)
+                        header = False
+            os.replace(tmp, self._tmp)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except OSError as e:
+            self.abort()
+            raise InputError(f"cannot write output: {e.strerror or e}", file=str(self.path)) from None
+
+    def __enter__(self) -> "OutputWriter":
+        return self
+
+    def __exit__(self, kind: type | None, *_: Any) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.abort()
+
+
 def write_output(frame: pd.DataFrame, path: str | os.PathLike) -> None:
     """Write ``frame`` as CSV (or JSONL for ``.jsonl``) atomically: a temp file in the same folder, then rename."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise InputError("output folder does not exist", file=str(folder))
-    if path.is_dir():
-        raise InputError("output path is a folder, not a file", file=str(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as e:
-        raise InputError(f"cannot write output: {e.strerror}", file=str(path)) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            if path.suffix.lower() in {".jsonl", ".ndjson"}:
-                frame.to_json(f, orient="records", lines=True, force_ascii=False)
-            else:
-                frame.to_csv(f, index=False)
-        os.replace(tmp, path)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise InputError(f"cannot write output: {e.strerror or e}", file=str(path)) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with OutputWriter(path) as out:
+        out.write(frame)

@@ -5,18 +5,24 @@ form in the shape bert-score users know, plus questions.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 import kpqa.metrics  # noqa: F401  (registers the metrics)
 from kpqa.errors import InputError, UsageError
-from kpqa.io import Table, read_input
+from kpqa.io import Table, concat_rows, read_input, take_rows
 from kpqa.metrics.base import Context, Metric, Rows, get_metric
 
 DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA")
+
+
+def _summary(corpus: dict[str, float], signatures: dict[str, str]) -> str:
+    width = max(map(len, corpus), default=0)
+    return "\n".join(f"{name:<{width}}  {value:.4f}  {signatures.get(name, '')}" for name, value in corpus.items())
 
 
 @dataclass
@@ -29,9 +35,21 @@ class Result:
 
     def summary(self) -> str:
         """Corpus scores and signatures as an aligned plain-text table."""
-        width = max(map(len, self.corpus), default=0)
-        lines = [f"{name:<{width}}  {value:.4f}  {self.signatures.get(name, '')}" for name, value in self.corpus.items()]
-        return "\n".join(lines)
+        return _summary(self.corpus, self.signatures)
+
+
+@dataclass
+class StreamResult:
+    """What :meth:`Scorer.score_stream` returns: the number of rows, corpus scores and signatures (the per-row
+    tables went to its ``write`` callback). Empty on processes other than the main one."""
+
+    rows: int
+    corpus: dict[str, float]
+    signatures: dict[str, str] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """Corpus scores and signatures as an aligned plain-text table."""
+        return _summary(self.corpus, self.signatures)
 
 
 def _split_kp(name: str, no_question: bool) -> tuple[str, bool]:
@@ -42,7 +60,13 @@ def _split_kp(name: str, no_question: bool) -> tuple[str, bool]:
 
 
 class Scorer:
-    """Reusable scorer: resolves metrics once, loads the weighter(s) and encoders on first use."""
+    """Reusable scorer: resolves metrics once, loads the weighter(s) and encoders on first use.
+
+    With ``data_parallel=True`` under ``accelerate launch`` (or any launcher that sets ``WORLD_SIZE``), every
+    process takes an equal contiguous shard of each batch of rows, and the per-row scores are gathered back in
+    input order on every process; corpus scores, signatures and output are the main process's (``is_main``).
+    All processes must be given the same rows. ``device="auto"`` then takes each process's own device.
+    """
 
     def __init__(
         self,
@@ -54,6 +78,7 @@ class Scorer:
         device: str = "auto",
         batch_size: int = 64,
         progress: bool = False,
+        data_parallel: bool = False,
     ) -> None:
         if batch_size < 1:
             raise UsageError(f"--batch-size must be a positive integer, got {batch_size}")
@@ -71,12 +96,30 @@ class Scorer:
                     raise UsageError(f"metric {name!r} has no -KP form")
                 metric.suffix = "KP"
             self._metrics.append((metric, kp))
-        self._contexts: dict[bool, Context] = {}
+        self._contexts: dict[bool | None, Context] = {}
+        self.rank, self.world = 0, 1
+        if data_parallel and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+            from accelerate import PartialState
+
+            state = PartialState()
+            self.rank, self.world = state.process_index, state.num_processes
+            if device == "auto":
+                self.device = str(state.device)
 
     @property
     def metrics(self) -> list[Metric]:
         """The resolved metrics, in output order."""
         return [m for m, _ in self._metrics]
+
+    @property
+    def columns(self) -> list[str]:
+        """The output columns, in order."""
+        return [c for m, _ in self._metrics for c in m.columns()]
+
+    @property
+    def is_main(self) -> bool:
+        """True on the process that writes output (always, unless data-parallel)."""
+        return self.rank == 0
 
     def _context(self, no_question: bool, weighted: bool) -> Context:
         key = no_question if weighted else None
@@ -93,10 +136,13 @@ class Scorer:
             self._contexts[key] = ctx
         return self._contexts[key]
 
-    def _check(self, rows: Rows, source: str) -> None:
+    def _metric_context(self, metric: Metric, kp: bool) -> Context:
+        return self._context(kp, "weights" in metric.requires)
+
+    def _check(self, rows: Rows, source: str, first_row: int = 1) -> None:
         for metric, kp in self._metrics:
             if "weights" in metric.requires and not kp:
-                for number, question in enumerate(rows.questions, 1):
+                for number, question in enumerate(rows.questions, first_row):
                     if not question.strip():
                         raise InputError(
                             f"empty question, needed by {metric.columns()[0]} (use --no-question for the -KP weighter)",
@@ -105,39 +151,99 @@ class Scorer:
                             column="question",
                         )
 
+    def _per_row(self, rows: Rows, progress: bool) -> dict[str, np.ndarray]:
+        """Per-row scores of this process's shard of ``rows``."""
+        if not len(rows):
+            return {c: np.empty(0) for c in self.columns}
+        metrics = self._metrics
+        if progress:
+            from tqdm.auto import tqdm
+
+            metrics = tqdm(metrics, desc="metrics", unit="metric", leave=False)
+        per_row: dict[str, np.ndarray] = {}
+        for metric, kp in metrics:
+            per_row.update(metric.score(rows, self._metric_context(metric, kp)))
+        return per_row
+
+    def _gathered(self, rows: Rows, progress: bool) -> dict[str, np.ndarray]:
+        """Per-row scores of all of ``rows``: scored here, or in shards by every process and gathered in order."""
+        if self.world == 1:
+            return self._per_row(rows, progress)
+        from accelerate.utils import gather_object
+
+        bounds = [len(rows) * k // self.world for k in range(self.world + 1)]
+        local = self._per_row(take_rows(rows, bounds[self.rank], bounds[self.rank + 1]), progress and self.is_main)
+        shards = gather_object([local])  # one dict per process, in process order
+        return {c: np.concatenate([shard[c] for shard in shards]) for c in self.columns}
+
+    def _corpus(self, rows: Rows, per_row: dict[str, np.ndarray]) -> tuple[dict[str, float], dict[str, str]]:
+        corpus: dict[str, float] = {}
+        signatures: dict[str, str] = {}
+        for metric, kp in self._metrics:
+            ctx = self._metric_context(metric, kp)
+            corpus.update(metric.corpus_score(rows, ctx, {c: per_row[c] for c in metric.columns()}))
+            signature = metric.signature(ctx)
+            if "weights" in metric.requires:
+                weighter = ctx.extras["weighter"]
+                signature += f"|kpw:{weighter.checkpoint_hash}|backbone:{weighter.backbone}|question:{'no' if kp else 'yes'}"
+            for column in metric.columns():
+                signatures[column] = signature
+        return corpus, signatures
+
     def score_rows(self, rows: Rows, source: str = "<rows>") -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, str]]:
         """Per-row scores, corpus scores and signatures for every metric, in metric order."""
         self._check(rows, source)
-        per_row: dict[str, np.ndarray] = {}
-        corpus: dict[str, float] = {}
-        signatures: dict[str, str] = {}
-        metrics = self._metrics
-        if self.progress:
-            from tqdm.auto import tqdm
-
-            metrics = tqdm(metrics, desc="metrics", unit="metric")
-        for metric, kp in metrics:
-            weighted = "weights" in metric.requires
-            ctx = self._context(kp, weighted)
-            scores = metric.score(rows, ctx)
-            per_row.update(scores)
-            corpus.update(metric.corpus_score(rows, ctx, scores))
-            signature = metric.signature(ctx)
-            if weighted:
-                weighter = ctx.extras["weighter"]
-                signature += f"|kpw:{weighter.checkpoint_hash}|backbone:{weighter.backbone}|question:{'no' if kp else 'yes'}"
-            for column in scores:
-                signatures[column] = signature
+        per_row = self._gathered(rows, self.progress)
+        corpus, signatures = self._corpus(rows, per_row)
         return per_row, corpus, signatures
 
     def score(self, data: Any) -> Result:
         """Score a file path, DataFrame, ``datasets.Dataset``, records or :class:`~kpqa.io.Table`."""
         table = data if isinstance(data, Table) else read_input(data)
         per_row, corpus, signatures = self.score_rows(table.rows, table.source)
-        frame = table.frame.copy()
-        for column, values in per_row.items():
-            frame[column] = values
-        return Result(frame=frame, corpus=corpus, signatures=signatures)
+        return Result(frame=_with_scores(table.frame, per_row), corpus=corpus, signatures=signatures)
+
+    def score_stream(
+        self, tables: Iterable[Table], write: Callable[[pd.DataFrame], None] | None = None
+    ) -> StreamResult:
+        """Score chunks (e.g. :func:`kpqa.io.iter_input`) one at a time, handing each chunk's table (input columns
+        plus scores) to ``write`` in input order, on the main process. Memory holds one chunk's encodings; the
+        texts of all rows are kept (main process only) for the corpus scores, which equal those of one pass over
+        the whole input (corpus BLEU sums counts over all rows)."""
+        bar = None
+        if self.progress and self.is_main:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(desc="rows", unit="row")
+        kept: list[Rows] = []
+        scores: list[dict[str, np.ndarray]] = []
+        first_row = 1
+        for table in tables:
+            self._check(table.rows, table.source, first_row)
+            first_row += len(table.rows)
+            per_row = self._gathered(table.rows, progress=False)
+            if self.is_main:
+                kept.append(table.rows)
+                scores.append(per_row)
+                if write is not None:
+                    write(_with_scores(table.frame, per_row))
+            if bar is not None:
+                bar.update(len(table.rows))
+        if bar is not None:
+            bar.close()
+        if not self.is_main or not kept:
+            return StreamResult(rows=first_row - 1, corpus={}, signatures={})
+        rows = kept[0] if len(kept) == 1 else concat_rows(kept)
+        per_row = {c: np.concatenate([s[c] for s in scores]) for c in self.columns}
+        corpus, signatures = self._corpus(rows, per_row)
+        return StreamResult(rows=len(rows), corpus=corpus, signatures=signatures)
+
+
+def _with_scores(frame: pd.DataFrame, per_row: dict[str, np.ndarray]) -> pd.DataFrame:
+    out = frame.copy()
+    for column, values in per_row.items():
+        out[column] = values
+    return out
 
 
 def score(
