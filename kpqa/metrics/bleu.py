@@ -1,0 +1,190 @@
+"""BLEU-1..4 as the COCO caption toolkit (pycocoevalcap) computes them, and the weighted BLEU-1 of KPQA.
+
+Per row (sentence BLEU-n, COCO's ``bleu_list``)::
+
+    p_k    = (clipped k-gram matches + 1e-15) / (candidate k-grams + 1e-9)      k = 1..n
+    BLEU-n = (p_1 * ... * p_n) ** (1 / n) * BP
+    BP     = exp(1 - r / c) when c < r, else 1; r = the reference length closest to c (the shorter on a tie)
+
+Clipping is against the largest count of each n-gram in any one reference. The ``1e-15`` / ``1e-9`` guards are
+COCO's: a sentence with no matching k-gram gets a tiny positive score (e.g. ``1e-12``) rather than 0, and the
+values here equal COCO's to the last bit. The corpus score is corpus BLEU (Papineni et al. 2002): the same formula
+over the sums of matches, k-gram counts, candidate lengths and closest reference lengths of all rows (what COCO
+reports as its corpus BLEU, and what sacrebleu computes with ``tokenize="none"``).
+"""
+from __future__ import annotations
+
+import math
+import weakref
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from kpqa.metrics.base import Context, Metric, Rows, register
+from kpqa.metrics.lexical import tokenize_rows
+from kpqa.metrics.ngrams import clipped_matches, max_ref_counts, ngram_counts
+
+TINY = 1e-15  # added to matches (COCO)
+SMALL = 1e-9  # added to n-gram counts and lengths (COCO)
+MAX_N = 4
+
+
+@dataclass(frozen=True)
+class BleuStats:
+    """Sufficient statistics of one row: lengths and per-order clipped matches / candidate n-gram counts."""
+
+    testlen: int
+    reflen: int  # closest reference length
+    correct: tuple[int, ...]
+    guess: tuple[int, ...]
+
+
+def closest_ref_length(testlen: int, reflens: Sequence[int]) -> int:
+    """The reference length closest to ``testlen``; the shorter one on a tie (COCO's "closest")."""
+    return min((abs(r - testlen), r) for r in reflens)[1]
+
+
+def bleu_stats(cand: Sequence[str], refs: Sequence[Sequence[str]], max_n: int = MAX_N) -> BleuStats:
+    """Statistics of one candidate against its references, for orders 1..``max_n``."""
+    correct, guess = [], []
+    for n in range(1, max_n + 1):
+        correct.append(clipped_matches(ngram_counts(cand, n), max_ref_counts(refs, n)))
+        guess.append(max(0, len(cand) - n + 1))
+    return BleuStats(len(cand), closest_ref_length(len(cand), [len(r) for r in refs]), tuple(correct), tuple(guess))
+
+
+def bleu_from_stats(correct: Sequence[float], guess: Sequence[float], testlen: float, reflen: float) -> list[float]:
+    """BLEU-1..len(correct) from (possibly summed) statistics, with COCO's guards and brevity penalty."""
+    out, prod = [], 1.0
+    for k in range(len(correct)):
+        prod *= (float(correct[k]) + TINY) / (float(guess[k]) + SMALL)
+        out.append(prod ** (1.0 / (k + 1)))
+    ratio = (testlen + TINY) / (reflen + SMALL)
+    if ratio < 1:
+        bp = math.exp(1 - 1 / ratio)
+        out = [b * bp for b in out]
+    return out
+
+
+def sentence_bleu(cand: Sequence[str], refs: Sequence[Sequence[str]], max_n: int = MAX_N) -> list[float]:
+    """Per-row BLEU-1..``max_n`` of ``cand`` against ``refs`` (token lists), as COCO's per-image scores."""
+    s = bleu_stats(cand, refs, max_n)
+    return bleu_from_stats(s.correct, s.guess, s.testlen, s.reflen)
+
+
+def corpus_bleu_from_stats(stats: Sequence[BleuStats]) -> list[float]:
+    """Corpus BLEU-1..n over rows' statistics (sums of matches, counts and lengths)."""
+    if not stats:
+        return []
+    n = len(stats[0].correct)
+    correct = [sum(s.correct[k] for s in stats) for k in range(n)]
+    guess = [sum(s.guess[k] for s in stats) for k in range(n)]
+    return bleu_from_stats(correct, guess, sum(s.testlen for s in stats), sum(s.reflen for s in stats))
+
+
+def corpus_bleu(
+    cands: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]], max_n: int = MAX_N
+) -> list[float]:
+    """Corpus BLEU-1..``max_n`` of tokenized candidates against their tokenized references."""
+    return corpus_bleu_from_stats([bleu_stats(c, r, max_n) for c, r in zip(cands, refs)])
+
+
+def weighted_bleu1(
+    cand: Sequence[str],
+    cand_w: Sequence[float],
+    refs: Sequence[Sequence[str]],
+    refs_w: Sequence[Sequence[float]],
+) -> float:
+    """BLEU-1-KPQA (Lee et al. 2021, eq. 1 with BLEU's clipping and brevity penalty).
+
+    The clipped unigram matches are weighted by the candidate's token weights and divided by the candidate's
+    weight sum. A token type occurring ``c`` times in the candidate, clipped to ``m`` matches, contributes
+    ``m / c`` of the summed weights of its ``c`` occurrences (every occurrence is credited alike). The brevity
+    penalty is BLEU-1's, on token counts. Reference weights do not enter (eq. 1 is a precision); ``refs_w`` is
+    taken (and checked) for a signature symmetric with :func:`kpqa.metrics.rouge.weighted_rouge_l`. With all
+    weights 1 the result equals :func:`sentence_bleu` ``[0]`` exactly.
+    """
+    _check_weights(cand, cand_w, refs, refs_w)
+    ceiling = max_ref_counts(refs, 1)
+    mass: dict[str, float] = {}
+    count: dict[str, int] = {}
+    for tok, w in zip(cand, cand_w):
+        mass[tok] = mass.get(tok, 0.0) + w
+        count[tok] = count.get(tok, 0) + 1
+    matched = 0.0
+    for tok, c in count.items():
+        clip = min(c, ceiling.get((tok,), 0))
+        if clip:
+            matched += mass[tok] * clip / c
+    p = (matched + TINY) / (float(sum(cand_w)) + SMALL)
+    ratio = (len(cand) + TINY) / (closest_ref_length(len(cand), [len(r) for r in refs]) + SMALL)
+    return p * math.exp(1 - 1 / ratio) if ratio < 1 else p
+
+
+def _check_weights(
+    cand: Sequence[str], cand_w: Sequence[float], refs: Sequence[Sequence[str]], refs_w: Sequence[Sequence[float]]
+) -> None:
+    """``ValueError`` unless there is one weight per token of the candidate and of every reference."""
+    if len(cand_w) != len(cand):
+        raise ValueError(f"{len(cand_w)} weights for {len(cand)} candidate tokens")
+    if len(refs_w) != len(refs) or any(len(w) != len(r) for r, w in zip(refs, refs_w)):
+        raise ValueError("reference weights do not match the reference tokens")
+
+
+_memo: tuple[weakref.ref, str, list[BleuStats]] | None = None
+
+
+def _row_stats(rows: Rows, ctx: Context) -> list[BleuStats]:
+    """Statistics of every row, computed once for BLEU-1..4 scoring the same rows object."""
+    global _memo
+    if _memo is None or _memo[0]() is not rows or _memo[1] != ctx.tokenizer:
+        cands, refs = tokenize_rows(rows, ctx)
+        _memo = (weakref.ref(rows), ctx.tokenizer, [bleu_stats(c, r, MAX_N) for c, r in zip(cands, refs)])
+    return _memo[2]
+
+
+class _Bleu(Metric):
+    """Per-row COCO sentence BLEU-n; corpus score is corpus BLEU-n."""
+
+    n: int
+
+    def options(self) -> dict[str, object]:
+        return {"ref_len": "closest", "smooth": "coco"}
+
+    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+        k = self.n - 1  # BLEU-n depends on orders 1..n only: scoring all orders at once changes nothing
+        values = [bleu_from_stats(s.correct, s.guess, s.testlen, s.reflen)[k] for s in _row_stats(rows, ctx)]
+        return {self.name: np.array(values, dtype=float)}
+
+    def corpus_score(self, rows: Rows, ctx: Context, per_row: dict[str, np.ndarray]) -> dict[str, float]:
+        stats = _row_stats(rows, ctx)
+        return {self.name: corpus_bleu_from_stats(stats)[self.n - 1] if stats else float("nan")}
+
+
+@register("BLEU-1")
+class Bleu1(_Bleu):
+    """BLEU-1 (COCO convention)."""
+
+    name, n = "BLEU-1", 1
+
+
+@register("BLEU-2")
+class Bleu2(_Bleu):
+    """BLEU-2 (COCO convention)."""
+
+    name, n = "BLEU-2", 2
+
+
+@register("BLEU-3")
+class Bleu3(_Bleu):
+    """BLEU-3 (COCO convention)."""
+
+    name, n = "BLEU-3", 3
+
+
+@register("BLEU-4")
+class Bleu4(_Bleu):
+    """BLEU-4 (COCO convention)."""
+
+    name, n = "BLEU-4", 4

@@ -1,0 +1,130 @@
+"""ROUGE-L as the COCO caption toolkit (pycocoevalcap) computes it, and the weighted ROUGE-L of KPQA.
+
+For each reference k: ``P_k = LCS_k / len(candidate)``, ``R_k = LCS_k / len(reference_k)``. COCO then takes the
+largest precision and the largest recall over the references *separately* (they may come from different
+references) and combines them with ``beta = 1.2``::
+
+    F = (1 + beta^2) * P * R / (R + beta^2 * P)        P = max_k P_k,  R = max_k R_k;  F = 0 when P or R is 0
+
+This is not the F of the best single reference (rouge-score's convention), and with one reference the two agree.
+An empty candidate or reference has LCS 0 (COCO would split "" into one empty token; the score is 0 either way,
+except that COCO scores an empty candidate against an empty reference 1 and we score it 0).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from kpqa.metrics.base import Context, Metric, Rows, register
+from kpqa.metrics.lexical import tokenize_rows
+from kpqa.metrics.ngrams import lcs_length
+
+BETA = 1.2
+
+
+def _shared(a: Sequence[str], b: Sequence[str]) -> tuple[list[int], list[int]]:
+    """Indices of the tokens of ``a`` that occur in ``b`` and vice versa: the only ones an LCS can use."""
+    in_a, in_b = set(a), set(b)
+    return [i for i, t in enumerate(a) if t in in_b], [j for j, t in enumerate(b) if t in in_a]
+
+
+def f_score(p: float, r: float, beta: float = BETA) -> float:
+    """COCO's ROUGE-L F: ``(1 + beta^2) P R / (R + beta^2 P)``, 0 when P or R is 0."""
+    if p == 0 or r == 0:
+        return 0.0
+    return ((1 + beta**2) * p * r) / float(r + beta**2 * p)
+
+
+def rouge_l(cand: Sequence[str], refs: Sequence[Sequence[str]], beta: float = BETA) -> tuple[float, float, float]:
+    """(P, R, F) of ``cand`` against ``refs`` (token lists), COCO's aggregation over references."""
+    precisions, recalls = [0.0], [0.0]
+    for ref in refs:
+        ia, ib = _shared(cand, ref)
+        lcs = lcs_length([cand[i] for i in ia], [ref[j] for j in ib]) if ia else 0
+        precisions.append(lcs / float(len(cand)) if cand else 0.0)
+        recalls.append(lcs / float(len(ref)) if ref else 0.0)
+    p, r = max(precisions), max(recalls)
+    return p, r, f_score(p, r, beta)
+
+
+def weighted_lcs(
+    a: Sequence[str], wa: Sequence[float], b: Sequence[str], wb: Sequence[float]
+) -> tuple[int, float, float]:
+    """LCS of ``a`` and ``b``: its length, the largest ``wa`` sum and the largest ``wb`` sum of a longest one.
+
+    Among the longest common subsequences the one with the largest weight sum is chosen, separately for each side
+    (a lexicographic (length, weight) dynamic programme); with unit weights both sums equal the length.
+    """
+    ia, ib = _shared(a, b)
+    if not ia:
+        return 0, 0.0, 0.0
+    xs, xw = [a[i] for i in ia], [wa[i] for i in ia]
+    ys, yw = [b[j] for j in ib], [wb[j] for j in ib]
+    width = len(ys) + 1
+    prev_l, prev_a, prev_b = [0] * width, [0.0] * width, [0.0] * width
+    for x, w_x in zip(xs, xw):
+        cur_l, cur_a, cur_b = [0] * width, [0.0] * width, [0.0] * width
+        for j in range(1, width):
+            # candidates: skip y (left), skip x (up), match (diagonal); keep the longest, then the heaviest
+            l, sa, sb = cur_l[j - 1], cur_a[j - 1], cur_b[j - 1]
+            lu = prev_l[j]
+            if lu > l:
+                l, sa, sb = lu, prev_a[j], prev_b[j]
+            elif lu == l:
+                sa, sb = max(sa, prev_a[j]), max(sb, prev_b[j])
+            if x == ys[j - 1]:
+                ld = prev_l[j - 1] + 1
+                da, db = prev_a[j - 1] + w_x, prev_b[j - 1] + yw[j - 1]
+                if ld > l:
+                    l, sa, sb = ld, da, db
+                elif ld == l:
+                    sa, sb = max(sa, da), max(sb, db)
+            cur_l[j], cur_a[j], cur_b[j] = l, sa, sb
+        prev_l, prev_a, prev_b = cur_l, cur_a, cur_b
+    return prev_l[-1], prev_a[-1], prev_b[-1]
+
+
+def weighted_rouge_l(
+    cand: Sequence[str],
+    cand_w: Sequence[float],
+    refs: Sequence[Sequence[str]],
+    refs_w: Sequence[Sequence[float]],
+    beta: float = BETA,
+) -> tuple[float, float, float]:
+    """ROUGE-L-KPQA (Lee et al. 2021, eq. 2-5): (P, R, F) with token weights, aggregated over references as COCO.
+
+    ``P_k`` = candidate weights of the candidate tokens in the LCS / candidate weight sum (eq. 2, 5).
+    ``R_k`` = reference weights of the reference tokens in the LCS / reference weight sum. This is our reading of
+    eq. 3: eq. 5 literally puts the *candidate* weights of the LCS over the *reference's* weight sum, which can
+    exceed 1; weighting each side by its own weights keeps R in [0, 1] and symmetric with P. Among LCSs of equal
+    length the heaviest is used (:func:`weighted_lcs`). P = max_k P_k, R = max_k R_k, F as :func:`f_score`.
+    With all weights 1 the result equals :func:`rouge_l` exactly.
+    """
+    if len(cand_w) != len(cand):
+        raise ValueError(f"{len(cand_w)} weights for {len(cand)} candidate tokens")
+    if len(refs_w) != len(refs) or any(len(w) != len(r) for r, w in zip(refs, refs_w)):
+        raise ValueError("reference weights do not match the reference tokens")
+    cand_total = float(sum(cand_w))
+    precisions, recalls = [0.0], [0.0]
+    for ref, ref_w in zip(refs, refs_w):
+        _, lcs_c, lcs_r = weighted_lcs(cand, cand_w, ref, ref_w)
+        ref_total = float(sum(ref_w))
+        precisions.append(lcs_c / cand_total if cand_total > 0 else 0.0)
+        recalls.append(lcs_r / ref_total if ref_total > 0 else 0.0)
+    p, r = max(precisions), max(recalls)
+    return p, r, f_score(p, r, beta)
+
+
+@register("ROUGE-L")
+class RougeL(Metric):
+    """ROUGE-L F (beta 1.2), COCO convention; the corpus score is the mean of the rows."""
+
+    name = "ROUGE-L"
+
+    def options(self) -> dict[str, object]:
+        return {"beta": BETA, "refs": "max-p-max-r"}
+
+    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+        cands, refs = tokenize_rows(rows, ctx)
+        return {self.name: np.array([rouge_l(c, r)[2] for c, r in zip(cands, refs)], dtype=float)}
