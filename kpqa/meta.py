@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
-from typing import Callable, Hashable, Sequence
+from typing import Callable, Hashable, Iterator, Sequence
 
 import numpy as np
 from scipy import stats
@@ -57,9 +57,21 @@ def undefined_reason(human: np.ndarray, metric: np.ndarray) -> str | None:
     return None
 
 
+CHUNK = 2_000_000  # indices drawn at a time: bounds the memory of a bootstrap over many rows
+
+
+def bootstrap_chunks(n: int, resamples: int, seed: int | None = 0) -> Iterator[np.ndarray]:
+    """Row indices of ``resamples`` resamples of ``n`` rows (with replacement), a block of rows at a time; the same
+    (n, resamples, seed) always gives the same resamples, so metrics scored with one seed share them."""
+    rng = np.random.default_rng(seed)
+    per = max(1, CHUNK // max(1, n))
+    for start in range(0, resamples, per):
+        yield rng.integers(0, n, size=(min(per, resamples - start), n))
+
+
 def bootstrap_indices(n: int, resamples: int, seed: int | None = 0) -> np.ndarray:
-    """``[resamples, n]`` row indices drawn with replacement; the same seed gives the same matrix."""
-    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    """All of :func:`bootstrap_chunks` as one ``[resamples, n]`` matrix."""
+    return np.concatenate(list(bootstrap_chunks(n, resamples, seed)) or [np.empty((0, n), dtype=np.int64)])
 
 
 def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -97,6 +109,12 @@ def point(statistic: str, human: np.ndarray, metric: np.ndarray) -> tuple[float,
     return float(result.statistic), float(result.pvalue)
 
 
+def bootstrap_values(statistic: str, human: np.ndarray, metric: np.ndarray, resamples: int, seed: int | None) -> np.ndarray:
+    """The statistic on each of ``resamples`` bootstrap resamples (:func:`bootstrap_chunks`)."""
+    parts = [resampled(statistic, human, metric, idx) for idx in bootstrap_chunks(len(human), resamples, seed)]
+    return np.concatenate(parts) if parts else np.empty(0)
+
+
 def _interval(values: np.ndarray, confidence: float) -> tuple[float | None, float | None]:
     values = values[np.isfinite(values)]
     if len(values) == 0:
@@ -114,19 +132,14 @@ def correlate(
     bootstrap: int = 1000,
     seed: int | None = 0,
     confidence: float = 0.95,
-    indices: np.ndarray | None = None,
 ) -> dict[str, Correlation]:
     """Correlations of ``metric`` with ``human``, each with a percentile bootstrap interval (``bootstrap=0``: none).
-
-    ``indices`` (from :func:`bootstrap_indices`) lets several metrics share the same resamples.
-    """
+    Metrics evaluated with the same seed on the same rows share their resamples."""
     h, m = np.asarray(human, dtype=float), np.asarray(metric, dtype=float)
     if h.shape != m.shape or h.ndim != 1:
         raise ValueError(f"human and metric scores must be 1-d of the same length, got {h.shape} and {m.shape}")
     reason = undefined_reason(h, m)
     out: dict[str, Correlation] = {}
-    if bootstrap and indices is None and reason is None:
-        indices = bootstrap_indices(len(h), bootstrap, seed)
     for statistic in statistics:
         if reason is not None:
             out[statistic] = Correlation(statistic, None, None, len(h), note=reason)
@@ -134,7 +147,7 @@ def correlate(
         value, p = point(statistic, h, m)
         low = high = None
         if bootstrap:
-            low, high = _interval(resampled(statistic, h, m, indices), confidence)
+            low, high = _interval(bootstrap_values(statistic, h, m, bootstrap, seed), confidence)
         out[statistic] = Correlation(statistic, value, p, len(h), low, high)
     return out
 
@@ -171,7 +184,6 @@ def paired_bootstrap(
     seed: int | None = 0,
     names: tuple[str, str] = ("A", "B"),
     confidence: float = 0.95,
-    indices: np.ndarray | None = None,
 ) -> PairedTest:
     """Koehn (2004)'s paired bootstrap: resample rows, compare the two correlations on each resample."""
     h, x, y = (np.asarray(v, dtype=float) for v in (human, a, b))
@@ -179,12 +191,11 @@ def paired_bootstrap(
     if reason is not None or resamples < 1:
         return PairedTest(statistic, *names, None, None, resamples, note=reason or "no resamples")
     delta = point(statistic, h, x)[0] - point(statistic, h, y)[0]
-    if indices is None:
-        indices = bootstrap_indices(len(h), resamples, seed)
-    diff = resampled(statistic, h, x, indices) - resampled(statistic, h, y, indices)
+    diff = np.concatenate([resampled(statistic, h, x, idx) - resampled(statistic, h, y, idx)
+                           for idx in bootstrap_chunks(len(h), resamples, seed)])
     diff = diff[np.isfinite(diff)]
     if len(diff) == 0:
-        return PairedTest(statistic, *names, delta, None, len(indices), note="every resample is constant")
+        return PairedTest(statistic, *names, delta, None, resamples, note="every resample is constant")
     low, high = _interval(diff, confidence)
     return PairedTest(statistic, *names, delta, float(np.mean(diff <= 0)), len(diff), low, high)
 

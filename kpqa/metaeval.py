@@ -203,7 +203,6 @@ def evaluate(data: Dataset, settings: Settings) -> dict[str, Any]:
     notes: list[str] = []
     if np.ptp(h) == 0:
         notes.append(f"the human scores are constant ({h[0]:g}): every correlation is undefined")
-    indices = meta.bootstrap_indices(n, settings.bootstrap, settings.seed) if settings.bootstrap else None
     out: dict[str, Any] = {
         "name": data.name,
         "source": data.source,
@@ -216,15 +215,16 @@ def evaluate(data: Dataset, settings: Settings) -> dict[str, Any]:
         "paired": [],
     }
     for c in columns:
-        corr = meta.correlate(h, data.scores[c], bootstrap=settings.bootstrap, seed=settings.seed, indices=indices)
+        corr = meta.correlate(h, data.scores[c], bootstrap=settings.bootstrap, seed=settings.seed)
         out["correlations"][c] = {s: v.to_dict() for s, v in corr.items()}
         note = corr["pearson"].note
         if note and np.ptp(h) > 0:
             notes.append(f"{c}: correlation {note}")
-    for a, b in _comparisons(columns, settings.compare):
+    comparisons = _comparisons(columns, settings.compare)
+    for a, b in comparisons if settings.bootstrap else []:
         for statistic in ("pearson", "spearman"):
             test = meta.paired_bootstrap(h, data.scores[a], data.scores[b], statistic=statistic,
-                                         resamples=settings.bootstrap, names=(a, b), indices=indices)
+                                         resamples=settings.bootstrap, seed=settings.seed, names=(a, b))
             out["paired"].append(test.to_dict())
     out["rank_pairs"] = _rank_pairs(data, settings)
     out["overall"] = _overall(data, settings)

@@ -55,6 +55,17 @@ def test_bootstrap_is_deterministic_with_a_seed_and_brackets_the_estimate():
     assert 0.03 < a["pearson"].value - a["pearson"].ci_low < 0.12
 
 
+def test_bootstrap_in_blocks_gives_the_same_resamples(monkeypatch):
+    rng = np.random.default_rng(4)
+    h = rng.normal(size=30)
+    m = h + rng.normal(size=30)
+    whole = meta.correlate(h, m, bootstrap=100, seed=3)
+    monkeypatch.setattr(meta, "CHUNK", 70)  # two resamples a block
+    assert len(list(meta.bootstrap_chunks(30, 100, 3))) == 50
+    blocks = meta.correlate(h, m, bootstrap=100, seed=3)
+    assert all(whole[s] == blocks[s] for s in meta.STATISTICS)
+
+
 @pytest.mark.parametrize(
     "human, metric, reason",
     [
