@@ -24,6 +24,10 @@ def _positive_int(text: str) -> int:
     return value
 
 
+#: default ``--chunk-rows`` of ``kpqa score`` (see docs/benchmark.md for the memory it takes)
+CHUNK_ROWS = 5000
+
+
 def _add_score(sub: argparse._SubParsersAction) -> None:
     from kpqa.scoring import DEFAULT_METRICS
 
@@ -45,15 +49,23 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--checkpoint", help="weighter checkpoint folder (default: the shipped one)")
     p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
     p.add_argument("--batch-size", type=_positive_int, default=64, help="encoder batch size (default: %(default)s)")
+    p.add_argument(
+        "--chunk-rows",
+        type=_positive_int,
+        default=CHUNK_ROWS,
+        help="rows read, scored and written at a time (default: %(default)s); memory grows with it, corpus scores "
+        "do not depend on it. Under `accelerate launch`, each process scores its share of every chunk",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_run_score)
 
 
 def _run_score(args: argparse.Namespace) -> int:
-    from kpqa.io import read_input, write_output
+    import contextlib
+
+    from kpqa.io import OutputWriter, iter_input
     from kpqa.scoring import Scorer
 
-    table = read_input(args.input)
     scorer = Scorer(
         [m for m in args.metrics.split(",") if m.strip()],
         tokenize=args.tokenize,
@@ -62,12 +74,14 @@ def _run_score(args: argparse.Namespace) -> int:
         device=args.device,
         batch_size=args.batch_size,
         progress=not args.quiet,
+        data_parallel=True,
     )
-    result = scorer.score(table)
-    if args.output:
-        write_output(result.frame, args.output)
-    print(f"{len(result.frame)} rows from {table.source}")
-    print(result.summary())
+    writer = OutputWriter(args.output, last_columns=scorer.columns) if args.output and scorer.is_main else None
+    with writer or contextlib.nullcontext():
+        result = scorer.score_stream(iter_input(args.input, args.chunk_rows), writer.write if writer else None)
+    if scorer.is_main:
+        print(f"{result.rows} rows from {args.input}")
+        print(result.summary())
     return 0
 
 

@@ -62,9 +62,9 @@ def _split_kp(name: str, no_question: bool) -> tuple[str, bool]:
 class Scorer:
     """Reusable scorer: resolves metrics once, loads the weighter(s) and encoders on first use.
 
-    With ``data_parallel=True`` under ``accelerate launch`` (or any launcher that sets ``WORLD_SIZE``), every
-    process takes an equal contiguous shard of each batch of rows, and the per-row scores are gathered back in
-    input order on every process; corpus scores, signatures and output are the main process's (``is_main``).
+    With ``data_parallel=True`` under ``accelerate launch`` or ``torchrun`` (any launcher that sets ``WORLD_SIZE``),
+    every process takes an equal contiguous shard of each batch of rows, and the per-row scores are gathered back
+    in input order on every process; corpus scores, signatures and output are the main process's (``is_main``).
     All processes must be given the same rows. ``device="auto"`` then takes each process's own device.
     """
 
@@ -99,9 +99,11 @@ class Scorer:
         self._contexts: dict[bool | None, Context] = {}
         self.rank, self.world = 0, 1
         if data_parallel and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+            import torch
             from accelerate import PartialState
 
-            state = PartialState()
+            # gloo between CPU processes (accelerate picks the CPU backend only when told)
+            state = PartialState(cpu=device == "cpu" or not torch.cuda.is_available())
             self.rank, self.world = state.process_index, state.num_processes
             if device == "auto":
                 self.device = str(state.device)
