@@ -62,8 +62,16 @@ KP = ["BLEU-1-KP", "ROUGE-L-KP", "BERTScore-KP"]
 
 
 def _metadata(folder: Path) -> dict | None:
+    """The checkpoint's metadata once training has finished (a checkpoint still training counts as absent)."""
     path = folder / "metadata.json"
-    return json.loads(path.read_text()) if path.exists() else None
+    if not path.exists():
+        return None
+    metadata = json.loads(path.read_text())
+    return metadata if metadata.get("status", "finished") == "finished" else None
+
+
+def _sources(metadata: dict) -> list[str]:
+    return [s["spec"].split(":", 1)[0] for s in metadata.get("sources", [])]
 
 
 def _available(names: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -79,6 +87,11 @@ def _available(names: list[str]) -> tuple[list[str], dict[str, str]]:
         else:
             ok.append(name)
     return ok, missing
+
+
+def _show(path: Path) -> str:
+    """A path as a reader of the repository sees it."""
+    return os.path.relpath(path, REPO)
 
 
 def _cmd(args: list[str]) -> str:
@@ -193,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = LEXICAL + ENCODER + (KPQA if checkpoint else [])
     metrics, left_out = _available(wanted)
     if not checkpoint:
-        left_out.update({m: f"no weighter checkpoint at {args.checkpoint}" for m in KPQA})
+        left_out.update({m: f"no finished weighter checkpoint at {_show(args.checkpoint)}" for m in KPQA})
     options = {"checkpoint": str(args.checkpoint), "device": args.device, "batch_size": 64, "progress": False}
     settings = metaeval.Settings(metrics=metrics, bootstrap=args.bootstrap, seed=args.seed, aev_grid=True,
                                  scorer_options=options)
@@ -201,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     datasets = metaeval.load_all([files[n] for n in SETS], settings)
     report = metaeval.build_report(datasets, settings)
     for entry in report["datasets"]:  # paths as a reader of the repo sees them
-        entry["source"] = os.path.relpath(entry["source"], REPO)
+        entry["source"] = _show(Path(entry["source"]))
     reports = dict(zip(SETS, report["datasets"]))
     marco = reports["MS-MARCO"]
     meta_cmd = _cmd(["kpqa", "meta-eval", *[f"../shared/data/{SETS[n]}" for n in SETS], "--metrics", ",".join(metrics),
@@ -217,9 +230,9 @@ def main(argv: list[str] | None = None) -> int:
         marco_data.scores.update(kp_data.scores)
         marco_data.signatures.update(kp_data.signatures)
         kp_metrics = KP
-        t4_notes.append(f"-KP: weighter {args.kp_checkpoint} (trained without the question).")
+        t4_notes.append(f"-KP: weighter {_show(args.kp_checkpoint)} (trained without the question).")
     else:
-        t4_notes.append(f"-KP rows not computed: no question-free checkpoint at {args.kp_checkpoint}.")
+        t4_notes.append(f"-KP rows not computed: no finished question-free checkpoint at {_show(args.kp_checkpoint)}.")
     if marco_checkpoint:
         marco_settings = metaeval.Settings(metrics=KPQA, bootstrap=args.bootstrap, seed=args.seed,
                                            scorer_options={**options, "checkpoint": str(args.no_marco_checkpoint)})
@@ -229,10 +242,16 @@ def main(argv: list[str] | None = None) -> int:
             marco_data.scores[column] = other.scores[metric]
             marco_data.signatures[column] = other.signatures[metric]
             marco_columns[f"{metric}/MARCO"] = column
+    elif checkpoint and "msmarco" not in _sources(checkpoint):
+        marco_columns = {f"{m}/MARCO": m for m in KPQA}
+        t4_notes.append(f"-KPQA/MARCO rows: our weighter was trained on {', '.join(sorted(set(_sources(checkpoint))))} "
+                        "only (MS-MARCO Q&A is not in the shared data), so it is itself a weighter that never saw "
+                        "MS-MARCO: these rows repeat our -KPQA rows, and there is no in-domain counterpart of the "
+                        "paper's -KPQA rows.")
     else:
         marco_columns = {f"{m}/MARCO": "" for m in KPQA}
         t4_notes.append("-KPQA/MARCO rows not computed: no checkpoint trained without MS-MARCO was given "
-                        "(--no-marco-checkpoint); the shipped training data is described in the checkpoint metadata.")
+                        "(--no-marco-checkpoint).")
     if kp_checkpoint or marco_checkpoint:
         extra = metaeval.Settings(metrics=list(marco_data.scores), bootstrap=args.bootstrap, seed=args.seed)
         marco_full = metaeval.build_report([marco_data], extra)["datasets"][0]
@@ -256,8 +275,11 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     rel = lambda path: path.relative_to(out.parent).as_posix()  # noqa: E731
-    ck = (f"`{args.checkpoint.name}`: backbone {checkpoint['backbone']['name']}, "
-          f"{'with' if checkpoint.get('use_question') else 'without'} the question" if checkpoint else "none")
+    ck = (f"`{_show(args.checkpoint)}`: backbone {checkpoint['backbone']['name']}, "
+          f"{'with' if checkpoint.get('use_question') else 'without'} the question, trained on "
+          f"{', '.join(s['spec'] for s in checkpoint.get('sources', []))} "
+          f"({checkpoint.get('examples', {}).get('total', '?')} examples; dev loss {checkpoint.get('dev', {}).get('loss', '?')})"
+          if checkpoint else "none (the KPQA rows are left out)")
     lines = [
         "# Results: kpqa against the papers",
         "",
@@ -286,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         "## KPQA paper, Table 4: ablations on MS-MARCO",
         "",
         "Command for the -KP rows: `kpqa meta-eval ../shared/data/human_eval/marco_all.csv --metrics "
-        f"{','.join(KP)} --checkpoint {args.kp_checkpoint.name if args.kp_checkpoint else ''}`.",
+        f"{','.join(KP)} --checkpoint {_show(args.kp_checkpoint)}`.",
         "",
         *table4(marco_full, kp_metrics, marco_columns, t4_notes),
         "",
