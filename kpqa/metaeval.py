@@ -246,7 +246,7 @@ def _rank_pairs(data: Dataset, settings: Settings) -> dict[str, Any]:
     kept = meta.select_pairs(data.human, candidates, settings.threshold, settings.strict)
     results = [meta.rank_pairs(data.human, data.scores[c], candidates, name=c, threshold=settings.threshold,
                                strict=settings.strict).to_dict() for c in data.scores]
-    out = {"rule": rule, "items_answered_twice": len(candidates), "pairs": len(kept), "results": results}
+    out = {"rule": rule, "same_item_pairs": len(candidates), "pairs": len(kept), "results": results}
     if not kept:
         out["note"] = f"rank-pair undefined: no pair of answers to the same item has a {rule}"
     return out
@@ -374,7 +374,8 @@ def to_markdown(report: dict[str, Any]) -> str:
         rp = d["rank_pairs"]
         out += ["### Rank-pair agreement (KPQA paper, Table 7)", ""]
         if "results" in rp and rp["pairs"]:
-            out += [f"{rp['pairs']} of {rp['items_answered_twice']} items answered by two systems have a {rp['rule']}; "
+            out += [f"{rp['pairs']} of {rp['same_item_pairs']} pairs of answers to the same item by two systems "
+                    f"have a {rp['rule']}; "
                     "a metric tie counts as a miss.", "", "| metric | matches | ties | % |", "| --- | --- | --- | --- |"]
             out += [f"| {r['metric']} | {r['matches']}/{r['pairs']} | {r['ties']} | {_num(r['percent'], 2)} |"
                     for r in rp["results"]]

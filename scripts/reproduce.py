@@ -140,7 +140,7 @@ def table4(report: dict, kp_metrics: list[str], marco_metrics: dict[str, str], n
 
 def table7(report: dict) -> list[str]:
     rp = report["rank_pairs"]
-    lines = [f"Pairs: {rp['pairs']} of {rp['items_answered_twice']} questions answered by both systems have a "
+    lines = [f"Pairs: {rp['pairs']} of {rp['same_item_pairs']} questions answered by both systems have a "
              f"{rp['rule']} (paper: {PAPER_PAIRS}); a metric tie counts as a miss.", "",
              "| metric | matches | ties | % | paper % |", "| --- | --- | --- | --- | --- |"]
     gaps = []

@@ -316,7 +316,7 @@ def test_run_reports_every_section_and_uses_present_columns(tmp_path):
     assert d["correlations"]["LEN"]["pearson"]["value"] == pytest.approx(expected)
     assert [(t["a"], t["b"], t["statistic"]) for t in d["paired"]] == [("LEN-KPQA", "LEN", "pearson"),
                                                                        ("LEN-KPQA", "LEN", "spearman")]
-    assert d["rank_pairs"]["items_answered_twice"] == 40
+    assert d["rank_pairs"]["same_item_pairs"] == 40
     assert d["overall"]["results"][0]["points"] == 40
     assert set(d["by"]["groups"]) == {"long", "short"} and d["by"]["groups"]["short"]["rows"] == 40
     markdown = metaeval.to_markdown(report)
@@ -388,7 +388,7 @@ def test_system_column_and_one_system(tmp_path):
     assert plain["systems"]["count"] == 1 and "one system" in plain["rank_pairs"]["note"]
     named = metaeval.run([path], metaeval.Settings(metrics=["LEN"], bootstrap=0, system_column="model",
                                                    threshold=1.0), FakeScorer)["datasets"][0]
-    assert named["systems"]["count"] == 2 and named["rank_pairs"]["items_answered_twice"] == 5
+    assert named["systems"]["count"] == 2 and named["rank_pairs"]["same_item_pairs"] == 5
 
 
 @pytest.mark.shared_data
