@@ -1,0 +1,195 @@
+"""Contextual token embeddings from a local transformers encoder, for BERTScore and BERTScore-KPQA.
+
+:class:`Encoder` loads a backbone resolved by :func:`kpqa.backbone.resolve` and returns, for each text, the
+L2-normalised hidden states of one layer (or several, from one forward pass) for the text's own tokens, without the
+special tokens ([CLS]/[SEP], <s>/</s>), with each token's vocabulary id and character offsets in the text.
+
+Texts are deduplicated and encoded in length-sorted batches with dynamic padding under ``torch.inference_mode``
+(fp16/bf16 autocast on CUDA). Texts longer than the model limit are encoded in half-overlapping windows, each token
+taking its vector from the window where it has the most context on both sides; nothing is cut.
+The layer count is read from the model config, so local folders need no hand-set table.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from kpqa.backbone import resolve
+from kpqa.errors import CheckpointError, UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+#: Default BERTScore layer per backbone alias, chosen by ``scripts/bertscore_layers.py`` (see kpqa.metrics.bertscore).
+DEFAULT_LAYERS = {"minilm": 6, "mpnet": 11}
+#: Without a measured layer: this fraction of the depth, the median of bert-score's tuned layer / depth ratios.
+DEPTH_FRACTION = 0.75
+
+
+@dataclass
+class TokenEmbeddings:
+    """One text's tokens: ``ids`` int64[n], ``offsets`` int64[n, 2] (start, end characters), ``vectors`` float32
+    [n, d] (one layer) or [k, n, d] (``k`` layers, in the order asked); ``special`` holds the vectors of the special
+    tokens around the text ([CLS] and [SEP]: [2, d] or [k, 2, d]), which bert-score's greedy matching also uses."""
+
+    ids: np.ndarray
+    offsets: np.ndarray
+    vectors: np.ndarray
+    special: np.ndarray
+
+
+def pick_device(device: str) -> str:
+    """``auto`` -> ``cuda`` when available, else ``cpu``; any other value unchanged."""
+    if device != "auto":
+        return device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def default_layer(backbone: str, num_layers: int) -> int:
+    """The measured layer for a known alias, bert-score's tuned layer for a hub name it knows, else 3/4 depth."""
+    if backbone in DEFAULT_LAYERS:
+        return DEFAULT_LAYERS[backbone]
+    from bert_score.utils import model2layers
+
+    if backbone in model2layers:
+        return int(model2layers[backbone])
+    return max(1, round(DEPTH_FRACTION * num_layers))
+
+
+def _windows(n: int, width: int) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """Half-overlapping windows over ``n`` tokens and, per token, the index of the window that centres it best."""
+    if n <= width:
+        return [(0, n)], np.zeros(n, dtype=np.int64)
+    stride = max(1, width // 2)
+    starts = list(range(0, n - width, stride)) + [n - width]
+    spans = [(s, s + width) for s in starts]
+    t = np.arange(n)[:, None]
+    lo = np.array([s for s, _ in spans])[None, :]
+    hi = np.array([e for _, e in spans])[None, :]
+    context = np.where((t >= lo) & (t < hi), np.minimum(t - lo, hi - 1 - t), -1)
+    return spans, context.argmax(axis=1)
+
+
+class Encoder:
+    """Token embeddings of one hidden layer of ``backbone`` (an alias of :mod:`kpqa.backbone`, a folder or hub name).
+
+    ``layer`` counts from 1 (the first transformer layer's output; 0 is the embedding layer) up to the config's
+    ``num_hidden_layers``; None takes :func:`default_layer`. ``max_length`` (tokens per window, special tokens
+    included) defaults to the tokenizer's limit.
+    """
+
+    def __init__(
+        self,
+        backbone: str = "minilm",
+        layer: int | None = None,
+        device: str = "auto",
+        batch_size: int = 64,
+        max_length: int | None = None,
+    ) -> None:
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        if batch_size < 1:
+            raise UsageError(f"batch size must be a positive integer, got {batch_size}")
+        self.backbone, self.path, self.batch_size = backbone, resolve(backbone), batch_size
+        self.device = pick_device(device)
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(self.path, use_fast=True)
+            self.model = AutoModel.from_pretrained(self.path).eval().to(self.device)
+        except OSError as e:
+            raise CheckpointError(f"cannot load encoder {backbone!r} from {self.path}: {e}") from e
+        if not self.tokenizer.is_fast:
+            raise CheckpointError(f"encoder {backbone!r} has no fast tokenizer (needed for character offsets)")
+        self.num_layers = int(self.model.config.num_hidden_layers)
+        self.layer = default_layer(backbone, self.num_layers) if layer is None else self._check_layer(layer)
+        limit = self.tokenizer.model_max_length
+        if not limit or limit > 100_000:  # tokenizers without a recorded limit
+            limit = int(getattr(self.model.config, "max_position_embeddings", 512))
+        self.max_length = int(max_length or limit)
+        probe = self.tokenizer("a", add_special_tokens=True, return_special_tokens_mask=True)
+        content = [k for k, special in enumerate(probe["special_tokens_mask"]) if not special]
+        # the special tokens around a single text, e.g. [CLS] ... [SEP] or <s> ... </s>
+        self._prefix = probe["input_ids"][: content[0]]
+        self._suffix = probe["input_ids"][content[-1] + 1 :]
+        self.width = self.max_length - len(self._prefix) - len(self._suffix)
+        if self.width < 1:
+            raise UsageError(f"max_length {self.max_length} leaves no room for tokens")
+        self._dtype = None
+        if self.device.startswith("cuda"):
+            self._dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+
+    def _check_layer(self, layer: int) -> int:
+        if not 0 <= layer <= self.num_layers:
+            raise UsageError(f"layer {layer} out of range for {self.backbone!r}: 0..{self.num_layers}")
+        return int(layer)
+
+    def tokenize(self, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(ids int64[n], offsets int64[n, 2]) of each text's tokens, special tokens excluded, nothing cut."""
+        if not texts:
+            return []
+        enc = self.tokenizer(
+            list(texts), add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False
+        )
+        return [
+            (np.asarray(ids, dtype=np.int64), np.asarray(offs, dtype=np.int64).reshape(-1, 2))
+            for ids, offs in zip(enc["input_ids"], enc["offset_mapping"])
+        ]
+
+    def encode(self, texts: Sequence[str], layers: Sequence[int] | None = None) -> list[TokenEmbeddings]:
+        """Embeddings of each text: one layer (``self.layer``) when ``layers`` is None, else ``[k, n, d]``."""
+        wanted = [self.layer] if layers is None else [self._check_layer(x) for x in layers]
+        unique = list(dict.fromkeys(texts))
+        toks = self.tokenize(unique)
+        jobs: list[tuple[int, int, int]] = []  # one per window: (text index, first token, end token)
+        owners: list[np.ndarray] = []  # per text and token: the job its vector comes from
+        for i, (ids, _) in enumerate(toks):
+            spans, owner = _windows(len(ids), self.width)
+            owners.append(owner + len(jobs))
+            jobs += [(i, s, e) for s, e in spans]
+        inputs = [self._prefix + toks[i][0][s:e].tolist() + self._suffix for i, s, e in jobs]
+        outputs = self._forward(inputs, wanted)
+        head, tail = len(self._prefix), len(self._suffix)
+        first_job = np.searchsorted([i for i, _, _ in jobs], np.arange(len(unique)))
+        result: dict[str, TokenEmbeddings] = {}
+        for i, text in enumerate(unique):
+            ids, offs = toks[i]
+            vecs = np.zeros((len(wanted), len(ids), outputs[0].shape[-1]), dtype=np.float32)
+            for job in np.unique(owners[i]):
+                where = np.flatnonzero(owners[i] == job)
+                vecs[:, where] = outputs[job][:, head + where - jobs[job][1]]
+            last = outputs[first_job[i] + max(0, len(np.unique(owners[i])) - 1)]
+            special = np.concatenate([outputs[first_job[i]][:, :head], last[:, last.shape[1] - tail :]], axis=1)
+            if layers is None:
+                vecs, special = vecs[0], special[0]
+            result[text] = TokenEmbeddings(ids, offs, vecs, special)
+        return [result[t] for t in texts]
+
+    def _forward(self, inputs: list[list[int]], layers: list[int]) -> list[np.ndarray]:
+        """Normalised hidden states ``[k, len(input), d]`` of each input, in length-sorted, padded batches."""
+        import torch
+
+        outputs: list[np.ndarray] = [np.empty(0)] * len(inputs)
+        order = sorted(range(len(inputs)), key=lambda j: -len(inputs[j]))
+        pad = self.tokenizer.pad_token_id or 0
+        autocast = torch.autocast("cuda", dtype=self._dtype or torch.float16, enabled=self._dtype is not None)
+        with torch.inference_mode(), autocast:
+            for b in range(0, len(order), self.batch_size):
+                batch = order[b : b + self.batch_size]
+                longest = max(len(inputs[j]) for j in batch)
+                ids = torch.full((len(batch), longest), pad, dtype=torch.long)
+                mask = torch.zeros((len(batch), longest), dtype=torch.long)
+                for row, j in enumerate(batch):
+                    ids[row, : len(inputs[j])] = torch.tensor(inputs[j])
+                    mask[row, : len(inputs[j])] = 1
+                hidden = self.model(
+                    input_ids=ids.to(self.device), attention_mask=mask.to(self.device), output_hidden_states=True
+                ).hidden_states
+                stacked = torch.stack([hidden[x] for x in layers], dim=1).float()  # [B, k, T, d]
+                stacked = torch.nn.functional.normalize(stacked, dim=-1).cpu().numpy()
+                for row, j in enumerate(batch):
+                    outputs[j] = stacked[row][:, : len(inputs[j])]
+        return outputs

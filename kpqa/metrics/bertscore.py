@@ -1,0 +1,328 @@
+"""BERTScore (Zhang et al. 2020) and BERTScore-KPQA (Lee et al. 2021, eq. 6-8): weighted greedy cosine matching.
+
+Each candidate token is matched to its most similar reference token (precision) and each reference token to its
+most similar candidate token (recall), on L2-normalised hidden states of one encoder layer (:mod:`kpqa.encoder`):
+
+    P = sum_i w_i max_j c_i . r_j / sum_i w_i      R = sum_j v_j max_i c_i . r_j / sum_j v_j      F = 2PR / (P + R)
+
+Weights: uniform (default), idf from the references as bert-score computes it (``log((N+1)/(df+1))`` over the N
+references of the rows scored, unseen tokens ``log(N+1)``), or KPW (BERTScore-KPQA: candidate tokens weighted by
+KPW(Q, candidate), reference tokens by KPW(Q, reference)). As in bert-score, the [CLS]/[SEP] vectors take part in
+the matching as targets with weight 0 (they change F by up to 0.03 on MS-MARCO rows, so leaving them out would
+not be bert-score), and a candidate or reference without tokens scores 0.
+
+Multiple references: the row takes the reference with the highest F, and reports that reference's P and R
+(bert-score takes the maximum of P, R and F separately, so its P and R can come from different references; the F
+is the same). No baseline rescaling: bert-score's baseline files do not cover our local encoders, so the scores are
+raw cosines (high for any pair of English sentences; correlations are unaffected by rescaling).
+
+Default encoder and layer: MiniLM (all-MiniLM-L6-v2) layer 6, no idf. The layer maximises the mean of Pearson r
+and Spearman rho over BOTH human-judgment sets (``python scripts/bertscore_layers.py [--backbone mpnet]``; F, idf
+off, r / rho; the paper's BERTScore, with idf: 0.463 / 0.456 and 0.785 / 0.767):
+
+    minilm layer   1            2            3            4            5            6
+    MS-MARCO       .385/.379    .379/.369    .372/.360    .394/.388    .441/.447    .445/.457
+    NarrativeQA    .745/.743    .758/.754    .757/.754    .751/.759    .723/.748    .781/.780
+    mpnet (12 layers): layer 11 .448/.458 and .760/.769 (mean .609; layer 12 .599, layer 6 .571)
+
+idf raises every layer on both sets (minilm layer 6: .465/.472 and .805/.792) but stays off by default, as in
+bert-score: it is computed from the rows being scored, so a row's score would depend on the other rows (and on
+how a stream is chunked), and with a single row every reference token has idf 0. Ask for it as
+``BERTScore:idf=yes`` (also ``:layer=N``, ``:encoder=NAME``; see :func:`build`). Backbones without a measured
+layer use bert-score's tuned layer for hub names it knows, else 3/4 of the depth read from the config.
+"""
+from __future__ import annotations
+
+import weakref
+from collections import Counter
+from dataclasses import dataclass
+from math import log
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+import numpy as np
+
+from kpqa.errors import UsageError
+from kpqa.metrics.base import Context, Metric, Rows, register, register_pattern
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kpqa.encoder import Encoder, TokenEmbeddings
+
+DEFAULT_BACKBONE = "minilm"
+
+
+def greedy_prf(
+    cand: np.ndarray,
+    cand_w: np.ndarray,
+    ref: np.ndarray,
+    ref_w: np.ndarray,
+    cand_extra: np.ndarray | None = None,
+    ref_extra: np.ndarray | None = None,
+) -> tuple[float, float, float]:
+    """Weighted greedy-matching P, R, F of candidate vectors ``cand`` [m, d] against reference vectors ``ref`` [n, d]
+    (both L2-normalised). ``*_extra`` are further match targets of weight 0 (the special tokens). 0s when either
+    side has no token or no weight."""
+    if len(cand) == 0 or len(ref) == 0 or cand_w.sum() <= 0 or ref_w.sum() <= 0:
+        return 0.0, 0.0, 0.0
+    c = cand if cand_extra is None else np.concatenate([cand, cand_extra])
+    r = ref if ref_extra is None else np.concatenate([ref, ref_extra])
+    sim = c @ r.T
+    p = float(np.dot(cand_w, sim[: len(cand)].max(axis=1)) / cand_w.sum())
+    r_ = float(np.dot(ref_w, sim[:, : len(ref)].max(axis=0)) / ref_w.sum())
+    f = 2 * p * r_ / (p + r_) if p + r_ > 0 else 0.0
+    return p, r_, f
+
+
+def idf_weights(references: Sequence[np.ndarray]) -> dict[int, float]:
+    """bert-score's idf from the token ids of each reference: ``log((N+1)/(df+1))``; use ``.get(id, log(N+1))``."""
+    df = Counter(t for ids in references for t in set(ids.tolist()))
+    n = len(references)
+    return {t: log((n + 1) / (c + 1)) for t, c in df.items()}
+
+
+def lookup(idf: Mapping[int, float], ids: np.ndarray, n_docs: int) -> np.ndarray:
+    """Idf weight of each token id (``log(n_docs + 1)`` for ids never seen)."""
+    unseen = log(n_docs + 1)
+    return np.array([idf.get(int(t), unseen) for t in ids], dtype=np.float32)
+
+
+def align(token_offsets: np.ndarray, piece_offsets: np.ndarray, piece_weights: np.ndarray) -> np.ndarray:
+    """Weight of each token [n, 2] (character offsets): the maximum weight of the pieces [m, 2] overlapping it,
+    0 when none does. With the same tokenizer on both sides this is the piece's own weight."""
+    t = np.asarray(token_offsets).reshape(-1, 2)
+    p = np.asarray(piece_offsets).reshape(-1, 2)
+    overlap = (p[None, :, 0] < t[:, 1:2]) & (p[None, :, 1] > t[:, 0:1])
+    return np.where(overlap, np.asarray(piece_weights)[None, :], 0.0).max(axis=1, initial=0.0).astype(np.float32)
+
+
+def best_of(scores: Sequence[tuple[float, float, float]]) -> tuple[float, float, float]:
+    """The (P, R, F) of the reference with the highest F (the first on ties)."""
+    return max(scores, key=lambda s: s[2])
+
+
+def score_embeddings(
+    cands: Sequence["TokenEmbeddings"],
+    refs: Sequence[Sequence["TokenEmbeddings"]],
+    cand_w: Sequence[np.ndarray],
+    refs_w: Sequence[Sequence[np.ndarray]],
+) -> np.ndarray:
+    """Per row, [P, R, F] against its best reference (highest F); shape [rows, 3]."""
+    out = np.zeros((len(cands), 3))
+    for i, (c, w) in enumerate(zip(cands, cand_w)):
+        out[i] = best_of(
+            [greedy_prf(c.vectors, w, r.vectors, v, c.special, r.special) for r, v in zip(refs[i], refs_w[i])]
+        )
+    return out
+
+
+_ENCODERS: dict[tuple[str, str], "Encoder"] = {}
+
+
+def get_encoder(backbone: str = DEFAULT_BACKBONE, device: str = "auto", batch_size: int = 64) -> "Encoder":
+    """A loaded :class:`~kpqa.encoder.Encoder`, shared by the metrics of a process (one per backbone and device)."""
+    from kpqa.encoder import Encoder
+
+    key = (backbone, device)
+    if key not in _ENCODERS:
+        _ENCODERS[key] = Encoder(backbone, device=device, batch_size=batch_size)
+    _ENCODERS[key].batch_size = batch_size
+    return _ENCODERS[key]
+
+
+@dataclass
+class _Embedded:
+    rows: weakref.ref
+    key: tuple
+    cands: list
+    refs: list[list]
+
+
+_LAST: list[_Embedded] = []  # the embeddings of the last rows scored, shared by BERTScore and BERTScore-KPQA
+
+
+def embed_rows(
+    rows: Rows, ctx: Context, backbone: str = DEFAULT_BACKBONE, layer: int | None = None
+) -> tuple[list["TokenEmbeddings"], list[list["TokenEmbeddings"]]]:
+    """One-layer embeddings of the candidates and of each row's references (reused while the same rows object is
+    scored again, e.g. by BERTScore then BERTScore-KPQA)."""
+    from kpqa.encoder import TokenEmbeddings
+
+    encoder = get_encoder(backbone, ctx.extras.get("device", "auto"), int(ctx.extras.get("batch_size", 64)))
+    layer = encoder.layer if layer is None else layer
+    key = (backbone, encoder.device, layer)
+    if _LAST and _LAST[0].rows() is rows and _LAST[0].key == key:
+        return _LAST[0].cands, _LAST[0].refs
+    flat = [r for g in rows.references for r in g]
+    embs = [
+        TokenEmbeddings(e.ids, e.offsets, e.vectors[0], e.special[0])
+        for e in encoder.encode(list(rows.candidates) + flat, layers=[layer])
+    ]
+    cands, refs = embs[: len(rows)], regroup(embs[len(rows) :], rows.references)
+    _LAST[:] = [_Embedded(weakref.ref(rows), key, cands, refs)]
+    return cands, refs
+
+
+def regroup(items: Sequence, groups: Sequence[Sequence[str]]) -> list[list]:
+    """Split ``items`` (one per reference, rows flattened) back into one list per row."""
+    out, k = [], 0
+    for g in groups:
+        out.append(list(items[k : k + len(g)]))
+        k += len(g)
+    return out
+
+
+def score_idf(
+    cands: Sequence["TokenEmbeddings"], refs: Sequence[Sequence["TokenEmbeddings"]], idf: bool | Mapping[int, float]
+) -> np.ndarray:
+    """[rows, 3] P, R, F with uniform weights (``idf=False``), idf from ``refs`` (True) or a given idf mapping."""
+    n_docs = sum(len(g) for g in refs)
+    if idf is False:
+        cw = [np.ones(len(e.ids), dtype=np.float32) for e in cands]
+        rw = [[np.ones(len(e.ids), dtype=np.float32) for e in g] for g in refs]
+    else:
+        table = idf_weights([r.ids for g in refs for r in g]) if idf is True else idf
+        cw = [lookup(table, e.ids, n_docs) for e in cands]
+        rw = [[lookup(table, e.ids, n_docs) for e in g] for g in refs]
+    return score_embeddings(cands, refs, cw, rw)
+
+
+def bertscore(
+    cands: Sequence[str],
+    refs: Sequence[str | Sequence[str]],
+    *,
+    backbone: str = DEFAULT_BACKBONE,
+    layer: int | None = None,
+    idf: bool | Mapping[int, float] = False,
+    device: str = "auto",
+    batch_size: int = 64,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """P, R, F arrays, in the shape bert-score users know. ``refs[i]`` is one reference or a list of them; ``idf``
+    is False (uniform), True (from ``refs``) or a mapping token id -> weight (ids it lacks get ``log(N+1)``, N the
+    number of references)."""
+    if len(cands) != len(refs):
+        raise UsageError(f"{len(cands)} candidates but {len(refs)} references")
+    rows = Rows([""] * len(cands), list(cands), [[r] if isinstance(r, str) else list(r) for r in refs])
+    ctx = Context(extras={"device": device, "batch_size": batch_size})
+    out = score_idf(*embed_rows(rows, ctx, backbone, layer), idf)
+    return out[:, 0], out[:, 1], out[:, 2]
+
+
+class _BERTScoreBase(Metric):
+    """Shared options: encoder backbone and layer; ``spec`` is the ``:key=value`` part of the name it was asked by."""
+
+    spec = ""
+
+    def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None) -> None:
+        self.backbone, self.layer = backbone, layer
+
+    def _layer(self) -> int | str:
+        from kpqa.encoder import DEFAULT_LAYERS
+
+        return self.layer if self.layer is not None else DEFAULT_LAYERS.get(self.backbone, "default")
+
+    def signature(self, ctx: Context) -> str:
+        """Like the base signature, with the encoder's word pieces in place of the lexical tokenizer."""
+        from kpqa import __version__
+
+        opts = [f"{k}:{v}" for k, v in self.options().items()]
+        return "|".join([self.columns()[0], f"tok:{self.backbone}-pieces", *opts, f"version:{__version__}"])
+
+
+@register("BERTScore")
+class BERTScore(_BERTScoreBase):
+    """BERTScore F (``part="F"``), or its P / R (registered as ``BERTScore-P`` / ``BERTScore-R``)."""
+
+    name = "BERTScore"
+    part = "F"
+
+    def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None, idf: bool = False) -> None:
+        super().__init__(backbone, layer)
+        self.idf = idf
+
+    def columns(self) -> list[str]:
+        return [(self.name if self.part == "F" else f"{self.name}-{self.part}") + self.spec]
+
+    def options(self) -> dict[str, object]:
+        return {"encoder": self.backbone, "layer": self._layer(), "idf": "yes" if self.idf else "no", "rescale": "no"}
+
+    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+        out = score_idf(*embed_rows(rows, ctx, self.backbone, self.layer), self.idf)
+        return {self.columns()[0]: out[:, "PRF".index(self.part)]}
+
+
+@register("BERTScore-P")
+class BERTScorePrecision(BERTScore):
+    """BERTScore precision (of the reference with the best F)."""
+
+    part = "P"
+
+
+@register("BERTScore-R")
+class BERTScoreRecall(BERTScore):
+    """BERTScore recall (of the reference with the best F)."""
+
+    part = "R"
+
+
+@register("BERTScore-KPQA")
+class BERTScoreKPQA(_BERTScoreBase):
+    """BERTScore-KPQA F (eq. 6-8): KPW(Q, text) in place of idf on both sides. The column is ``BERTScore-<suffix>``;
+    the scorer sets ``suffix = "KP"`` for the question-free weighter."""
+
+    name = "BERTScore-KPQA"
+    requires = frozenset({"weights"})
+    suffix = "KPQA"
+
+    def columns(self) -> list[str]:
+        return [f"BERTScore-{self.suffix}{self.spec}"]
+
+    def options(self) -> dict[str, object]:
+        return {"encoder": self.backbone, "layer": self._layer(), "rescale": "no"}
+
+    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+        weighter = ctx.extras.get("weighter")
+        if weighter is None:
+            raise UsageError(f"{self.columns()[0]} needs a keyphrase weighter in Context.extras['weighter']")
+        cands, refs = embed_rows(rows, ctx, self.backbone, self.layer)
+        pairs = list(zip(rows.questions, rows.candidates))
+        pairs += [(q, r) for q, g in zip(rows.questions, rows.references) for r in g]
+        kpw = weighter.piece_weights(pairs)
+        cw = [align(e.offsets, *kpw[i]) for i, e in enumerate(cands)]
+        flat = [e for g in refs for e in g]
+        rw = regroup([align(e.offsets, *kpw[len(rows) + k]) for k, e in enumerate(flat)], rows.references)
+        out = score_embeddings(cands, refs, cw, rw)
+        return {self.columns()[0]: out[:, 2]}
+
+
+_CLASSES = {"BERTScore": BERTScore, "BERTScore-P": BERTScorePrecision, "BERTScore-R": BERTScoreRecall,
+            "BERTScore-KPQA": BERTScoreKPQA}
+
+
+def build(name: str) -> _BERTScoreBase:
+    """``BERTScore[-P|-R|-KPQA]:key=value...`` with keys ``encoder`` (backbone), ``layer`` (int) and, except for
+    BERTScore-KPQA, ``idf`` (yes/no); e.g. ``BERTScore:idf=yes`` or ``BERTScore-KPQA:encoder=mpnet:layer=10``."""
+    base, *items = name.split(":")
+    if base not in _CLASSES:
+        raise UsageError(f"unknown metric {name!r}: options follow BERTScore, BERTScore-P, -R or -KPQA")
+    cls = _CLASSES[base]
+    kwargs: dict[str, object] = {}
+    allowed = {"encoder", "layer"} | ({"idf"} if cls is not BERTScoreKPQA else set())
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or key not in allowed or key in kwargs:
+            raise UsageError(f"bad option {item!r} in {name!r}; known: {', '.join(sorted(allowed))}=VALUE, once each")
+        if key == "layer":
+            if not value.isdigit():
+                raise UsageError(f"layer must be a non-negative integer in {name!r}, not {value!r}")
+            kwargs["layer"] = int(value)
+        elif key == "idf":
+            if value not in ("yes", "no"):
+                raise UsageError(f"idf must be yes or no in {name!r}, not {value!r}")
+            kwargs["idf"] = value == "yes"
+        else:
+            kwargs["backbone"] = value
+    metric = cls(**kwargs)
+    metric.spec = name[len(base) :]
+    return metric
+
+
+register_pattern(lambda name: name.startswith("BERTScore") and ":" in name, build)

@@ -1,0 +1,267 @@
+"""BERTScore and BERTScore-KPQA: the weighted P/R/F formula by hand, properties, agreement with bert-score."""
+from __future__ import annotations
+
+import warnings
+from math import log
+
+import numpy as np
+import pytest
+
+from kpqa.encoder import Encoder, _windows
+from kpqa.errors import UsageError
+from kpqa.metrics import Context, Rows, get_metric
+from kpqa.metrics.bertscore import (
+    BERTScoreKPQA,
+    align,
+    bertscore,
+    embed_rows,
+    get_encoder,
+    greedy_prf,
+    idf_weights,
+    lookup,
+)
+
+CANDS = [
+    "the cat sat on the mat",
+    "paris is the capital of france .",
+    "it takes 5 to 20 hours of walking to lose one pound",
+    "water boils at 100 degrees celsius at sea level",
+    "he was born in 1879 in ulm , germany",
+]
+REFS = [
+    "a cat was sitting on the mat",
+    "the capital of france is paris",
+    "walk for 5 to 20 hours to lose 1 pound",
+    "at sea level , water boils at 212 degrees fahrenheit",
+    "albert einstein was born in ulm",
+]
+
+
+# ---- the formula on hand-made vectors -------------------------------------------------------------------------
+
+C = np.array([[1.0, 0.0], [0.6, 0.8]])  # candidate vectors
+R = np.array([[0.0, 1.0], [0.8, 0.6]])  # reference vectors
+# similarities: c1.r1 = 0, c1.r2 = 0.8, c2.r1 = 0.8, c2.r2 = 0.96
+
+
+def test_weighted_prf_by_hand():
+    p, r, f = greedy_prf(C, np.array([1.0, 3.0]), R, np.array([2.0, 1.0]))
+    # P: c1 best 0.8 (w 1), c2 best 0.96 (w 3) -> 3.68 / 4;  R: r1 best 0.8 (w 2), r2 best 0.96 (w 1) -> 2.56 / 3
+    assert p == pytest.approx(0.92)
+    assert r == pytest.approx(2.56 / 3)
+    assert f == pytest.approx(2 * 0.92 * (2.56 / 3) / (0.92 + 2.56 / 3))
+
+
+def test_special_vectors_are_zero_weight_match_targets():
+    special = np.array([[1.0, 0.0]])  # lets c1 match with 1.0 instead of 0.8
+    p, r, _ = greedy_prf(C, np.array([1.0, 3.0]), R, np.array([2.0, 1.0]), cand_extra=None, ref_extra=special)
+    assert p == pytest.approx((1.0 + 3 * 0.96) / 4)
+    assert r == pytest.approx(2.56 / 3)  # the special target adds no reference weight
+
+
+def test_uniform_weights_are_plain_means():
+    p, r, _ = greedy_prf(C, np.ones(2), R, np.ones(2))
+    assert (p, r) == (pytest.approx((0.8 + 0.96) / 2), pytest.approx((0.8 + 0.96) / 2))
+
+
+@pytest.mark.parametrize("cw,rw", [(np.zeros(2), np.ones(2)), (np.ones(2), np.zeros(2))])
+def test_no_weight_scores_zero(cw, rw):
+    assert greedy_prf(C, cw, R, rw) == (0.0, 0.0, 0.0)
+
+
+def test_empty_side_scores_zero():
+    assert greedy_prf(C[:0], np.ones(0), R, np.ones(2)) == (0.0, 0.0, 0.0)
+
+
+def test_idf_as_bert_score_computes_it():
+    idf = idf_weights([np.array([1, 2]), np.array([2, 3, 3]), np.array([2])])
+    assert idf[1] == pytest.approx(log(4 / 2))
+    assert idf[2] == pytest.approx(0.0)  # in every reference, like [CLS]/[SEP]
+    assert idf[3] == pytest.approx(log(4 / 2))  # counted once per reference
+    assert lookup(idf, np.array([1, 99]), 3).tolist() == pytest.approx([log(2), log(4)])
+
+
+def test_align_takes_max_of_overlapping_pieces():
+    tokens = np.array([[0, 5], [6, 11], [12, 13]])
+    pieces = np.array([[0, 3], [3, 5], [6, 11]])
+    assert align(tokens, pieces, np.array([0.2, 0.9, 0.5])).tolist() == pytest.approx([0.9, 0.5, 0.0])
+    # same tokenization on both sides: one to one
+    assert align(pieces, pieces, np.array([0.2, 0.9, 0.5])).tolist() == pytest.approx([0.2, 0.9, 0.5])
+
+
+def test_windows_cover_every_token_from_its_most_central_window():
+    spans, owner = _windows(23, 8)
+    assert spans[0][0] == 0 and spans[-1][1] == 23 and all(e - s == 8 for s, e in spans)
+    for t, w in enumerate(owner):
+        s, e = spans[w]
+        assert s <= t < e
+        best = max(min(t - a, b - 1 - t) for a, b in spans if a <= t < b)
+        assert min(t - s, e - 1 - t) == best
+
+
+# ---- with the pip-shipped MiniLM ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def encoder() -> Encoder:
+    return get_encoder("minilm", "cpu")
+
+
+def test_encoder_reads_depth_from_config(encoder):
+    assert encoder.num_layers == 6 and 1 <= encoder.layer <= 6
+    with pytest.raises(UsageError, match="out of range"):
+        encoder.encode(["x"], layers=[7])
+
+
+def test_encoder_outputs(encoder):
+    (e,) = encoder.encode(["Paris is nice."])
+    assert [("Paris is nice."[s:t]) for s, t in e.offsets] == ["Paris", "is", "nice", "."]
+    assert e.vectors.shape == (4, 384) and e.special.shape == (2, 384)
+    assert np.linalg.norm(e.vectors, axis=1) == pytest.approx(np.ones(4), abs=1e-5)
+    (empty,) = encoder.encode([""])
+    assert empty.vectors.shape == (0, 384) and empty.special.shape == (2, 384)
+
+
+def test_long_texts_are_windowed_not_cut(encoder):
+    text = " ".join(CANDS * 3)
+    small = Encoder("minilm", layer=encoder.layer, device="cpu", max_length=16)
+    (full,), (windowed,) = encoder.encode([text]), small.encode([text])
+    assert len(windowed.ids) == len(full.ids) > 16
+    assert np.array_equal(windowed.offsets, full.offsets)
+    assert np.linalg.norm(windowed.vectors, axis=1) == pytest.approx(np.ones(len(full.ids)), abs=1e-5)
+    (short,) = small.encode(["the cat sat"])  # within the limit: the same as without windows
+    assert np.allclose(short.vectors, encoder.encode(["the cat sat"])[0].vectors, atol=1e-5)
+
+
+def test_identical_candidate_scores_one():
+    for idf in (False, True):
+        p, r, f = bertscore(REFS, REFS, idf=idf, device="cpu")
+        assert f == pytest.approx(np.ones(len(REFS)), abs=1e-4)
+
+
+def test_scores_are_bounded_and_prefer_the_right_reference():
+    p, r, f = bertscore(CANDS, REFS, device="cpu")
+    assert np.all((f > 0) & (f <= 1)) and np.all((p > 0) & (p <= 1)) and np.all((r > 0) & (r <= 1))
+    _, _, shuffled = bertscore(CANDS, REFS[1:] + REFS[:1], device="cpu")
+    assert np.all(f > shuffled)
+
+
+def test_multi_reference_takes_best_f_and_its_p_r():
+    p, r, f = bertscore(CANDS[:2], [[REFS[1], REFS[0]], [REFS[0], REFS[1]]], device="cpu")
+    p0, r0, f0 = bertscore(CANDS[:2], REFS[:2], device="cpu")
+    assert f == pytest.approx(f0) and p == pytest.approx(p0) and r == pytest.approx(r0)
+
+
+@pytest.fixture(scope="module")
+def reference_scorer(encoder):
+    """bert-score's own scorer on the same local model folder and layer, one per (layer, idf references)."""
+    bert_score = pytest.importorskip("bert_score")
+    made: dict = {}
+
+    def get(layer: int, idf_refs: list[str] | None = None):
+        key = (layer, idf_refs is not None)
+        if key not in made:
+            made[key] = bert_score.BERTScorer(
+                model_type=encoder.path, num_layers=layer, idf=idf_refs is not None, idf_sents=idf_refs,
+                device="cpu",
+            )
+        elif idf_refs is not None:
+            with warnings.catch_warnings():  # "Overwriting the previous importance weights": intended
+                warnings.simplefilter("ignore")
+                made[key].compute_idf(idf_refs)
+        return made[key]
+
+    return get
+
+
+@pytest.mark.parametrize("idf", [False, True])
+def test_agrees_with_bert_score(encoder, reference_scorer, idf):
+    P, R, F = reference_scorer(encoder.layer, REFS if idf else None).score(CANDS, REFS)
+    p, r, f = bertscore(CANDS, REFS, idf=idf, device="cpu")
+    assert p == pytest.approx(P.numpy(), abs=1e-4)
+    assert r == pytest.approx(R.numpy(), abs=1e-4)
+    assert f == pytest.approx(F.numpy(), abs=1e-4)
+    # several references: bert-score maxes P, R, F separately; F agrees (idf from all references, as bert-score)
+    multi = [[REFS[i], REFS[(i + 1) % len(REFS)]] for i in range(len(REFS))]
+    flat = [r for g in multi for r in g]
+    _, _, F = reference_scorer(encoder.layer, flat if idf else None).score(CANDS, multi)
+    assert bertscore(CANDS, multi, idf=idf, device="cpu")[2] == pytest.approx(F.numpy(), abs=1e-4)
+
+
+def test_other_layer_agrees_with_bert_score(reference_scorer):
+    _, _, F = reference_scorer(2).score(CANDS, REFS)
+    assert bertscore(CANDS, REFS, layer=2, device="cpu")[2] == pytest.approx(F.numpy(), abs=1e-4)
+
+
+# ---- the registered metrics -----------------------------------------------------------------------------------
+
+
+class FakeWeighter:
+    """Weights per whitespace word: ``weight(word)``; offsets are the words' character spans."""
+
+    def __init__(self, weight=lambda word: 1.0):
+        self.weight = weight
+        self.seen: list[tuple[str, str]] = []
+
+    def piece_weights(self, pairs):
+        self.seen += list(pairs)
+        out = []
+        for _, text in pairs:
+            spans, pos = [], 0
+            for word in text.split():
+                start = text.index(word, pos)
+                spans.append((start, start + len(word)))
+                pos = start + len(word)
+            out.append(
+                (np.array(spans, dtype=np.int64).reshape(-1, 2),
+                 np.array([self.weight(text[s:e]) for s, e in spans], dtype=np.float32))
+            )
+        return out
+
+
+ROWS = Rows(questions=["q"] * len(CANDS), candidates=CANDS, references=[[r] for r in REFS])
+
+
+def ctx(weighter=None) -> Context:
+    return Context(extras={"device": "cpu", **({"weighter": weighter} if weighter else {})})
+
+
+def test_registered_columns():
+    assert get_metric("BERTScore").columns() == ["BERTScore"]
+    assert get_metric("BERTScore-P").columns() == ["BERTScore-P"]
+    assert get_metric("BERTScore-R").columns() == ["BERTScore-R"]
+    metric = get_metric("BERTScore-KPQA")
+    assert metric.columns() == ["BERTScore-KPQA"] and "weights" in metric.requires
+    metric.suffix = "KP"
+    assert metric.columns() == ["BERTScore-KP"]
+
+
+def test_metric_columns_match_functional_form():
+    p, r, f = bertscore(CANDS, REFS, device="cpu")
+    for name, expected in (("BERTScore", f), ("BERTScore-P", p), ("BERTScore-R", r)):
+        assert get_metric(name).score(ROWS, ctx())[name] == pytest.approx(expected, abs=1e-6)
+
+
+def test_kpqa_with_uniform_weights_is_bertscore_without_idf():
+    plain = get_metric("BERTScore").score(ROWS, ctx())["BERTScore"]
+    weighter = FakeWeighter()
+    kpqa = BERTScoreKPQA().score(ROWS, ctx(weighter))["BERTScore-KPQA"]
+    assert kpqa == pytest.approx(plain, abs=1e-6)
+    assert weighter.seen[: len(CANDS)] == [("q", c) for c in CANDS]  # candidate weights from (Q, candidate)
+    assert weighter.seen[len(CANDS) :] == [("q", r) for r in REFS]  # reference weights from (Q, reference)
+
+
+def test_kpqa_weights_reach_the_tokens():
+    # only "paris" weighs, on both sides: the score is the formula with one-hot weights on those encoder tokens
+    rows = Rows(questions=["q"], candidates=["paris is the capital of france ."], references=[["the capital of france is paris"]])
+    only = BERTScoreKPQA().score(rows, ctx(FakeWeighter(lambda w: 1.0 if w == "paris" else 0.0)))["BERTScore-KPQA"]
+    cands, refs = embed_rows(rows, ctx())
+    c, r = cands[0], refs[0][0]
+    cw = np.array([1.0] + [0.0] * (len(c.ids) - 1))
+    rw = np.array([0.0] * (len(r.ids) - 1) + [1.0])
+    assert only[0] == pytest.approx(greedy_prf(c.vectors, cw, r.vectors, rw, c.special, r.special)[2], abs=1e-6)
+
+
+def test_kpqa_needs_a_weighter():
+    with pytest.raises(UsageError, match="weighter"):
+        BERTScoreKPQA().score(ROWS, ctx())
