@@ -1,0 +1,94 @@
+"""BLEU-1-KPQA and ROUGE-L-KPQA: weights wired from (question, text), uniform weights give the plain metrics,
+a hand-computed weighted case, the -KP column names; with the shipped checkpoint, properties of real scores."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kpqa.errors import UsageError
+from kpqa.metrics import Context, Rows, get_metric
+
+ROWS = Rows(
+    questions=["where did the cat sit?", "what is the capital of france?", "how long to walk off a pound?"],
+    candidates=["The cat sat on the mat.", "Paris is the capital of France.", "It takes 5 to 20 hours of walking."],
+    references=[
+        ["A cat was sitting on the mat.", "The cat is on the mat."],
+        ["The capital of France is Paris."],
+        ["Walk for 5 to 20 hours to lose 1 pound.", "About 10 hours."],
+    ],
+)
+
+
+class FakeWeights:
+    """``word_weights`` stand-in: weight of a token from ``table`` (default 1), per (question, text) pair."""
+
+    def __init__(self, table: dict[str, float] | None = None, by_pair: dict[tuple[str, str], list[float]] | None = None):
+        self.table, self.by_pair, self.seen = table or {}, by_pair or {}, []
+
+    def __call__(self, pairs, tokenizer):
+        self.seen += list(pairs)
+        return [
+            np.array(self.by_pair.get(p) or [self.table.get(t, 1.0) for t in tokenizer.tokenize(p[1])], dtype=float)
+            for p in pairs
+        ]
+
+
+@pytest.mark.parametrize("name,plain", [("BLEU-1-KPQA", "BLEU-1"), ("ROUGE-L-KPQA", "ROUGE-L")])
+def test_uniform_weights_give_the_plain_metric(name, plain):
+    weights = FakeWeights()
+    ctx = Context(word_weights=weights)
+    got = get_metric(name).score(ROWS, ctx)[name]
+    assert got == pytest.approx(get_metric(plain).score(ROWS, Context())[plain], abs=1e-9)
+    n = len(ROWS)
+    assert weights.seen[:n] == list(zip(ROWS.questions, ROWS.candidates))  # candidates weighted by KPW(Q, cand)
+    assert weights.seen[n:] == [(q, r) for q, g in zip(ROWS.questions, ROWS.references) for r in g]
+
+
+def test_weighted_by_hand():
+    q, cand, ref = "q?", "alpha beta gamma", "alpha delta gamma"
+    rows = Rows(questions=[q], candidates=[cand], references=[[ref]])
+    ctx = Context(word_weights=FakeWeights(by_pair={(q, cand): [0.1, 0.5, 0.9], (q, ref): [0.1, 0.7, 0.9]}))
+    # LCS = alpha gamma; P = candidate weight in it / candidate total, R = reference weight in it / reference total
+    p, r = (0.1 + 0.9) / 1.5, (0.1 + 0.9) / 1.7
+    rouge = get_metric("ROUGE-L-KPQA").score(rows, ctx)["ROUGE-L-KPQA"][0]
+    assert rouge == pytest.approx((1 + 1.2**2) * p * r / (r + 1.2**2 * p))
+    # BLEU-1-KPQA: weighted unigram precision (eq. 1), equal lengths -> no brevity penalty
+    assert get_metric("BLEU-1-KPQA").score(rows, ctx)["BLEU-1-KPQA"][0] == pytest.approx(p, abs=1e-6)
+
+
+def test_keyword_weights_move_the_score():
+    rows = Rows(questions=["capital?"], candidates=["lyon is the capital of france"],
+                references=[["paris is the capital of france"]])
+    flat = get_metric("ROUGE-L-KPQA").score(rows, Context(word_weights=FakeWeights()))["ROUGE-L-KPQA"][0]
+    keyed = Context(word_weights=FakeWeights({"lyon": 5.0, "paris": 5.0}))
+    assert get_metric("ROUGE-L-KPQA").score(rows, keyed)["ROUGE-L-KPQA"][0] < flat
+    assert get_metric("BLEU-1-KPQA").score(rows, keyed)["BLEU-1-KPQA"][0] < 5 / 6
+
+
+@pytest.mark.parametrize("name", ["BLEU-1-KPQA", "ROUGE-L-KPQA"])
+def test_columns_follow_the_weighter(name):
+    metric = get_metric(name)
+    assert metric.columns() == [name] and "weights" in metric.requires
+    metric.suffix = "KP"
+    assert metric.columns() == [name.replace("-KPQA", "-KP")]
+    assert get_metric(name).columns() == [name]  # a fresh metric is unaffected
+
+
+def test_needs_weights():
+    with pytest.raises(UsageError, match="weighter"):
+        get_metric("ROUGE-L-KPQA").score(ROWS, Context())
+
+
+@pytest.mark.model
+def test_with_the_shipped_checkpoint():
+    from kpqa.weighter import Weighter, shipped_checkpoint
+
+    if not (shipped_checkpoint() / "metadata.json").exists():
+        pytest.skip(f"no trained checkpoint at {shipped_checkpoint()}")
+    weighter = Weighter.load(device="cpu")
+    ctx = Context(word_weights=weighter.word_weights, extras={"weighter": weighter, "device": "cpu"})
+    same = Rows(ROWS.questions, [g[0] for g in ROWS.references], ROWS.references)
+    for name in ("BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA"):
+        got = get_metric(name).score(ROWS, ctx)[name]
+        assert np.all((got >= 0) & (got <= 1 + 1e-6)), name
+        assert get_metric(name).score(same, ctx)[name] == pytest.approx(np.ones(len(ROWS)), abs=1e-4), name
