@@ -146,14 +146,15 @@ class Encoder:
         toks = self.tokenize(unique)
         jobs: list[tuple[int, int, int]] = []  # one per window: (text index, first token, end token)
         owners: list[np.ndarray] = []  # per text and token: the job its vector comes from
+        ends: list[tuple[int, int]] = []  # per text: its first and last job
         for i, (ids, _) in enumerate(toks):
             spans, owner = _windows(len(ids), self.width)
             owners.append(owner + len(jobs))
+            ends.append((len(jobs), len(jobs) + len(spans) - 1))
             jobs += [(i, s, e) for s, e in spans]
         inputs = [self._prefix + toks[i][0][s:e].tolist() + self._suffix for i, s, e in jobs]
         outputs = self._forward(inputs, wanted)
         head, tail = len(self._prefix), len(self._suffix)
-        first_job = np.searchsorted([i for i, _, _ in jobs], np.arange(len(unique)))
         result: dict[str, TokenEmbeddings] = {}
         for i, text in enumerate(unique):
             ids, offs = toks[i]
@@ -161,8 +162,8 @@ class Encoder:
             for job in np.unique(owners[i]):
                 where = np.flatnonzero(owners[i] == job)
                 vecs[:, where] = outputs[job][:, head + where - jobs[job][1]]
-            last = outputs[first_job[i] + max(0, len(np.unique(owners[i])) - 1)]
-            special = np.concatenate([outputs[first_job[i]][:, :head], last[:, last.shape[1] - tail :]], axis=1)
+            first, last = outputs[ends[i][0]], outputs[ends[i][1]]  # [CLS] of the first window, [SEP] of the last
+            special = np.concatenate([first[:, :head], last[:, last.shape[1] - tail :]], axis=1)
             if layers is None:
                 vecs, special = vecs[0], special[0]
             result[text] = TokenEmbeddings(ids, offs, vecs, special)

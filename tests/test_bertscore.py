@@ -126,7 +126,7 @@ def test_long_texts_are_windowed_not_cut(encoder):
     text = " ".join(CANDS * 3)
     small = Encoder("minilm", layer=encoder.layer, device="cpu", max_length=16)
     (full,), (windowed,) = encoder.encode([text]), small.encode([text])
-    assert len(windowed.ids) == len(full.ids) > 16
+    assert len(windowed.ids) == len(full.ids) > 16 and windowed.special.shape == (2, 384)
     assert np.array_equal(windowed.offsets, full.offsets)
     assert np.linalg.norm(windowed.vectors, axis=1) == pytest.approx(np.ones(len(full.ids)), abs=1e-5)
     (short,) = small.encode(["the cat sat"])  # within the limit: the same as without windows
