@@ -110,7 +110,8 @@ _WORDLIKE = frozenset(["word", "hyph", "apos", "acro", "number"])
 
 _PTB_RE = re.compile(
     rf"""
-    (?P<url>(?:https?|ftp)://[^\s"<>|(){{}}\[\]]*[^\s"<>|.!?(){{}}\[\],\-']
+    (?P<plain>[A-Za-z]+(?=[,;:!?)\]}}"']*(?:\s|\Z)))
+    |(?P<url>(?:https?|ftp)://[^\s"<>|(){{}}\[\]]*[^\s"<>|.!?(){{}}\[\],\-']
         |www\.[^\s"<>|(){{}}\[\]]*[^\s"<>|.!?(){{}}\[\],\-'])
     |(?P<email>[A-Za-z0-9][\w.+\-]*@[\w\-]+(?:\.[\w\-]+)+)
     |(?P<sgml></?[A-Za-z][\w:-]*(?:\s+[\w:-]+(?:=(?:"[^"\n]*"|'[^'\n]*'|[^\s>]+))?)*\s*/?>|<[!?][^<>\n]*>)
@@ -134,7 +135,6 @@ _PTB_RE = re.compile(
     """,
     re.VERBOSE,
 )
-_SPACE_RE = re.compile(r"\s*")
 
 
 def _keeps_period(kind: str, tok: str, text: str, end: int) -> bool:
@@ -163,15 +163,18 @@ def _keeps_period(kind: str, tok: str, text: str, end: int) -> bool:
 def _ptb_raw(text: str) -> list[Span]:
     """Stanford PTB tokens (lower-cased), before COCO's punctuation filter."""
     out: list[Span] = []
-    pos, n = 0, len(text)
+    pos = 0
     while True:
-        pos = _SPACE_RE.match(text, pos).end()
-        if pos >= n:
+        m = _PTB_RE.search(text, pos)  # every non-space character starts a match: search skips whitespace only
+        if m is None:
             return out
-        m = _PTB_RE.match(text, pos)
         kind, tok, start, end = m.lastgroup, m.group(), m.start(), m.end()
         pos = end
-        if kind in _WORDLIKE and text.startswith(".", end) and _keeps_period(kind, tok, text, end):
+        if kind == "plain":  # fast path: an ASCII word before whitespace or closing punctuation
+            low = tok.lower()
+            cut = _SPLIT_WORDS.get(low)
+            out.extend([(low[:cut], start, start + cut), (low[cut:], start + cut, end)] if cut else [(low, start, end)])
+        elif kind in _WORDLIKE and text.startswith(".", end) and _keeps_period(kind, tok, text, end):
             out.append((tok.lower() + ".", start, end + 1))
             pos = end + 1
         elif kind == "apos":
@@ -231,12 +234,18 @@ def _split_inner(tok: str, start: int) -> list[Span]:
 
 
 class PTBTokenizer(Tokenizer):
-    """COCO caption toolkit convention: Stanford PTB tokens, lower-cased, COCO punctuation removed."""
+    """COCO caption toolkit convention: Stanford PTB tokens, lower-cased, COCO punctuation removed; NFC tokens."""
 
     name = "ptb"
 
     def _spans(self, text: str) -> list[Span]:
-        return [s for s in _ptb_raw(text) if s[0] not in COCO_PUNCTUATION]
+        return [(_nfc(t), a, b) for t, a, b in _ptb_raw(text) if t not in COCO_PUNCTUATION]
+
+
+def _nfc(token: str) -> str:
+    """NFC form, so that composed and decomposed spellings (``café``) give the same token; COCO does not do this,
+    which changes nothing for text already in NFC (the usual case)."""
+    return token if token.isascii() else unicodedata.normalize("NFC", token)
 
 
 # ------------------------------------------------------------------------------------------------- other tokenizers
@@ -245,12 +254,12 @@ _WS_RE = re.compile(r"\S+")
 
 
 class WhitespaceTokenizer(Tokenizer):
-    """Lower-cased whitespace split."""
+    """Lower-cased whitespace split (NFC tokens)."""
 
     name = "whitespace"
 
     def _spans(self, text: str) -> list[Span]:
-        return [(m.group().lower(), m.start(), m.end()) for m in _WS_RE.finditer(text)]
+        return [(_nfc(m.group().lower()), m.start(), m.end()) for m in _WS_RE.finditer(text)]
 
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"

@@ -83,6 +83,13 @@ def test_empty_and_punctuation_only_texts():
     assert get_tokenizer("ptb").tokenize(" ... , !") == []
 
 
+def test_composed_and_decomposed_spellings_give_the_same_tokens():
+    for name in ("ptb", "whitespace"):
+        tok = get_tokenizer(name)
+        assert tok.tokenize("Un cafe\u0301 noir") == tok.tokenize("un caf\u00e9 noir") == ["un", "caf\u00e9", "noir"]
+    assert get_tokenizer("ptb").spans("cafe\u0301!") == [("caf\u00e9", 0, 5)]  # offsets stay in the original text
+
+
 def test_whitespace_tokenizer():
     tok = get_tokenizer("whitespace")
     assert tok.tokenize("  Hello,  World\tX ") == ["hello,", "world", "x"]

@@ -49,7 +49,8 @@ def bleu_stats(cand: Sequence[str], refs: Sequence[Sequence[str]], max_n: int = 
     """Statistics of one candidate against its references, for orders 1..``max_n``."""
     correct, guess = [], []
     for n in range(1, max_n + 1):
-        correct.append(clipped_matches(ngram_counts(cand, n), max_ref_counts(refs, n)))
+        ceiling = ngram_counts(refs[0], n) if len(refs) == 1 else max_ref_counts(refs, n)
+        correct.append(clipped_matches(ngram_counts(cand, n), ceiling))
         guess.append(max(0, len(cand) - n + 1))
     return BleuStats(len(cand), closest_ref_length(len(cand), [len(r) for r in refs]), tuple(correct), tuple(guess))
 
