@@ -369,7 +369,8 @@ def to_markdown(report: dict[str, Any]) -> str:
             for t in d["paired"]:
                 delta = "undefined" if t["delta"] is None else (
                     f"{t['delta']:+.3f} [{_num(t['ci_low'])}, {_num(t['ci_high'])}]")
-                out.append(f"| {t['a']} | {t['b']} | {t['statistic']} | {delta} | {_p(t['p_value'])} |")
+                p = f"<{1 / t['resamples']:.2g}" if t["p_value"] == 0 else _p(t["p_value"])  # resolution: 1/B
+                out.append(f"| {t['a']} | {t['b']} | {t['statistic']} | {delta} | {p} |")
             out.append("")
         rp = d["rank_pairs"]
         out += ["### Rank-pair agreement (KPQA paper, Table 7)", ""]
