@@ -97,11 +97,19 @@ class Encoder:
             raise UsageError(f"batch size must be a positive integer, got {batch_size}")
         self.backbone, self.path, self.batch_size = backbone, resolve(backbone), batch_size
         self.device = pick_device(device)
+        from transformers.utils import logging as hf_logging
+
+        verbosity = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()  # no "Loading weights" bar on stderr (kpqa errors are one line)
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(self.path, use_fast=True)
             self.model = AutoModel.from_pretrained(self.path).eval().to(self.device)
         except OSError as e:
             raise CheckpointError(f"cannot load encoder {backbone!r} from {self.path}: {e}") from e
+        finally:
+            hf_logging.set_verbosity(verbosity)
+            hf_logging.enable_progress_bar()
         if not self.tokenizer.is_fast:
             raise CheckpointError(f"encoder {backbone!r} has no fast tokenizer (needed for character offsets)")
         self.num_layers = int(self.model.config.num_hidden_layers)
