@@ -43,10 +43,16 @@ def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or not str(value).strip()
 
 
-def _bad_utf8_row(path: Path, err: UnicodeDecodeError) -> int:
+def _bad_utf8_row(path: Path, err: UnicodeDecodeError) -> int | None:
     """Data-row number (1-based, header excluded) holding the byte that failed to decode."""
     data = path.read_bytes()
-    return data[: err.start].count(b"\n")
+    return _line_row(path, data[: err.start].count(b"\n"))
+
+
+def _line_row(path: Path, line: int) -> int | None:
+    """The row number of 0-based physical ``line``: JSONL lines are rows 1, 2, ...; a CSV's line 0 is its header
+    (no row)."""
+    return line + 1 if _is_jsonl(path) else line or None
 
 
 def _check_file(path: Path) -> None:
@@ -67,7 +73,7 @@ def _check_utf8(path: Path) -> None:
                 raise InputError(
                     f"not UTF-8 text (byte 0x{line[e.start]:02x} at offset {offset + e.start}); re-save the file as UTF-8",
                     file=str(path),
-                    row=number,
+                    row=_line_row(path, number),
                 ) from None
             offset += len(line)
 
