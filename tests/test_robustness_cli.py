@@ -111,7 +111,11 @@ CASES = [
     Case("non-utf8-latin1", {"in.csv": CLEAN.encode() + "q,caf\xe9 au lait,coffee,\n".encode("latin-1")}, _in(),
          expect=["{d}/in.csv, row 4", "not UTF-8", "0xe9"]),
     Case("binary-gzip", {"in.csv": bytes([0x1F, 0x8B, 0x08, 0x00, 0xFF, 0xFE, 0x00, 0x9C])}, _in(),
-         expect=["{d}/in.csv", "not UTF-8", "offset 1"]),
+         expect=["{d}/in.csv: not UTF-8", "offset 1"]),  # in the header line: no row
+    Case("jsonl-non-utf8-line-2", {"in.jsonl": b'{"question": "q", "answer": "a", "references": ["r"]}\n'
+                                              + '{"question": "q", "answer": "caf\xe9", "references": ["r"]}\n'
+                                              .encode("latin-1")}, _in("in.jsonl"),
+         expect=["{d}/in.jsonl, row 2", "not UTF-8", "0xe9"]),
     Case("ragged-row", {"in.csv": CLEAN + "q,a,r1,r2,surplus\n"}, _in(),
          expect=["{d}/in.csv, row 4", "malformed CSV", "Expected 4 fields"]),
     Case("unclosed-quote", {"in.csv": CLEAN + 'q,"never closed,r1,\n'}, _in(),
