@@ -1,0 +1,87 @@
+"""Weighter checkpoint files: the trained tensors (safetensors) and ``metadata.json``.
+
+A checkpoint stores only what differs from the pip-shipped backbone: the top ``train_layers`` encoder layers and
+the linear K/O head, in fp16. Loading checks that both files are there, that the tensors are the ones the metadata
+names (sha256) and that the installed backbone is the one the checkpoint was trained on (sha256 of its weights).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file, save_file
+
+from kpqa import backbone as backbones
+from kpqa.errors import CheckpointError
+
+WEIGHTS = "weights.safetensors"
+METADATA = "metadata.json"
+LABELS = ["O", "K"]
+STORE_DTYPE = torch.float16
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, hex."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def save(folder: str | Path, tensors: dict[str, torch.Tensor], metadata: dict) -> str:
+    """Write ``tensors`` (cast to fp16) and ``metadata`` (plus the tensors' sha256) to ``folder``; returns the hash."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    stored = {k: v.detach().to("cpu", STORE_DTYPE).contiguous() for k, v in sorted(tensors.items())}
+    tmp = folder / (WEIGHTS + ".tmp")
+    save_file(stored, str(tmp))
+    tmp.replace(folder / WEIGHTS)
+    digest = file_sha256(folder / WEIGHTS)
+    metadata = {**metadata, "weights_sha256": digest}
+    tmp = folder / (METADATA + ".tmp")
+    tmp.write_text(json.dumps(metadata, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    tmp.replace(folder / METADATA)
+    return digest[:12]
+
+
+def load(folder: str | Path) -> tuple[dict[str, torch.Tensor], dict, str]:
+    """(tensors in fp32, metadata, short checkpoint hash) of a checkpoint folder, verified.
+
+    Raises CheckpointError when a file is missing, the tensors do not match their recorded sha256, or the
+    installed backbone's weights differ from the ones the checkpoint was trained on.
+    """
+    folder = Path(folder)
+    for name in (WEIGHTS, METADATA):
+        if not (folder / name).is_file():
+            raise CheckpointError(f"checkpoint {folder}: missing file {name}")
+    try:
+        metadata = json.loads((folder / METADATA).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise CheckpointError(f"checkpoint {folder}: {METADATA} is not valid JSON ({e.msg}, line {e.lineno})") from e
+    for key in ("backbone", "use_question", "train_layers", "max_length", "weights_sha256"):
+        if key not in metadata:
+            raise CheckpointError(f"checkpoint {folder}: {METADATA} lacks {key!r}")
+    digest = file_sha256(folder / WEIGHTS)
+    if digest != metadata["weights_sha256"]:
+        raise CheckpointError(f"checkpoint {folder}: {WEIGHTS} sha256 {digest[:12]} does not match metadata "
+                              f"{metadata['weights_sha256'][:12]} (file changed or corrupt)")
+    verify_backbone(metadata["backbone"], folder)
+    tensors = {k: v.float() for k, v in load_file(str(folder / WEIGHTS)).items()}
+    return tensors, metadata, digest[:12]
+
+
+def verify_backbone(recorded: dict, folder: Path) -> None:
+    """CheckpointError unless the installed backbone's weights hash equals the recorded one (when recorded)."""
+    expected = recorded.get("weights_sha256")
+    if expected is None:
+        return
+    actual = backbones.describe(recorded["name"])["weights_sha256"]
+    if actual != expected:
+        raise CheckpointError(
+            f"checkpoint {folder}: backbone {recorded['name']!r} weights sha256 {str(actual)[:12]} differ from "
+            f"the {expected[:12]} it was trained on (install {recorded.get('package')}=="
+            f"{recorded.get('package_version')})"
+        )

@@ -1,0 +1,271 @@
+"""The keyphrase weighter (KPW, Lee et al. 2021, sec. 3.1): a K/O token classifier over the answer's word pieces.
+
+Input ``[CLS] question [SEP] text [SEP]`` (or ``[CLS] text [SEP]`` for the question-free -KP ablation). The
+bottom encoder layers are the pip-shipped backbone's, frozen; the top ``train_layers`` layers and a linear head are
+trained (``kpqa_train``) and stored in a small checkpoint (``kpqa.checkpoint``). A piece's weight is its
+K-probability. Texts longer than the model's window are covered by overlapping windows (the question repeated in
+each); a piece takes its weight from the window where it is most central.
+"""
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from kpqa import backbone as backbones
+from kpqa import checkpoint as ckpt
+from kpqa.errors import CheckpointError, UsageError
+
+if TYPE_CHECKING:
+    from kpqa.text import Tokenizer
+
+CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+CACHE_SIZE = 100_000
+
+
+def shipped_checkpoint(no_question: bool = False) -> Path:
+    """Folder of the shipped default (or question-free) checkpoint."""
+    try:
+        import kpqa.checkpoints as shipped
+
+        root = Path(shipped.__file__).resolve().parent
+    except ImportError:  # running from a source tree that is not installed
+        root = CHECKPOINTS
+    return root / ("no-question" if no_question else "default")
+
+
+def load_encoder(backbone: str):
+    """(transformers encoder, fast tokenizer) of a backbone name, quietly."""
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    path = backbones.resolve(backbone)
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        encoder = AutoModel.from_pretrained(path)
+        tokenizer = AutoTokenizer.from_pretrained(path)
+    except OSError as e:
+        raise CheckpointError(f"cannot load backbone {backbone!r} from {path}: {str(e).splitlines()[0]}") from e
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        hf_logging.enable_progress_bar()
+    if not getattr(tokenizer, "is_fast", False):
+        raise CheckpointError(f"backbone {backbone!r} has no fast tokenizer (needed for character offsets)")
+    return encoder, tokenizer
+
+
+def _layer_list(encoder: nn.Module) -> tuple[str, nn.ModuleList]:
+    n = encoder.config.num_hidden_layers
+    for name, module in encoder.named_modules():
+        if isinstance(module, nn.ModuleList) and len(module) == n:
+            return name, module
+    raise CheckpointError(f"cannot find the {n} transformer layers of {type(encoder).__name__}")
+
+
+class KeyphraseTagger(nn.Module):
+    """Encoder with its bottom layers frozen, the top ``train_layers`` trainable, and a linear O/K head."""
+
+    def __init__(self, encoder: nn.Module, train_layers: int, dropout: float = 0.1):
+        super().__init__()
+        self.encoder = encoder
+        layers_name, layers = _layer_list(encoder)
+        if not 0 <= train_layers <= len(layers):
+            raise UsageError(f"--train-layers must be between 0 and {len(layers)}, not {train_layers}")
+        self.train_layers = train_layers
+        self.dropout = nn.Dropout(dropout)
+        self.head = nn.Linear(encoder.config.hidden_size, len(ckpt.LABELS))
+        encoder.requires_grad_(False)
+        first = len(layers) - train_layers
+        for layer in list(layers)[first:]:
+            layer.requires_grad_(True)
+        self._trained_prefixes = ["head."] + [f"encoder.{layers_name}.{i}." for i in range(first, len(layers))]
+
+    def forward(self, **inputs: torch.Tensor) -> torch.Tensor:
+        """Logits [batch, length, 2] (O, K)."""
+        hidden = self.encoder(**inputs).last_hidden_state
+        return self.head(self.dropout(hidden))
+
+    def trained_state(self) -> dict[str, torch.Tensor]:
+        """The tensors a checkpoint stores: top layers and head."""
+        return {k: v for k, v in self.state_dict().items() if k.startswith(tuple(self._trained_prefixes))}
+
+    def load_trained(self, tensors: dict[str, torch.Tensor]) -> None:
+        """Load stored tensors; CheckpointError unless they are exactly the trained ones."""
+        expected = set(self.trained_state())
+        if set(tensors) != expected:
+            missing, extra = sorted(expected - set(tensors)), sorted(set(tensors) - expected)
+            raise CheckpointError(f"checkpoint tensors do not fit the model (missing {missing[:3]}, extra {extra[:3]})")
+        self.load_state_dict(tensors, strict=False)
+
+
+@dataclass
+class Window:
+    """One model input covering (part of) a text: ``inputs`` for the model, the positions of the text's pieces in
+    it, their character offsets in the text, and whether the window is the text's first / last."""
+
+    sample: int
+    inputs: dict[str, list[int]]
+    positions: np.ndarray
+    offsets: np.ndarray
+    first: bool
+    last: bool
+
+
+def encode(tokenizer, questions: Sequence[str] | None, texts: Sequence[str], max_length: int) -> list[Window]:
+    """Windows over ``texts`` (each preceded by its question unless ``questions`` is None), overlapping by a
+    quarter of ``max_length``; nothing is cut. Questions longer than half the window are shortened with a warning."""
+    stride = max_length // 4
+    kwargs = dict(max_length=max_length, stride=stride, return_overflowing_tokens=True,
+                  return_offsets_mapping=True, padding=False)
+    if questions is None:
+        enc = tokenizer(list(texts), truncation=True, **kwargs)
+        text_seq = 0
+    else:
+        enc = tokenizer(_shorten(tokenizer, questions, max_length // 2), list(texts), truncation="only_second", **kwargs)
+        text_seq = 1
+    windows: list[Window] = []
+    samples = enc["overflow_to_sample_mapping"]
+    model_keys = [k for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc]
+    for i, sample in enumerate(samples):
+        seq_ids = enc.sequence_ids(i)
+        positions = np.array([p for p, s in enumerate(seq_ids) if s == text_seq], dtype=np.int64)
+        offsets = np.asarray(enc["offset_mapping"][i], dtype=np.int64).reshape(-1, 2)[positions]
+        windows.append(Window(
+            sample=sample,
+            inputs={k: enc[k][i] for k in model_keys},
+            positions=positions,
+            offsets=offsets,
+            first=i == 0 or samples[i - 1] != sample,
+            last=i == len(samples) - 1 or samples[i + 1] != sample,
+        ))
+    return windows
+
+
+def _shorten(tokenizer, questions: Sequence[str], limit: int) -> list[str]:
+    out = list(questions)
+    enc = tokenizer(out, add_special_tokens=False, return_offsets_mapping=True)
+    for i, offsets in enumerate(enc["offset_mapping"]):
+        if len(offsets) > limit:
+            warnings.warn(f"question {i} has {len(offsets)} word pieces; only its first {limit} are used", stacklevel=3)
+            out[i] = out[i][: offsets[limit - 1][1]]
+    return out
+
+
+def pad(tokenizer, windows: Sequence[Window]) -> dict[str, torch.Tensor]:
+    """A padded batch of window inputs (dynamic padding to the longest)."""
+    return dict(tokenizer.pad([w.inputs for w in windows], return_tensors="pt"))
+
+
+def resolve_device(device: str) -> torch.device:
+    """``auto`` -> cuda when available else cpu; asking for cuda without a GPU is a UsageError."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except RuntimeError as e:
+        raise UsageError(f"--device: unknown device {device!r}") from e
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise UsageError("--device cuda: no CUDA GPU is available (use --device cpu or auto)")
+    return dev
+
+
+class Weighter:
+    """Batched KPW inference from a checkpoint, cached by (question, text)."""
+
+    def __init__(self, model: KeyphraseTagger, tokenizer, metadata: dict, checkpoint_hash: str,
+                 device: torch.device, batch_size: int = 64):
+        self.model = model.to(device).eval()
+        self.tokenizer = tokenizer
+        self.metadata = metadata
+        self.checkpoint_hash = checkpoint_hash
+        self.device = device
+        self.batch_size = batch_size
+        self.use_question: bool = bool(metadata["use_question"])
+        self.backbone: str = metadata["backbone"]["name"]
+        self.max_length: int = int(metadata["max_length"])
+        self._cache: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+
+    @classmethod
+    def load(cls, checkpoint: str | Path | None = None, *, no_question: bool = False, device: str = "auto",
+             batch_size: int = 64) -> "Weighter":
+        """Load a checkpoint folder (None -> the shipped default, or the question-free one with ``no_question``)."""
+        dev = resolve_device(device)
+        folder = Path(checkpoint) if checkpoint is not None else shipped_checkpoint(no_question)
+        tensors, metadata, digest = ckpt.load(folder)
+        if no_question and metadata["use_question"]:
+            raise UsageError(f"checkpoint {folder} reads the question; --no-question needs one trained without it")
+        encoder, tokenizer = load_encoder(metadata["backbone"]["name"])
+        model = KeyphraseTagger(encoder, int(metadata["train_layers"]))
+        model.load_trained(tensors)
+        return cls(model, tokenizer, metadata, digest, dev, batch_size)
+
+    def piece_weights(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per (question, text): (char offsets [n, 2] of the text's word pieces, K-probabilities float32 [n]).
+        The question is ignored when ``use_question`` is False."""
+        keys = [(q if self.use_question else "", t) for q, t in pairs]
+        todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
+        if todo:
+            for key, value in zip(todo, self._compute(todo)):
+                self._cache[key] = value
+        out = []
+        for key in keys:
+            self._cache.move_to_end(key)
+            out.append(self._cache[key])
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return out
+
+    def word_weights(self, pairs: Sequence[tuple[str, str]], tokenizer: "Tokenizer") -> list[np.ndarray]:
+        """Per pair, one weight per ``tokenizer.tokenize(text)`` token: the maximum K-probability of the word pieces
+        overlapping the token's character span (0 when none does, e.g. a token the backbone drops)."""
+        out = []
+        for (offsets, probs), (_, text) in zip(self.piece_weights(pairs), pairs):
+            spans = np.array([(s, e) for _, s, e in tokenizer.spans(text)], dtype=np.int64).reshape(-1, 2)
+            overlap = (offsets[None, :, 0] < spans[:, 1:2]) & (offsets[None, :, 1] > spans[:, 0:1])
+            out.append(np.where(overlap, probs[None, :], 0.0).max(axis=1, initial=0.0).astype(np.float32))
+        return out
+
+    def _compute(self, keys: Sequence[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        questions = [q for q, _ in keys] if self.use_question else None
+        windows = encode(self.tokenizer, questions, [t for _, t in keys], self.max_length)
+        order = sorted(range(len(windows)), key=lambda i: len(windows[i].inputs["input_ids"]))
+        probs: list[np.ndarray] = [np.empty(0)] * len(windows)
+        autocast = self.device.type == "cuda"
+        dtype = torch.bfloat16 if autocast and torch.cuda.is_bf16_supported() else torch.float16
+        with torch.inference_mode(), torch.autocast(self.device.type, dtype=dtype, enabled=autocast):
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start:start + self.batch_size]
+                batch = {k: v.to(self.device) for k, v in pad(self.tokenizer, [windows[i] for i in idx]).items()}
+                k_prob = self.model(**batch).float().softmax(-1)[..., 1].cpu().numpy()
+                for row, i in enumerate(idx):
+                    probs[i] = k_prob[row, windows[i].positions]
+        return _merge(windows, probs, len(keys))
+
+
+def _merge(windows: Sequence[Window], probs: Sequence[np.ndarray], n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per text, its pieces in order, each with the probability from the window where it is most central."""
+    best: list[dict[tuple[int, int], tuple[int, float]]] = [{} for _ in range(n)]
+    for w, p in zip(windows, probs):
+        m = len(w.offsets)
+        j = np.arange(m)
+        left = np.where(w.first, m, j)
+        right = np.where(w.last, m, m - 1 - j)
+        centrality = np.minimum(left, right)
+        chosen = best[w.sample]
+        for (s, e), c, prob in zip(w.offsets.tolist(), centrality.tolist(), p.tolist()):
+            if (s, e) not in chosen or c > chosen[(s, e)][0]:
+                chosen[(s, e)] = (c, prob)
+    out = []
+    for chosen in best:
+        spans = sorted(chosen)
+        out.append((np.array(spans, dtype=np.int64).reshape(-1, 2),
+                    np.array([chosen[s][1] for s in spans], dtype=np.float32)))
+    return out

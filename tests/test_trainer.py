@@ -1,0 +1,129 @@
+"""Weighter trainer: labelling, split, a few training steps that lower the loss, resume, bad runs."""
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+import kpqa_train.trainer as trainer
+from kpqa import checkpoint as ckpt
+from kpqa.errors import InputError, UsageError
+from kpqa.weighter import KeyphraseTagger, Weighter, load_encoder
+from kpqa_train.cli import build_parser, config_from_args
+from kpqa_train.examples import TaggedExample
+from kpqa_train.trainer import IGNORE, TrainConfig, _loss_and_counts, label_windows, split, train
+
+NAMES = ["anna", "boris", "clara", "dmitri", "elena", "felix", "greta", "hugo", "irene", "jonas", "karla", "lukas"]
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return load_encoder("minilm")[1]
+
+
+def squad_file(path, n=12, answers=True):
+    """A SQuAD v1.1 JSON file of ``n`` questions whose answer is always the name after 'is'."""
+    qas, paragraphs = [], []
+    for i, name in enumerate(NAMES[:n]):
+        context = f"The city hall opened in spring. The mayor of the town is {name}. Everyone came."
+        qa = {"id": f"q{i}", "question": "Who is the mayor of the town?",
+              "answers": [{"text": name, "answer_start": context.index(name)}] if answers else []}
+        paragraphs.append({"context": context, "qas": [qa]})
+    path.write_text(json.dumps({"version": "1.1", "data": [{"title": "t", "paragraphs": paragraphs}]}))
+    return f"squad:{path}"
+
+
+def small_config(spec, output, **kw):
+    return TrainConfig(data=[spec], output=str(output), epochs=2, batch_size=4, lr=1e-3, max_length=40,
+                       train_layers=1, save_every=2, **kw)
+
+
+def test_labels_mark_the_answer_pieces_only(tokenizer):
+    ex = TaggedExample("Who is the mayor?", "The mayor is Anna Schmidt-Lee.", ((13, 29),), "squad", "x")
+    [[f]] = label_windows(tokenizer, [ex], True, 64)
+    ids = f.window.inputs["input_ids"]
+    k = [tokenizer.convert_ids_to_tokens(i) for i, lab in zip(ids, f.labels) if lab == 1]
+    assert "".join(t.removeprefix("##") for t in k) == "annaschmidt-lee"
+    n_question = len(tokenizer("Who is the mayor?", add_special_tokens=False)["input_ids"])
+    assert f.labels[: n_question + 2] == [IGNORE] * (n_question + 2)  # [CLS] question [SEP]
+    assert f.labels[-1] == IGNORE and f.labels.count(0) == 4  # the, mayor, is, the final period
+    [[g]] = label_windows(tokenizer, [ex], False, 64)
+    assert g.labels[0] == IGNORE and g.labels[1:-1].count(1) == len(k)
+
+
+def test_long_training_texts_become_windows_not_cuts(tokenizer):
+    text = "filler words here . " * 60 + "The answer is Zanzibar."
+    ex = TaggedExample("Where?", text, ((text.index("Zanzibar"), len(text) - 1),), "squad", "x")
+    [windows] = label_windows(tokenizer, [ex], True, 64)
+    assert len(windows) > 4 and sum(f.labels.count(1) for f in windows) >= 1
+    assert windows[-1].labels.count(1) >= 1
+
+
+def test_split_is_seeded_nine_to_one():
+    train_idx, dev_idx = split(1000, 13, 0.1, None)
+    assert len(dev_idx) == 100 and len(train_idx) == 900 and not set(train_idx) & set(dev_idx)
+    assert split(1000, 13, 0.1, None) == (train_idx, dev_idx) and split(1000, 14, 0.1, None) != (train_idx, dev_idx)
+    assert sum(map(len, split(1000, 13, 0.1, 50))) == 50
+
+
+def _mean_loss(tokenizer, model, spec):
+    examples, _ = trainer.load_examples([spec])
+    batch_items = [f for fs in label_windows(tokenizer, examples, True, 40) for f in fs]
+    batch = trainer._collate(tokenizer)(batch_items)
+    labels = batch.pop("labels")
+    model.eval()
+    with torch.no_grad():
+        return _loss_and_counts(model(**batch), labels)[0].item()
+
+
+def test_a_few_steps_lower_the_loss_and_write_a_checkpoint(tmp_path, tokenizer, capsys):
+    spec = squad_file(tmp_path / "s.json")
+    torch.manual_seed(0)
+    before = _mean_loss(tokenizer, KeyphraseTagger(load_encoder("minilm")[0], 1), spec)
+    meta = train(small_config(spec, tmp_path / "out", command="kpqa train ..."))
+    out = tmp_path / "out"
+    assert sorted(p.name for p in out.iterdir()) == [ckpt.METADATA, ckpt.WEIGHTS]  # state folder removed
+    w = Weighter.load(out, device="cpu")
+    after = _mean_loss(tokenizer, w.model, spec)
+    assert after < before * 0.7
+    saved = json.loads((out / ckpt.METADATA).read_text())
+    assert saved["status"] == "finished" and saved["examples"] == {
+        "total": 12, "train": 11, "dev": 1, "train_windows": 11, "dev_windows": 1}
+    assert saved["sources"] == [{"spec": spec, "counts": {"kept": 12}}] and saved["train_layers"] == 1
+    assert set(saved["dev"]) == {"loss", "k_precision", "k_recall", "k_f1"} and saved["command"] == "kpqa train ..."
+    assert len(saved["history"]) == 2 and saved["best_epoch"] in (1, 2) and meta["dev"] == saved["dev"]
+    with pytest.raises(UsageError, match="already holds a finished checkpoint"):
+        train(small_config(spec, out))
+
+
+def test_an_interrupted_run_resumes(tmp_path, monkeypatch, capsys):
+    spec = squad_file(tmp_path / "s.json")
+    real = trainer.evaluate
+    monkeypatch.setattr(trainer, "evaluate", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
+    with pytest.raises(KeyboardInterrupt):  # dies at the end of epoch 1, after a state save at step 2
+        train(small_config(spec, tmp_path / "resumed"))
+    assert (tmp_path / "resumed" / trainer.STATE / trainer.PROGRESS).exists()
+    with pytest.raises(UsageError, match="other options"):
+        train(small_config(spec, tmp_path / "resumed", seed=99))
+    monkeypatch.setattr(trainer, "evaluate", real)
+    train(small_config(spec, tmp_path / "resumed"))
+    assert "resuming at epoch 1, step 2" in capsys.readouterr().out
+    _, meta, _ = ckpt.load(tmp_path / "resumed")
+    assert meta["status"] == "finished" and [h["epoch"] for h in meta["history"]] == [1, 2]
+    assert not (tmp_path / "resumed" / trainer.STATE).exists()
+
+
+def test_no_usable_examples_is_an_input_error(tmp_path):
+    spec = squad_file(tmp_path / "s.json", answers=False)
+    with pytest.raises(InputError, match="no usable training examples"):
+        train(small_config(spec, tmp_path / "out"))
+
+
+def test_cli_options_make_the_config():
+    argv = ["--data", "squad:a.json", "--data", "hotpotqa:b.json", "--output", "o", "--no-question",
+            "--epochs", "3", "--train-layers", "1", "--max-examples", "10"]
+    config = config_from_args(build_parser().parse_args(argv), argv)
+    assert config.data == ["squad:a.json", "hotpotqa:b.json"] and not config.use_question
+    assert (config.epochs, config.train_layers, config.max_examples) == (3, 1, 10)
+    assert config.command.startswith("kpqa train --data squad:a.json")

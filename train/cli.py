@@ -1,0 +1,62 @@
+"""``kpqa train``: command-line front end of the weighter trainer (also ``python -m kpqa_train.cli``)."""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from typing import Sequence
+
+from kpqa.errors import KpqaError
+
+from .trainer import TrainConfig, train
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """Add the training options to ``parser`` (a new one when None)."""
+    p = parser or argparse.ArgumentParser(prog="kpqa train", description=__doc__)
+    d = TrainConfig(data=[], output="")
+    p.add_argument("--data", action="append", required=True, metavar="NAME:PATH",
+                   help="training source, repeatable: squad:FILE, hotpotqa:FILE, msmarco:FILE, or NAME:hub[:SPLIT] "
+                        "(leave one source out by omitting it)")
+    p.add_argument("--output", required=True, metavar="DIR", help="checkpoint folder (re-running resumes there)")
+    p.add_argument("--no-question", action="store_true", help="train without the question ([CLS] text [SEP]; -KP)")
+    p.add_argument("--epochs", type=int, default=d.epochs)
+    p.add_argument("--batch-size", type=int, default=d.batch_size)
+    p.add_argument("--lr", type=float, default=d.lr)
+    p.add_argument("--max-length", type=int, default=d.max_length,
+                   help="word pieces per window; longer texts are split into overlapping windows")
+    p.add_argument("--backbone", default=d.backbone, help="minilm, mpnet, or a transformers model name / folder")
+    p.add_argument("--train-layers", type=int, default=d.train_layers, help="top encoder layers to train")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--max-examples", type=int, default=None, help="use at most this many examples (quick runs)")
+    p.add_argument("--save-every", type=int, default=d.save_every, help="steps between resumable state saves")
+    return p
+
+
+def config_from_args(args: argparse.Namespace, argv: Sequence[str]) -> TrainConfig:
+    """The TrainConfig an argument namespace asks for; ``argv`` is recorded as the command."""
+    return TrainConfig(
+        data=list(args.data), output=args.output, use_question=not args.no_question, epochs=args.epochs,
+        batch_size=args.batch_size, lr=args.lr, max_length=args.max_length, backbone=args.backbone,
+        train_layers=args.train_layers, seed=args.seed, max_examples=args.max_examples,
+        save_every=args.save_every, command=shlex.join(["kpqa", "train", *argv]),
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv``, train, print the dev metrics of the kept checkpoint as JSON."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    metadata = train(config_from_args(args, argv))
+    print(json.dumps({"output": args.output, "dev": metadata["dev"], "best_epoch": metadata["best_epoch"],
+                      "training_seconds": metadata["training_seconds"]}))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KpqaError as error:
+        print(f"kpqa train: error: {error}", file=sys.stderr)
+        sys.exit(error.exit_code)

@@ -1,0 +1,370 @@
+"""Train the keyphrase weighter on tagged answer sentences (Lee et al. 2021, sec. 3.1 and 5.1).
+
+Seeded 9:1 train/dev split of the examples, AdamW with linear warmup and decay, the checkpoint with the lowest dev
+loss is kept. Runs on accelerate: CPU, one GPU, or several with ``accelerate launch``. A state folder in the output
+directory (``state/``, written every ``save_every`` steps and at each epoch's end) lets the same command resume
+after an interruption; it is removed when training finishes.
+"""
+from __future__ import annotations
+
+import json
+import math
+import platform
+import random
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Sampler
+
+from kpqa import backbone as backbones
+from kpqa import checkpoint as ckpt
+from kpqa.errors import InputError, UsageError
+from kpqa.weighter import KeyphraseTagger, Window, encode, load_encoder, pad
+
+from .examples import TaggedExample
+
+STATE = "state"
+PROGRESS = "trainer_state.json"
+BEST = "best-fp32.safetensors"
+IGNORE = -100
+
+
+@dataclass
+class TrainConfig:
+    """Everything that decides a training run (the output folder aside)."""
+
+    data: list[str]
+    output: str
+    use_question: bool = True
+    epochs: int = 5
+    batch_size: int = 32
+    lr: float = 2e-4
+    warmup: float = 0.1
+    weight_decay: float = 0.01
+    max_length: int = 128
+    backbone: str = backbones.DEFAULT_BACKBONE
+    train_layers: int = 2
+    seed: int = 13
+    max_examples: int | None = None
+    dev_fraction: float = 0.1
+    save_every: int = 200
+    command: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def fingerprint(self) -> dict:
+        """The options a resumed run must share with the interrupted one."""
+        keep = {k: v for k, v in asdict(self).items() if k not in ("output", "command", "save_every", "extra")}
+        return json.loads(json.dumps(keep))
+
+
+@dataclass
+class Featured:
+    """A window with its labels: K/O on the text's pieces, IGNORE elsewhere."""
+
+    window: Window
+    labels: list[int]
+    hidden: torch.Tensor | None = None
+
+
+class HeadOnly(torch.nn.Module):
+    """With no encoder layer to train, the head learns from encoder outputs computed once (``cache_hidden``)."""
+
+    def __init__(self, tagger: KeyphraseTagger):
+        super().__init__()
+        self.tagger = tagger
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.tagger.head(self.tagger.dropout(hidden))
+
+
+def cache_hidden(encoder, tokenizer, items: Sequence[Featured], batch_size: int = 64) -> None:
+    """Fill each item's ``hidden`` with the frozen encoder's last hidden states (one pass, longest first)."""
+    from tqdm.auto import tqdm
+
+    order = sorted(range(len(items)), key=lambda i: -len(items[i].labels))
+    encoder.eval()
+    with torch.inference_mode():
+        for start in tqdm(range(0, len(order), batch_size), desc="encoder outputs", dynamic_ncols=True):
+            idx = order[start:start + batch_size]
+            out = encoder(**pad(tokenizer, [items[i].window for i in idx])).last_hidden_state
+            for row, i in enumerate(idx):
+                items[i].hidden = out[row, :len(items[i].labels)].clone()
+
+
+def label_windows(tokenizer, examples: Sequence[TaggedExample], use_question: bool, max_length: int) -> list[list[Featured]]:
+    """Per example, its windows labelled K where a piece overlaps an answer span."""
+    windows = encode(tokenizer, [e.question for e in examples] if use_question else None,
+                     [e.text for e in examples], max_length)
+    out: list[list[Featured]] = [[] for _ in examples]
+    for w in windows:
+        spans = np.asarray(examples[w.sample].spans, dtype=np.int64).reshape(-1, 2)
+        inside = ((w.offsets[:, None, 0] < spans[None, :, 1]) & (w.offsets[:, None, 1] > spans[None, :, 0])).any(1)
+        labels = np.full(len(w.inputs["input_ids"]), IGNORE, dtype=np.int64)
+        labels[w.positions] = inside.astype(np.int64)
+        out[w.sample].append(Featured(w, labels.tolist()))
+    return out
+
+
+def split(n: int, seed: int, dev_fraction: float, max_examples: int | None) -> tuple[list[int], list[int]]:
+    """Seeded (train, dev) example indices; ``max_examples`` caps their total."""
+    order = list(range(n))
+    random.Random(seed).shuffle(order)
+    if max_examples is not None:
+        order = order[:max_examples]
+    n_dev = max(1, round(len(order) * dev_fraction))
+    if len(order) - n_dev < 1:
+        raise InputError(f"{len(order)} usable example(s): too few for a train/dev split")
+    return order[n_dev:], order[:n_dev]
+
+
+class LengthGroupedBatches(Sampler[list[int]]):
+    """Shuffled batches of similar lengths (less padding); the order depends on ``seed`` and ``epoch`` only."""
+
+    def __init__(self, lengths: Sequence[int], batch_size: int, seed: int, group: int = 50):
+        self.lengths, self.batch_size, self.seed, self.group = list(lengths), batch_size, seed, group
+        self.epoch = 0
+
+    def __iter__(self) -> Iterator[list[int]]:
+        rng = random.Random(self.seed * 1000 + self.epoch)
+        order = list(range(len(self.lengths)))
+        rng.shuffle(order)
+        size = self.batch_size * self.group
+        batches = []
+        for start in range(0, len(order), size):
+            chunk = sorted(order[start:start + size], key=self.lengths.__getitem__)
+            batches += [chunk[i:i + self.batch_size] for i in range(0, len(chunk), self.batch_size)]
+        rng.shuffle(batches)
+        return iter(batches)
+
+    def __len__(self) -> int:
+        size = self.batch_size * self.group
+        return sum(math.ceil(min(size, len(self.lengths) - s) / self.batch_size)
+                   for s in range(0, len(self.lengths), size))
+
+
+def _collate(tokenizer):
+    def collate(items: list[Featured]) -> dict[str, torch.Tensor]:
+        if items[0].hidden is not None:
+            batch = {"hidden": torch.nn.utils.rnn.pad_sequence([f.hidden for f in items], batch_first=True)}
+        else:
+            batch = pad(tokenizer, [f.window for f in items])
+        width = max(len(f.labels) for f in items)
+        batch["labels"] = torch.tensor([f.labels + [IGNORE] * (width - len(f.labels)) for f in items])
+        return batch
+    return collate
+
+
+def _loss_and_counts(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean cross-entropy over labelled pieces, and [loss sum, pieces, tp, fp, fn] for the K tag."""
+    flat, gold = logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1)
+    keep = gold != IGNORE
+    losses = torch.nn.functional.cross_entropy(flat[keep], gold[keep], reduction="none")
+    pred = flat[keep].argmax(-1)
+    g = gold[keep]
+    counts = torch.stack([losses.sum().detach(), keep.sum().float(), ((pred == 1) & (g == 1)).sum().float(),
+                          ((pred == 1) & (g == 0)).sum().float(), ((pred == 0) & (g == 1)).sum().float()])
+    return losses.mean(), counts
+
+
+def _metrics(counts: torch.Tensor) -> dict[str, float]:
+    loss_sum, n, tp, fp, fn = counts.tolist()
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    return {"loss": loss_sum / max(n, 1), "k_precision": p, "k_recall": r,
+            "k_f1": 2 * p * r / (p + r) if p + r else 0.0}
+
+
+def evaluate(model, loader, accelerator) -> dict[str, float]:
+    """Dev loss (per labelled piece) and K-tag precision / recall / F1."""
+    model.eval()
+    total = torch.zeros(5, device=accelerator.device)
+    with torch.inference_mode():
+        for batch in loader:
+            labels = batch.pop("labels")
+            total += _loss_and_counts(model(**batch), labels)[1]
+    model.train()
+    return _metrics(accelerator.reduce(total, reduction="sum").cpu())
+
+
+def _machine(accelerator) -> dict:
+    device = accelerator.device
+    return {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": __import__("os").cpu_count(),
+        "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
+        "processes": accelerator.num_processes,
+        "torch_threads": torch.get_num_threads(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+    }
+
+
+def load_examples(specs: Sequence[str]) -> tuple[list[TaggedExample], list[dict]]:
+    """All examples of the ``--data`` specs and, per spec, the converter's kept/skipped counts."""
+    from .sources import load_source
+
+    examples: list[TaggedExample] = []
+    sources = []
+    for spec in specs:
+        found, counts = load_source(spec)
+        examples += found
+        sources.append({"spec": spec, "counts": dict(sorted(counts.items()))})
+    return examples, sources
+
+
+def train(config: TrainConfig) -> dict:
+    """Train, resuming from ``OUTPUT/state`` when present; returns the final checkpoint metadata."""
+    from accelerate import Accelerator
+    from accelerate.utils import set_seed
+    from safetensors.torch import load_file, save_file
+    from tqdm.auto import tqdm
+    from transformers import get_linear_schedule_with_warmup
+
+    if not config.data:
+        raise UsageError("no training data: give at least one --data NAME:PATH")
+    output = Path(config.output)
+    state_dir = output / STATE
+    if (output / ckpt.METADATA).exists() and not state_dir.exists():
+        raise UsageError(f"{output} already holds a finished checkpoint; choose another --output or remove it")
+    progress = {"epoch": 0, "step_in_epoch": 0, "global_step": 0, "best_dev_loss": None, "best_epoch": None,
+                "history": [], "train_seconds": 0.0, "train_windows_seen": 0}
+    if (state_dir / PROGRESS).exists():
+        saved = json.loads((state_dir / PROGRESS).read_text())
+        if saved["config"] != config.fingerprint():
+            raise UsageError(f"{state_dir} was written by a run with other options; use another --output or remove it")
+        progress = saved["progress"]
+
+    accelerator = Accelerator()
+    set_seed(config.seed)
+    main = accelerator.is_main_process
+    examples, sources = load_examples(config.data)
+    if not examples:
+        raise InputError(f"no usable training examples in {', '.join(config.data)} (all were skipped)")
+    train_idx, dev_idx = split(len(examples), config.seed, config.dev_fraction, config.max_examples)
+
+    encoder, tokenizer = load_encoder(config.backbone)
+    model = tagger = KeyphraseTagger(encoder, config.train_layers)
+    featured = label_windows(tokenizer, examples, config.use_question, config.max_length)
+    train_set = [f for i in train_idx for f in featured[i]]
+    dev_set = [f for i in dev_idx for f in featured[i]]
+    if config.train_layers == 0:
+        cache_hidden(encoder, tokenizer, train_set + dev_set, config.batch_size * 2)
+        model = HeadOnly(tagger)
+    collate = _collate(tokenizer)
+    sampler = LengthGroupedBatches([len(f.labels) for f in train_set], config.batch_size, config.seed)
+    train_loader = DataLoader(train_set, batch_sampler=sampler, collate_fn=collate)
+    dev_order = sorted(range(len(dev_set)), key=lambda i: len(dev_set[i].labels))
+    dev_loader = DataLoader([dev_set[i] for i in dev_order], batch_size=config.batch_size * 2, collate_fn=collate)
+
+    params = [p for p in model.parameters() if p.requires_grad]
+    decay = [p for p in params if p.ndim > 1]
+    no_decay = [p for p in params if p.ndim <= 1]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
+                                   {"params": no_decay, "weight_decay": 0.0}], lr=config.lr)
+    steps_per_epoch = math.ceil(len(sampler) / accelerator.num_processes)
+    total_steps = steps_per_epoch * config.epochs
+    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * total_steps), total_steps)
+    model, optimizer, train_loader, dev_loader, scheduler = accelerator.prepare(
+        model, optimizer, train_loader, dev_loader, scheduler)
+
+    def save_state() -> None:
+        accelerator.wait_for_everyone()
+        accelerator.save_state(str(state_dir))
+        if main:
+            (state_dir / PROGRESS).write_text(json.dumps({"config": config.fingerprint(), "progress": progress}, indent=1))
+
+    if progress["global_step"] or progress["epoch"]:
+        accelerator.load_state(str(state_dir))
+        if main:
+            print(f"resuming at epoch {progress['epoch'] + 1}, step {progress['step_in_epoch']}")
+    else:
+        save_state()
+
+    base = {
+        "format": 1,
+        "labels": ckpt.LABELS,
+        "backbone": backbones.describe(config.backbone),
+        "use_question": config.use_question,
+        "input": "[CLS] question [SEP] text [SEP]" if config.use_question else "[CLS] text [SEP]",
+        "train_layers": config.train_layers,
+        "max_length": config.max_length,
+        "stored_dtype": str(ckpt.STORE_DTYPE).replace("torch.", ""),
+        "sources": sources,
+        "examples": {"total": len(examples), "train": len(train_idx), "dev": len(dev_idx),
+                     "train_windows": len(train_set), "dev_windows": len(dev_set)},
+        "split": {"seed": config.seed, "dev_fraction": config.dev_fraction, "max_examples": config.max_examples},
+        "optimizer": {"name": "AdamW", "lr": config.lr, "weight_decay": config.weight_decay,
+                      "warmup_fraction": config.warmup, "schedule": "linear", "batch_size": config.batch_size,
+                      "epochs": config.epochs},
+        "command": config.command,
+        **config.extra,
+    }
+    model.train()
+    for epoch in range(progress["epoch"], config.epochs):
+        sampler.epoch = epoch
+        skip = progress["step_in_epoch"]
+        loader = accelerator.skip_first_batches(train_loader, skip) if skip else train_loader
+        bar = tqdm(loader, total=steps_per_epoch, initial=skip, disable=not main,
+                   desc=f"epoch {epoch + 1}/{config.epochs}", dynamic_ncols=True)
+        started = time.monotonic()
+        for batch in bar:
+            labels = batch.pop("labels")
+            loss, _ = _loss_and_counts(model(**batch), labels)
+            accelerator.backward(loss)
+            accelerator.clip_grad_norm_(params, 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            progress["step_in_epoch"] += 1
+            progress["global_step"] += 1
+            progress["train_windows_seen"] += len(labels) * accelerator.num_processes
+            bar.set_postfix(loss=f"{loss.item():.4f}")
+            if progress["step_in_epoch"] % config.save_every == 0 and progress["step_in_epoch"] < steps_per_epoch:
+                progress["train_seconds"] += time.monotonic() - started
+                started = time.monotonic()
+                save_state()
+        progress["train_seconds"] += time.monotonic() - started
+        dev = evaluate(model, dev_loader, accelerator)
+        progress["history"].append({"epoch": epoch + 1, **{f"dev_{k}": round(v, 5) for k, v in dev.items()}})
+        if main:
+            print(f"epoch {epoch + 1}: " + ", ".join(f"dev {k} {v:.4f}" for k, v in dev.items()))
+        if progress["best_dev_loss"] is None or dev["loss"] < progress["best_dev_loss"]:
+            progress["best_dev_loss"], progress["best_epoch"] = dev["loss"], epoch + 1
+            if main:
+                save_file({k: v.detach().cpu().contiguous() for k, v in tagger.trained_state().items()},
+                          str(state_dir / BEST))
+                ckpt.save(output, tagger.trained_state(), {**base, "status": "training", "dev": dev,
+                                                               "best_epoch": epoch + 1})
+        progress["epoch"], progress["step_in_epoch"] = epoch + 1, 0
+        save_state()
+
+    accelerator.wait_for_everyone()
+    best = load_file(str(state_dir / BEST))
+    dev32 = next(h for h in progress["history"] if h["epoch"] == progress["best_epoch"])
+    tagger.load_trained({k: v.to(ckpt.STORE_DTYPE).float() for k, v in best.items()})
+    dev16 = evaluate(model, dev_loader, accelerator)
+    seconds = progress["train_seconds"]
+    metadata = {
+        **base,
+        "status": "finished",
+        "best_epoch": progress["best_epoch"],
+        "dev": {k: round(v, 5) for k, v in dev16.items()},
+        "dev_fp32": {k.removeprefix("dev_"): v for k, v in dev32.items() if k != "epoch"},
+        "history": progress["history"],
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "training_seconds": round(seconds, 1),
+        "train_windows_per_second": round(progress["train_windows_seen"] / max(seconds, 1e-9), 2),
+        "machine": _machine(accelerator),
+    }
+    if main:
+        ckpt.save(output, best, metadata)
+        shutil.rmtree(state_dir)
+    accelerator.wait_for_everyone()
+    return metadata
