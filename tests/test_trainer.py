@@ -127,3 +127,19 @@ def test_cli_options_make_the_config():
     assert config.data == ["squad:a.json", "hotpotqa:b.json"] and not config.use_question
     assert (config.epochs, config.train_layers, config.max_examples) == (3, 1, 10)
     assert config.command.startswith("kpqa train --data squad:a.json")
+
+
+def test_head_only_training_reuses_encoder_outputs(tmp_path, tokenizer, monkeypatch):
+    spec = squad_file(tmp_path / "s.json")
+    torch.manual_seed(0)
+    before = _mean_loss(tokenizer, KeyphraseTagger(load_encoder("minilm")[0], 0), spec)
+    calls = []
+    real = trainer.cache_hidden
+    monkeypatch.setattr(trainer, "cache_hidden", lambda *a, **k: calls.append(len(a[2])) or real(*a, **k))
+    config = small_config(spec, tmp_path / "out")
+    config.train_layers, config.epochs, config.lr = 0, 6, 1e-2
+    train(config)
+    assert calls == [12]  # all train + dev windows encoded once
+    tensors, meta, _ = ckpt.load(tmp_path / "out")
+    assert sorted(tensors) == ["head.bias", "head.weight"] and meta["train_layers"] == 0
+    assert _mean_loss(tokenizer, Weighter.load(tmp_path / "out", device="cpu").model, spec) < before
