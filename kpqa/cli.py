@@ -100,15 +100,20 @@ def _run_metrics(args: argparse.Namespace) -> int:
 
 
 def _add_train(sub: argparse._SubParsersAction) -> None:
-    from kpqa_train.cli import add_arguments, run
-
     p = sub.add_parser(
         "train",
         help="train the keyphrase weighter",
-        description="Train the KPQA keyphrase weighter (token classifier) on extractive QA data.",
+        description="Train the KPQA keyphrase weighter; `kpqa train --help` lists its options.",
+        add_help=False,
     )
-    add_arguments(p)
-    p.set_defaults(run=run)
+    p.add_argument("argv", nargs=argparse.REMAINDER)
+    p.set_defaults(run=lambda args: _run_train(args.argv))
+
+
+def _run_train(argv: list[str]) -> int:
+    from kpqa_train.cli import main as train_main  # imports torch: only when training
+
+    return train_main(argv)
 
 
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_score, _add_metrics, _add_train]
@@ -270,10 +275,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kpqa`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["train"]:  # its options (and --help) belong to the trainer's own parser
+        run: Callable[[], int] = lambda: _run_train(argv[1:])
+    else:
+        args = build_parser().parse_args(argv)
+        run = lambda: args.run(args)
     try:
-        return args.run(args)
+        return run()
     except KpqaError as e:
         print(f"kpqa: error: {e}", file=sys.stderr)
         return e.exit_code
