@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.slow]  # three fresh processes, ~50 s on 2 cores
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "examples" / "sample.csv"
@@ -51,6 +51,6 @@ def test_same_scores_across_runs_and_thread_counts(metrics, tmp_path):
     assert len(first) >= 5 and first.notna().all().all()
     pd.testing.assert_frame_equal(first, second, check_exact=True)  # same process setup: bit for bit
     assert summary1 == summary2  # corpus scores and signatures (checkpoint hash included)
-    # another thread count may sum in another order: equal to float32 rounding, and no more
+    # another thread count may sum in another order: allow float32 rounding (measured: bit-identical, 2-core CPU)
     np.testing.assert_allclose(two_threads.to_numpy(), first.to_numpy(), rtol=0, atol=1e-6)
     assert [line.split()[0] for line in summary3.splitlines()] == [line.split()[0] for line in summary1.splitlines()]
