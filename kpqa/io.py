@@ -103,10 +103,10 @@ def _csv_frame(path: Path, text: str) -> pd.DataFrame:
 
 
 def _csv_error(path: Path, e: Exception) -> InputError:
-    line = re.search(r"line (\d+)", str(e))
-    return InputError(
-        f"malformed CSV: {str(e).splitlines()[0]}", file=str(path), row=int(line.group(1)) - 1 if line else None
-    )
+    line = re.search(r"line (\d+)", str(e))  # pandas counts records from 1 with the header
+    start = re.search(r"starting at row (\d+)", str(e))  # ... or from 0 (an unclosed quote)
+    row = int(line.group(1)) - 1 if line else int(start.group(1)) if start else None
+    return InputError(f"malformed CSV: {str(e).splitlines()[0]}", file=str(path), row=row)
 
 
 def _json_records(path: Path, lines: Iterable[str]) -> Iterator[dict]:
