@@ -119,7 +119,7 @@ CASES = [
     Case("ragged-row", {"in.csv": CLEAN + "q,a,r1,r2,surplus\n"}, _in(),
          expect=["{d}/in.csv, row 4", "malformed CSV", "Expected 4 fields"]),
     Case("unclosed-quote", {"in.csv": CLEAN + 'q,"never closed,r1,\n'}, _in(),
-         expect=["{d}/in.csv", "malformed CSV", "EOF inside string"]),
+         expect=["{d}/in.csv, row 4", "malformed CSV", "EOF inside string"]),
     Case("jsonl-malformed-line", {"in.jsonl": '{"question": "q", "answer": "a", "references": ["r"]}\n'
                                              '{"question": "q", "answer": "a", "references": ["r"]\n'}, _in("in.jsonl"),
          expect=["{d}/in.jsonl, row 2", "malformed JSON line"]),
