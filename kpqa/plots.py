@@ -23,10 +23,10 @@ def _pyplot():
     return plt
 
 
-def _save(fig: "Figure", path: str | Path) -> Path:
+def _save(fig: "Figure", path: str | Path, dpi: int = DPI) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
+    fig.savefig(path, dpi=dpi, bbox_inches="tight")
     _pyplot().close(fig)
     return path
 
@@ -39,6 +39,7 @@ def scatter(
     title: str = "",
     pearson: Mapping[str, float | None] | None = None,
     human_label: str = "human score",
+    dpi: int = DPI,
 ) -> Path:
     """One panel per metric: metric score (x) against human score (y), Pearson r in each panel's title."""
     plt = _pyplot()
@@ -59,7 +60,7 @@ def scatter(
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    return _save(fig, path)
+    return _save(fig, path, dpi)
 
 
 def grid_heatmap(grid: Mapping[str, Any], path: str | Path, *, title: str = "", key: str = "r2") -> Path:

@@ -265,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
         slug = name.lower().replace("-", "")
         pearson = {m: c["pearson"]["value"] for m, c in rep["correlations"].items()}
         figures[f"{name}-scatter"] = plots.scatter(data.human, {m: data.scores[m] for m in metrics},
-                                                   args.figures / f"{slug}-scatter.png", title=name, pearson=pearson)
+                                                   args.figures / f"{slug}-scatter.png", title=name, pearson=pearson,
+                                                   dpi=72)
         figures[f"{name}-grid"] = plots.grid_heatmap(rep["aev_grid"], args.figures / f"{slug}-aev-grid.png",
                                                      title=f"{name}: AEv(α, N), R² × 100 (points: answers)")
 
@@ -345,11 +346,9 @@ def main(argv: list[str] | None = None) -> int:
         "## Yang et al. (2018): adapted BLEU-4 / ROUGE-L on DuReader",
         "",
         f"Command: `{dureader_cmd}`. DuReader ships no system outputs or human scores, so the script builds "
-        "candidates itself and checks orderings (see its docstring); output verbatim:",
+        "candidates itself and checks orderings (see its docstring); its output (markdown) verbatim:",
         "",
-        "```",
         dureader_out,
-        "```",
         "",
         "## Appendix: the full meta-evaluation report",
         "",
