@@ -5,8 +5,8 @@ Every bad input must give one line on stderr naming the file, row and column whe
 inputs (BOM, CRLF, quoted newlines, very long texts) must score exactly like their clean equivalents.
 
 The cases are generated here (``CASES``) rather than stored as files, so byte-level details (BOMs, CR, latin-1)
-survive any git or editor setting. Lexical metrics keep the corpus fast; cases that reach the weighter use a fake
-checkpoint folder (they fail before any model is run) and only need the KPQA metrics to be registered.
+survive any git or editor setting. Lexical metrics keep the corpus fast; cases that reach the weighter use a broken
+checkpoint folder (a copy of the shipped one with one thing wrong; they fail before any model is run).
 """
 from __future__ import annotations
 
@@ -56,25 +56,31 @@ assert len(LONG_ANSWER) > 50_000
 LONG_REF_ANSWER, LONG_REF = _long_pair(2_000)
 
 
-def _fake_checkpoint(folder: Path, *, weights: bool = True, metadata: bool = True, backbone_hash: str | None = None,
-                     corrupt: bool = False) -> None:
-    """A checkpoint folder in the layout of ``kpqa.checkpoint``, with tiny tensors."""
-    import torch
-    from safetensors.torch import save_file
+def _broken_checkpoint(folder: Path, *, drop: str | None = None, corrupt: bool = False,
+                       backbone_hash: str | None = None, metadata_text: str | None = None) -> None:
+    """A copy of the shipped checkpoint with one thing wrong: a file dropped, a flipped byte in the weights, another
+    backbone hash, or metadata that is not JSON. Skips when the shipped checkpoint is absent."""
+    import shutil
 
     from kpqa import checkpoint as ckpt
+    from kpqa.weighter import shipped_checkpoint
 
-    folder.mkdir(parents=True)
-    save_file({"head.weight": torch.zeros(2, 4, dtype=torch.float16)}, str(folder / ckpt.WEIGHTS))
-    meta = {"backbone": {"name": "minilm", "weights_sha256": backbone_hash or "0" * 64}, "use_question": True,
-            "train_layers": 2, "max_length": 128, "weights_sha256": ckpt.file_sha256(folder / ckpt.WEIGHTS)}
+    shipped = shipped_checkpoint()
+    if not (shipped / ckpt.METADATA).exists():
+        pytest.skip(f"no shipped checkpoint at {shipped}")
+    shutil.copytree(shipped, folder)
+    if drop:
+        (folder / drop).unlink()
     if corrupt:
-        meta["weights_sha256"] = "f" * 64
-    (folder / ckpt.METADATA).write_text(json.dumps(meta))
-    if not weights:
-        (folder / ckpt.WEIGHTS).unlink()
-    if not metadata:
-        (folder / ckpt.METADATA).unlink()
+        data = bytearray((folder / ckpt.WEIGHTS).read_bytes())
+        data[-1] ^= 0xFF
+        (folder / ckpt.WEIGHTS).write_bytes(bytes(data))
+    if backbone_hash:
+        meta = json.loads((folder / ckpt.METADATA).read_text())
+        meta["backbone"]["weights_sha256"] = backbone_hash
+        (folder / ckpt.METADATA).write_text(json.dumps(meta))
+    if metadata_text is not None:
+        (folder / ckpt.METADATA).write_text(metadata_text)
 
 
 @dataclass
@@ -158,7 +164,7 @@ CASES = [
          expect=["--batch-size", "positive integer", "'many'"]),
     Case("device-cuda-without-gpu", {"in.csv": CLEAN}, _in() + ["--metrics", "BLEU-1-KPQA", "--device", "cuda"],
          expect=["--device cuda", "no CUDA GPU"], needs=["BLEU-1-KPQA"]),
-    # ---- checkpoints (fake folders: the error comes before any model is built)
+    # ---- checkpoints (broken copies of the shipped one: the error comes before any model is built)
     Case("checkpoint-folder-missing", {"in.csv": CLEAN},
          _in() + ["--metrics", "BLEU-1-KPQA", "--checkpoint", "{d}/nowhere"],
          expect=["checkpoint {d}/nowhere", "missing file"], needs=["BLEU-1-KPQA"]),
@@ -168,19 +174,23 @@ CASES = [
     Case("checkpoint-missing-weights", {"in.csv": CLEAN},
          _in() + ["--metrics", "BLEU-1-KPQA", "--checkpoint", "{d}/ckpt"],
          expect=["checkpoint {d}/ckpt", "missing file weights.safetensors"], needs=["BLEU-1-KPQA"],
-         setup=lambda d: _fake_checkpoint(d / "ckpt", weights=False)),
+         setup=lambda d: _broken_checkpoint(d / "ckpt", drop="weights.safetensors")),
     Case("checkpoint-missing-metadata", {"in.csv": CLEAN},
          _in() + ["--metrics", "ROUGE-L-KPQA", "--checkpoint", "{d}/ckpt"],
          expect=["checkpoint {d}/ckpt", "missing file metadata.json"], needs=["ROUGE-L-KPQA"],
-         setup=lambda d: _fake_checkpoint(d / "ckpt", metadata=False)),
+         setup=lambda d: _broken_checkpoint(d / "ckpt", drop="metadata.json")),
     Case("checkpoint-corrupt-weights", {"in.csv": CLEAN},
          _in() + ["--metrics", "BLEU-1-KPQA", "--checkpoint", "{d}/ckpt"],
          expect=["checkpoint {d}/ckpt", "does not match metadata"], needs=["BLEU-1-KPQA"],
-         setup=lambda d: _fake_checkpoint(d / "ckpt", corrupt=True)),
+         setup=lambda d: _broken_checkpoint(d / "ckpt", corrupt=True)),
     Case("checkpoint-wrong-backbone-hash", {"in.csv": CLEAN},
          _in() + ["--metrics", "BLEU-1-KPQA", "--checkpoint", "{d}/ckpt"],
          expect=["checkpoint {d}/ckpt", "backbone 'minilm'", "000000000000", "differ"], needs=["BLEU-1-KPQA"],
-         setup=lambda d: _fake_checkpoint(d / "ckpt")),
+         setup=lambda d: _broken_checkpoint(d / "ckpt", backbone_hash="0" * 64)),
+    Case("checkpoint-metadata-not-json", {"in.csv": CLEAN},
+         _in() + ["--metrics", "ROUGE-L-KPQA", "--checkpoint", "{d}/ckpt"],
+         expect=["checkpoint {d}/ckpt", "metadata.json is not valid JSON"], needs=["ROUGE-L-KPQA"],
+         setup=lambda d: _broken_checkpoint(d / "ckpt", metadata_text='{"backbone": ')),
     # ---- output paths that cannot be written
     Case("output-folder-missing", {"in.csv": CLEAN}, _in() + ["--metrics", LEXICAL],
          expect=["{d}/missing", "output folder does not exist"], output="{d}/missing/scores.csv"),
