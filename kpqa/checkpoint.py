@@ -1,7 +1,7 @@
 """Weighter checkpoint files: the trained tensors (safetensors) and ``metadata.json``.
 
-A checkpoint stores only what differs from the pip-shipped backbone: the top ``train_layers`` encoder layers and
-the linear K/O head, in fp16. Loading checks that both files are there, that the tensors are the ones the metadata
+A checkpoint stores only what differs from the pip-shipped backbone: the LoRA adapter of the encoder (its rank,
+scale and target maps in the metadata's ``lora``) and the linear K/O head, in fp16. Loading checks that both files are there, that the tensors are the ones the metadata
 names (sha256) and that the installed backbone is the one the checkpoint was trained on (sha256 of its weights).
 """
 from __future__ import annotations
@@ -61,7 +61,7 @@ def load(folder: str | Path) -> tuple[dict[str, torch.Tensor], dict, str]:
         metadata = json.loads((folder / METADATA).read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise CheckpointError(f"checkpoint {folder}: {METADATA} is not valid JSON ({e.msg}, line {e.lineno})") from e
-    for key in ("backbone", "use_question", "train_layers", "max_length", "weights_sha256"):
+    for key in ("backbone", "use_question", "lora", "max_length", "weights_sha256"):
         if key not in metadata:
             raise CheckpointError(f"checkpoint {folder}: {METADATA} lacks {key!r}")
     digest = file_sha256(folder / WEIGHTS)

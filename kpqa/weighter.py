@@ -1,9 +1,10 @@
 """The keyphrase weighter (KPW, Lee et al. 2021, sec. 3.1): a K/O token classifier over the answer's word pieces.
 
-Input ``[CLS] question [SEP] text [SEP]`` (or ``[CLS] text [SEP]`` for the question-free -KP ablation). The
-bottom encoder layers are the pip-shipped backbone's, frozen; the top ``train_layers`` layers and a linear head are
-trained (``kpqa_train``) and stored in a small checkpoint (``kpqa.checkpoint``). A piece's weight is its
-K-probability. Texts longer than the model's window are covered by overlapping windows (the question repeated in
+Input ``[CLS] question [SEP] text [SEP]`` (or ``[CLS] text [SEP]`` for the question-free -KP ablation). The whole
+encoder is adapted with LoRA (``peft``) on every linear map of its transformer layers (query, key, value, attention
+output, intermediate, output) and a linear head is trained on top (``kpqa_train``); a checkpoint
+(``kpqa.checkpoint``) stores only the adapter and the head, and loading merges the adapter into the pip-shipped
+backbone's weights. A piece's weight is its K-probability. Texts longer than the model's window are covered by overlapping windows (the question repeated in
 each); a piece takes its weight from the window where it is most central.
 """
 from __future__ import annotations
@@ -70,23 +71,34 @@ def _layer_list(encoder: nn.Module) -> tuple[str, nn.ModuleList]:
     raise CheckpointError(f"cannot find the {n} transformer layers of {type(encoder).__name__}")
 
 
-class KeyphraseTagger(nn.Module):
-    """Encoder with its bottom layers frozen, the top ``train_layers`` trainable, and a linear O/K head."""
+def lora_targets(encoder: nn.Module) -> list[str]:
+    """Names, relative to one transformer layer, of the layer's linear maps (the LoRA targets)."""
+    _, layers = _layer_list(encoder)
+    return [name for name, module in layers[0].named_modules() if isinstance(module, nn.Linear)]
 
-    def __init__(self, encoder: nn.Module, train_layers: int, dropout: float = 0.1):
+
+class KeyphraseTagger(nn.Module):
+    """Encoder adapted by LoRA of rank ``lora_rank`` (scale ``lora_alpha / lora_rank``) on the ``targets`` of every
+    transformer layer (default: all their linear maps), and a linear O/K head; only adapter and head are trained."""
+
+    def __init__(self, encoder: nn.Module, lora_rank: int, lora_alpha: float | None = None,
+                 targets: Sequence[str] | None = None, dropout: float = 0.1):
+        from peft import LoraConfig, get_peft_model
+
         super().__init__()
-        self.encoder = encoder
+        if lora_rank < 1:
+            raise UsageError(f"--lora-rank must be at least 1, not {lora_rank}")
         layers_name, layers = _layer_list(encoder)
-        if not 0 <= train_layers <= len(layers):
-            raise UsageError(f"--train-layers must be between 0 and {len(layers)}, not {train_layers}")
-        self.train_layers = train_layers
+        self.targets = list(targets) if targets is not None else lora_targets(encoder)
+        self.lora_rank, self.lora_alpha = lora_rank, float(lora_alpha if lora_alpha is not None else 2 * lora_rank)
+        config = LoraConfig(r=lora_rank, lora_alpha=self.lora_alpha, lora_dropout=0.0, bias="none",
+                            target_modules=[f"{layers_name}.{i}.{t}" for i in range(len(layers)) for t in self.targets])
+        with warnings.catch_warnings():  # peft asks transformers a deprecated question; not the user's business
+            warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing", category=FutureWarning)
+            self.encoder = get_peft_model(encoder, config)
         self.dropout = nn.Dropout(dropout)
         self.head = nn.Linear(encoder.config.hidden_size, len(ckpt.LABELS))
-        encoder.requires_grad_(False)
-        first = len(layers) - train_layers
-        for layer in list(layers)[first:]:
-            layer.requires_grad_(True)
-        self._trained_prefixes = ["head."] + [f"encoder.{layers_name}.{i}." for i in range(first, len(layers))]
+        self.merged = False
 
     def forward(self, **inputs: torch.Tensor) -> torch.Tensor:
         """Logits [batch, length, 2] (O, K)."""
@@ -94,8 +106,10 @@ class KeyphraseTagger(nn.Module):
         return self.head(self.dropout(hidden))
 
     def trained_state(self) -> dict[str, torch.Tensor]:
-        """The tensors a checkpoint stores: top layers and head."""
-        return {k: v for k, v in self.state_dict().items() if k.startswith(tuple(self._trained_prefixes))}
+        """The tensors a checkpoint stores: LoRA adapter and head."""
+        if self.merged:
+            raise RuntimeError("the adapter is merged into the encoder; its tensors are no longer separate")
+        return {k: v for k, v in self.state_dict().items() if k.startswith("head.") or ".lora_" in k}
 
     def load_trained(self, tensors: dict[str, torch.Tensor]) -> None:
         """Load stored tensors; CheckpointError unless they are exactly the trained ones."""
@@ -104,6 +118,12 @@ class KeyphraseTagger(nn.Module):
             missing, extra = sorted(expected - set(tensors)), sorted(set(tensors) - expected)
             raise CheckpointError(f"checkpoint tensors do not fit the model (missing {missing[:3]}, extra {extra[:3]})")
         self.load_state_dict(tensors, strict=False)
+
+    def merge(self) -> None:
+        """Fold the adapter into the encoder's weights (same outputs, plain encoder speed); for inference only."""
+        if not self.merged:
+            self.encoder = self.encoder.merge_and_unload()
+            self.merged = True
 
 
 @dataclass
@@ -203,8 +223,10 @@ class Weighter:
         if no_question and metadata["use_question"]:
             raise UsageError(f"checkpoint {folder} reads the question; --no-question needs one trained without it")
         encoder, tokenizer = load_encoder(metadata["backbone"]["name"])
-        model = KeyphraseTagger(encoder, int(metadata["train_layers"]))
+        lora = metadata["lora"]
+        model = KeyphraseTagger(encoder, int(lora["rank"]), float(lora["alpha"]), lora["targets"])
         model.load_trained(tensors)
+        model.merge()
         return cls(model, tokenizer, metadata, digest, dev, batch_size)
 
     def piece_weights(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:

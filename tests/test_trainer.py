@@ -36,7 +36,7 @@ def squad_file(path, n=12, answers=True):
 
 def small_config(spec, output, **kw):
     return TrainConfig(data=[spec], output=str(output), epochs=2, batch_size=4, lr=1e-3, max_length=40,
-                       train_layers=1, save_every=2, **kw)
+                       lora_rank=4, save_every=2, **kw)
 
 
 def test_labels_mark_the_answer_pieces_only(tokenizer):
@@ -80,7 +80,7 @@ def _mean_loss(tokenizer, model, spec):
 def test_a_few_steps_lower_the_loss_and_write_a_checkpoint(tmp_path, tokenizer, capsys):
     spec = squad_file(tmp_path / "s.json")
     torch.manual_seed(0)
-    before = _mean_loss(tokenizer, KeyphraseTagger(load_encoder("minilm")[0], 1), spec)
+    before = _mean_loss(tokenizer, KeyphraseTagger(load_encoder("minilm")[0], 4), spec)
     meta = train(small_config(spec, tmp_path / "out", command="kpqa train ..."))
     out = tmp_path / "out"
     assert sorted(p.name for p in out.iterdir()) == [ckpt.METADATA, ckpt.WEIGHTS]  # state folder removed
@@ -90,7 +90,12 @@ def test_a_few_steps_lower_the_loss_and_write_a_checkpoint(tmp_path, tokenizer, 
     saved = json.loads((out / ckpt.METADATA).read_text())
     assert saved["status"] == "finished" and saved["examples"] == {
         "total": 12, "train": 11, "dev": 1, "train_windows": 11, "dev_windows": 1}
-    assert saved["sources"] == [{"spec": spec, "counts": {"kept": 12}}] and saved["train_layers"] == 1
+    assert saved["sources"] == [{"spec": spec, "counts": {"kept": 12}}]
+    assert saved["lora"] == {"rank": 4, "alpha": 8.0, "dropout": 0.0, "layers": "all", "targets": [
+        "attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+        "intermediate.dense", "output.dense"]}
+    tensors, _, _ = ckpt.load(out)
+    assert len(tensors) == 2 + 6 * 6 * 2 and all(".lora_" in k or k.startswith("head.") for k in tensors)
     assert set(saved["dev"]) == {"loss", "k_precision", "k_recall", "k_f1"} and saved["command"] == "kpqa train ..."
     assert len(saved["history"]) == 2 and saved["best_epoch"] in (1, 2) and meta["dev"] == saved["dev"]
     with pytest.raises(UsageError, match="already holds a finished checkpoint"):
@@ -122,24 +127,8 @@ def test_no_usable_examples_is_an_input_error(tmp_path):
 
 def test_cli_options_make_the_config():
     argv = ["--data", "squad:a.json", "--data", "hotpotqa:b.json", "--output", "o", "--no-question",
-            "--epochs", "3", "--train-layers", "1", "--max-examples", "10"]
+            "--epochs", "3", "--lora-rank", "16", "--max-examples", "10"]
     config = config_from_args(build_parser().parse_args(argv), argv)
     assert config.data == ["squad:a.json", "hotpotqa:b.json"] and not config.use_question
-    assert (config.epochs, config.train_layers, config.max_examples) == (3, 1, 10)
+    assert (config.epochs, config.lora_rank, config.max_examples) == (3, 16, 10)
     assert config.command.startswith("kpqa train --data squad:a.json")
-
-
-def test_head_only_training_reuses_encoder_outputs(tmp_path, tokenizer, monkeypatch):
-    spec = squad_file(tmp_path / "s.json")
-    torch.manual_seed(0)
-    before = _mean_loss(tokenizer, KeyphraseTagger(load_encoder("minilm")[0], 0), spec)
-    calls = []
-    real = trainer.cache_hidden
-    monkeypatch.setattr(trainer, "cache_hidden", lambda *a, **k: calls.append(len(a[2])) or real(*a, **k))
-    config = small_config(spec, tmp_path / "out")
-    config.train_layers, config.epochs, config.lr = 0, 6, 1e-2
-    train(config)
-    assert calls == [12]  # all train + dev windows encoded once
-    tensors, meta, _ = ckpt.load(tmp_path / "out")
-    assert sorted(tensors) == ["head.bias", "head.weight"] and meta["train_layers"] == 0
-    assert _mean_loss(tokenizer, Weighter.load(tmp_path / "out", device="cpu").model, spec) < before

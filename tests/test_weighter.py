@@ -10,7 +10,7 @@ from torch import nn
 
 from kpqa import checkpoint as ckpt
 from kpqa.errors import CheckpointError, UsageError
-from kpqa.weighter import KeyphraseTagger, Weighter, Window, _merge, encode, load_encoder, resolve_device
+from kpqa.weighter import KeyphraseTagger, Weighter, Window, _merge, encode, load_encoder, pad, resolve_device
 
 
 @pytest.fixture(scope="module")
@@ -129,36 +129,58 @@ def test_word_weight_is_the_max_over_overlapping_pieces(tokenizer):
 
 
 @pytest.fixture(scope="module")
-def saved(minilm, tmp_path_factory):
-    encoder, _ = minilm
-    model = KeyphraseTagger(encoder, 2)
+def saved(tmp_path_factory):
+    """A checkpoint of a rank-2 adapter with random (non-zero) tensors, and the unmerged model it came from."""
+    from kpqa import backbone
+
+    model = KeyphraseTagger(load_encoder("minilm")[0], 2)
     torch.manual_seed(0)
     with torch.no_grad():
         for p in model.parameters():
             if p.requires_grad:
-                p.add_(torch.randn_like(p) * 0.01)
+                p.add_(torch.randn_like(p) * 0.05)
     folder = tmp_path_factory.mktemp("ckpt")
-    metadata = {"backbone": {"name": "minilm", "weights_sha256": None}, "use_question": True,
-                "train_layers": 2, "max_length": 64, "labels": ckpt.LABELS}
-    from kpqa import backbone
-
-    metadata["backbone"] = backbone.describe("minilm")
+    metadata = {"backbone": backbone.describe("minilm"), "use_question": True, "max_length": 64,
+                "lora": {"rank": 2, "alpha": model.lora_alpha, "targets": model.targets}, "labels": ckpt.LABELS}
     digest = ckpt.save(folder, model.trained_state(), metadata)
-    return folder, model.trained_state(), digest
+    return folder, model, digest
 
 
-def test_checkpoint_round_trip(saved):
-    folder, tensors, digest = saved
+def test_lora_adapts_every_linear_map_of_every_layer(saved):
+    _, model, _ = saved
+    assert model.targets == ["attention.self.query", "attention.self.key", "attention.self.value",
+                             "attention.output.dense", "intermediate.dense", "output.dense"]
+    state = model.trained_state()
+    adapted = {k.split(".lora_")[0].split("layer.")[1] for k in state if ".lora_" in k}
+    assert adapted == {f"{i}.{t}" for i in range(6) for t in model.targets}
+    assert {k for k in state if not ".lora_" in k} == {"head.weight", "head.bias"}
+    assert not any(".lora_" in k for k in model.state_dict() if k not in state)  # nothing else is trained
+    assert {p.requires_grad for k, p in model.named_parameters() if k not in state} == {False}
+    # 6 layers x 2 (rank) x (4 x (384 + 384) + 2 x (384 + 1536)) + head
+    assert sum(v.numel() for v in state.values()) == 6 * 2 * (4 * 768 + 2 * 1920) + 2 * 384 + 2
+
+
+def test_checkpoint_round_trip(saved, tokenizer):
+    folder, model, digest = saved
+    tensors, _, _ = ckpt.load(folder)
+    stored = {k: v.half().float() for k, v in model.trained_state().items()}
+    assert set(tensors) == set(stored) and all(torch.equal(tensors[k], stored[k]) for k in stored)
     loaded = Weighter.load(folder, device="cpu")
     assert loaded.checkpoint_hash == digest and len(digest) == 12
-    state = loaded.model.trained_state()
-    assert set(state) == set(tensors) and any(k.startswith("head.") for k in state)
-    assert {k.split(".")[3] for k in state if k.startswith("encoder.")} == {"4", "5"}  # top 2 of 6 layers
-    for k, v in tensors.items():
-        assert torch.equal(state[k], v.half().float()), k
-    again = Weighter.load(folder, device="cpu").model.trained_state()
-    assert all(torch.equal(again[k], state[k]) for k in state)
     assert loaded.use_question and loaded.backbone == "minilm" and loaded.max_length == 64
+    assert not any("lora" in name for name, _ in loaded.model.named_modules())  # adapter merged into the weights
+    with pytest.raises(RuntimeError, match="merged"):
+        loaded.model.trained_state()
+    model.load_trained(stored)  # the unmerged model with the stored (fp16-rounded) tensors
+    model.eval()
+    batch = pad(tokenizer, encode(tokenizer, ["how many steps?"], ["four steps are involved ."], 64))
+    with torch.no_grad():
+        expected, merged = model(**batch), loaded.model(**batch)
+    assert torch.allclose(merged, expected, atol=1e-4) and not torch.allclose(merged[..., 1], merged[..., 0])
+    again = Weighter.load(folder, device="cpu")
+    with torch.no_grad():
+        assert torch.equal(again.model(**batch), merged)
+    assert again.checkpoint_hash == digest
 
 
 def _copy(folder, tmp_path):
@@ -171,6 +193,15 @@ def test_missing_file_is_a_checkpoint_error(saved, tmp_path):
     folder = _copy(saved[0], tmp_path)
     (folder / ckpt.WEIGHTS).unlink()
     with pytest.raises(CheckpointError, match="missing file weights.safetensors"):
+        Weighter.load(folder, device="cpu")
+
+
+def test_tensors_of_another_adapter_are_a_checkpoint_error(saved, tmp_path):
+    folder = _copy(saved[0], tmp_path)
+    meta = json.loads((folder / ckpt.METADATA).read_text())
+    meta["lora"]["targets"] = meta["lora"]["targets"][:3]
+    (folder / ckpt.METADATA).write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="do not fit the model"):
         Weighter.load(folder, device="cpu")
 
 
@@ -224,3 +255,8 @@ def test_shipped_weighter_finds_a_late_answer():
     [(offsets, probs)] = w.piece_weights([("What animal did the farmer buy in spring?", text)])
     at = int(np.flatnonzero(offsets[:, 0] == text.index("zebra"))[0])
     assert at > 600 and probs[at] > 0.5 and probs[at] == probs.max()
+
+
+def test_lora_rank_below_one_is_a_usage_error(minilm):
+    with pytest.raises(UsageError, match="--lora-rank must be at least 1, not 0"):
+        KeyphraseTagger(minilm[0], 0)

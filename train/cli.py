@@ -27,9 +27,11 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--max-length", type=int, default=d.max_length,
                    help="word pieces per window; longer texts are split into overlapping windows")
     p.add_argument("--backbone", default=d.backbone, help="minilm, mpnet, or a transformers model name / folder")
-    p.add_argument("--train-layers", type=int, default=d.train_layers, help="top encoder layers to train")
+    p.add_argument("--lora-rank", type=int, default=d.lora_rank,
+                   help="rank of the LoRA adapter on every linear map of every encoder layer")
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--max-examples", type=int, default=None, help="use at most this many examples (quick runs)")
+    p.add_argument("--note", default=None, help="free text recorded in the checkpoint metadata (e.g. a budget cut)")
     p.add_argument("--save-every", type=int, default=d.save_every, help="steps between resumable state saves")
     return p
 
@@ -39,8 +41,9 @@ def config_from_args(args: argparse.Namespace, argv: Sequence[str]) -> TrainConf
     return TrainConfig(
         data=list(args.data), output=args.output, use_question=not args.no_question, epochs=args.epochs,
         batch_size=args.batch_size, lr=args.lr, max_length=args.max_length, backbone=args.backbone,
-        train_layers=args.train_layers, seed=args.seed, max_examples=args.max_examples,
+        lora_rank=args.lora_rank, seed=args.seed, max_examples=args.max_examples,
         save_every=args.save_every, command=shlex.join(["kpqa", "train", *argv]),
+        extra={"note": args.note} if args.note else {},
     )
 
 

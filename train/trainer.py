@@ -43,13 +43,13 @@ class TrainConfig:
     output: str
     use_question: bool = True
     epochs: int = 5
-    batch_size: int = 32
-    lr: float = 2e-4
+    batch_size: int = 16
+    lr: float = 5e-4
     warmup: float = 0.1
     weight_decay: float = 0.01
     max_length: int = 128
     backbone: str = backbones.DEFAULT_BACKBONE
-    train_layers: int = 2
+    lora_rank: int = 8
     seed: int = 13
     max_examples: int | None = None
     dev_fraction: float = 0.1
@@ -69,32 +69,6 @@ class Featured:
 
     window: Window
     labels: list[int]
-    hidden: torch.Tensor | None = None
-
-
-class HeadOnly(torch.nn.Module):
-    """With no encoder layer to train, the head learns from encoder outputs computed once (``cache_hidden``)."""
-
-    def __init__(self, tagger: KeyphraseTagger):
-        super().__init__()
-        self.tagger = tagger
-
-    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
-        return self.tagger.head(self.tagger.dropout(hidden))
-
-
-def cache_hidden(encoder, tokenizer, items: Sequence[Featured], batch_size: int = 64) -> None:
-    """Fill each item's ``hidden`` with the frozen encoder's last hidden states (one pass, longest first)."""
-    from tqdm.auto import tqdm
-
-    order = sorted(range(len(items)), key=lambda i: -len(items[i].labels))
-    encoder.eval()
-    with torch.inference_mode():
-        for start in tqdm(range(0, len(order), batch_size), desc="encoder outputs", dynamic_ncols=True):
-            idx = order[start:start + batch_size]
-            out = encoder(**pad(tokenizer, [items[i].window for i in idx])).last_hidden_state
-            for row, i in enumerate(idx):
-                items[i].hidden = out[row, :len(items[i].labels)].clone()
 
 
 def label_windows(tokenizer, examples: Sequence[TaggedExample], use_question: bool, max_length: int) -> list[list[Featured]]:
@@ -150,10 +124,7 @@ class LengthGroupedBatches(Sampler[list[int]]):
 
 def _collate(tokenizer):
     def collate(items: list[Featured]) -> dict[str, torch.Tensor]:
-        if items[0].hidden is not None:
-            batch = {"hidden": torch.nn.utils.rnn.pad_sequence([f.hidden for f in items], batch_first=True)}
-        else:
-            batch = pad(tokenizer, [f.window for f in items])
+        batch = pad(tokenizer, [f.window for f in items])
         width = max(len(f.labels) for f in items)
         batch["labels"] = torch.tensor([f.labels + [IGNORE] * (width - len(f.labels)) for f in items])
         return batch
@@ -250,13 +221,10 @@ def train(config: TrainConfig) -> dict:
     train_idx, dev_idx = split(len(examples), config.seed, config.dev_fraction, config.max_examples)
 
     encoder, tokenizer = load_encoder(config.backbone)
-    model = tagger = KeyphraseTagger(encoder, config.train_layers)
+    model = tagger = KeyphraseTagger(encoder, config.lora_rank)
     featured = label_windows(tokenizer, examples, config.use_question, config.max_length)
     train_set = [f for i in train_idx for f in featured[i]]
     dev_set = [f for i in dev_idx for f in featured[i]]
-    if config.train_layers == 0:
-        cache_hidden(encoder, tokenizer, train_set + dev_set, config.batch_size * 2)
-        model = HeadOnly(tagger)
     collate = _collate(tokenizer)
     sampler = LengthGroupedBatches([len(f.labels) for f in train_set], config.batch_size, config.seed)
     train_loader = DataLoader(train_set, batch_sampler=sampler, collate_fn=collate)
@@ -293,7 +261,8 @@ def train(config: TrainConfig) -> dict:
         "backbone": backbones.describe(config.backbone),
         "use_question": config.use_question,
         "input": "[CLS] question [SEP] text [SEP]" if config.use_question else "[CLS] text [SEP]",
-        "train_layers": config.train_layers,
+        "lora": {"rank": tagger.lora_rank, "alpha": tagger.lora_alpha, "dropout": 0.0, "targets": tagger.targets,
+                 "layers": "all"},
         "max_length": config.max_length,
         "stored_dtype": str(ckpt.STORE_DTYPE).replace("torch.", ""),
         "sources": sources,
