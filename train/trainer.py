@@ -227,9 +227,13 @@ def train(config: TrainConfig) -> dict:
     dev_set = [f for i in dev_idx for f in featured[i]]
     collate = _collate(tokenizer)
     sampler = LengthGroupedBatches([len(f.labels) for f in train_set], config.batch_size, config.seed)
-    train_loader = DataLoader(train_set, batch_sampler=sampler, collate_fn=collate)
+    # each new iterator draws a seed from its loader's generator: with none it would come from the global RNG that
+    # dropout uses, and a resumed run (which makes one more iterator) would drop other units than an unbroken one
+    loader_rng = torch.Generator().manual_seed(config.seed)
+    train_loader = DataLoader(train_set, batch_sampler=sampler, collate_fn=collate, generator=loader_rng)
     dev_order = sorted(range(len(dev_set)), key=lambda i: len(dev_set[i].labels))
-    dev_loader = DataLoader([dev_set[i] for i in dev_order], batch_size=config.batch_size * 2, collate_fn=collate)
+    dev_loader = DataLoader([dev_set[i] for i in dev_order], batch_size=config.batch_size * 2, collate_fn=collate,
+                            generator=loader_rng)
 
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.ndim > 1]
