@@ -88,7 +88,9 @@ class Scorer:
         self.tokenize, self.checkpoint, self.device, self.batch_size = tokenize, checkpoint, device, batch_size
         self.progress = progress
         self._metrics: list[tuple[Metric, bool]] = []
-        for name in metrics or DEFAULT_METRICS:
+        if metrics is not None and not any(name.strip() for name in metrics):
+            raise UsageError("no metric named (--metrics is empty)")
+        for name in DEFAULT_METRICS if metrics is None else [n for n in metrics if n.strip()]:
             registered, kp = _split_kp(name.strip(), no_question)
             metric = get_metric(registered)
             if kp:

@@ -156,6 +156,7 @@ CASES = [
          _in("in.jsonl"), expect=["{d}/in.jsonl, row 1, column 'reference1'", "no non-empty reference"]),
     # ---- bad options
     Case("unknown-metric", {"in.csv": CLEAN}, _in() + ["--metrics", "BLEU-1,NOPE"], expect=["unknown metric 'NOPE'"]),
+    Case("empty-metric-list", {"in.csv": CLEAN}, _in() + ["--metrics", ","], expect=["no metric named"]),
     Case("unknown-tokenizer", {"in.csv": CLEAN}, _in() + ["--metrics", LEXICAL, "--tokenize", "klingon"],
          expect=["unknown tokenizer 'klingon'"]),
     Case("batch-size-zero", {"in.csv": CLEAN}, _in() + ["--batch-size", "0"], usage=True,
