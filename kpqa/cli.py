@@ -14,15 +14,24 @@ from kpqa import __version__
 from kpqa.errors import KpqaError
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+def _int_at_least(low: int) -> Callable[[str], int]:
+    """argparse type: an integer >= ``low``."""
 
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low:
+            what = "a positive integer" if low == 1 else f"an integer >= {low}"
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    return parse
+
+
+_positive_int = _int_at_least(1)
+_nonnegative_int = _int_at_least(0)
 
 #: default ``--chunk-rows`` of ``kpqa score`` (see docs/benchmark.md for the memory it takes)
 CHUNK_ROWS = 5000
@@ -117,16 +126,6 @@ def _run_train(argv: list[str]) -> int:
 
 
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_score, _add_metrics, _add_train]
-
-
-def _nonnegative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
-    return value
 
 
 def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
