@@ -86,14 +86,19 @@ def weights_file(path: str) -> Path | None:
     return None
 
 
-@lru_cache(maxsize=None)
-def sha256(path: str) -> str:
+def file_sha256(path: str | os.PathLike) -> str:
     """sha256 of a file, hex."""
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+@lru_cache(maxsize=None)
+def sha256(path: str) -> str:
+    """sha256 of a backbone weights file, cached (pip-installed weights do not change under a running process)."""
+    return file_sha256(path)
 
 
 def describe(name: str) -> dict[str, str | None]:

