@@ -5,6 +5,7 @@ form in the shape bert-score users know, plus questions.
 """
 from __future__ import annotations
 
+import atexit
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
@@ -107,6 +108,9 @@ class Scorer:
             # gloo between CPU processes (accelerate picks the CPU backend only when told)
             state = PartialState(cpu=device == "cpu" or not torch.cuda.is_available())
             self.rank, self.world = state.process_index, state.num_processes
+            # tear gloo down before the interpreter exits: left to process exit it can abort a rank
+            # ("terminate called without an active exception") after all the work is done
+            atexit.register(state.destroy_process_group)
             if device == "auto":
                 self.device = str(state.device)
 
