@@ -1,11 +1,12 @@
 """The keyphrase weighter (KPW, Lee et al. 2021, sec. 3.1): a K/O token classifier over the answer's word pieces.
 
-Input ``[CLS] question [SEP] text [SEP]`` (or ``[CLS] text [SEP]`` for the question-free -KP ablation). The whole
-encoder is adapted with LoRA (``peft``) on every linear map of its transformer layers (query, key, value, attention
-output, intermediate, output) and a linear head is trained on top (``kpqa_train``); a checkpoint
-(``kpqa.checkpoint``) stores only the adapter and the head, and loading merges the adapter into the pip-shipped
-backbone's weights. A piece's weight is its K-probability. Texts longer than the model's window are covered by overlapping windows (the question repeated in
-each); a piece takes its weight from the window where it is most central.
+Input ``[CLS] question [SEP] text [SEP]`` (or ``[CLS] text [SEP]`` for the question-free -KP ablation). A linear
+head is trained on top of the encoder (``kpqa_train``), whose transformer layers are either fine-tuned (embeddings
+frozen) or adapted with LoRA (``peft``) on every linear map (query, key, value, attention output, intermediate,
+output). A checkpoint (``kpqa.checkpoint``) stores only what differs from the pip-shipped backbone: the head and the
+layers or the adapter; loading merges an adapter into the backbone's weights. A piece's weight is its K-probability.
+Texts longer than the model's window are covered by overlapping windows (the question repeated in each); a piece
+takes its weight from the window where it is most central.
 """
 from __future__ import annotations
 
@@ -78,27 +79,47 @@ def lora_targets(encoder: nn.Module) -> list[str]:
 
 
 class KeyphraseTagger(nn.Module):
-    """Encoder adapted by LoRA of rank ``lora_rank`` (scale ``lora_alpha / lora_rank``) on the ``targets`` of every
-    transformer layer (default: all their linear maps), and a linear O/K head; only adapter and head are trained."""
+    """Encoder and a linear O/K head. With ``lora_rank`` >= 1 the encoder is adapted by LoRA of that rank (scale
+    ``lora_alpha / lora_rank``) on the ``targets`` of every transformer layer (default: all their linear maps) and
+    only adapter and head are trained; with ``lora_rank`` 0 the transformer layers themselves are fine-tuned (the
+    embeddings stay frozen, so a checkpoint need not store them)."""
 
     def __init__(self, encoder: nn.Module, lora_rank: int, lora_alpha: float | None = None,
                  targets: Sequence[str] | None = None, dropout: float = 0.1):
-        from peft import LoraConfig, get_peft_model
-
         super().__init__()
-        if lora_rank < 1:
-            raise UsageError(f"--lora-rank must be at least 1, not {lora_rank}")
+        if lora_rank < 0:
+            raise UsageError(f"--lora-rank must be 0 (fine-tune the layers) or more, not {lora_rank}")
         layers_name, layers = _layer_list(encoder)
-        self.targets = list(targets) if targets is not None else lora_targets(encoder)
-        self.lora_rank, self.lora_alpha = lora_rank, float(lora_alpha if lora_alpha is not None else 2 * lora_rank)
-        config = LoraConfig(r=lora_rank, lora_alpha=self.lora_alpha, lora_dropout=0.0, bias="none",
-                            target_modules=[f"{layers_name}.{i}.{t}" for i in range(len(layers)) for t in self.targets])
-        with warnings.catch_warnings():  # peft asks transformers a deprecated question; not the user's business
-            warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing", category=FutureWarning)
-            self.encoder = get_peft_model(encoder, config)
+        self.lora_rank = lora_rank
+        if lora_rank == 0:
+            self.targets: list[str] = []
+            self.lora_alpha = 0.0
+            self._trained_prefix = f"encoder.{layers_name}."
+            for name, param in encoder.named_parameters():
+                param.requires_grad = name.startswith(f"{layers_name}.")
+            self.encoder = encoder
+        else:
+            from peft import LoraConfig, get_peft_model
+
+            self.targets = list(targets) if targets is not None else lora_targets(encoder)
+            self.lora_alpha = float(lora_alpha if lora_alpha is not None else 2 * lora_rank)
+            self._trained_prefix = None
+            config = LoraConfig(r=lora_rank, lora_alpha=self.lora_alpha, lora_dropout=0.0, bias="none",
+                                target_modules=[f"{layers_name}.{i}.{t}" for i in range(len(layers)) for t in self.targets])
+            with warnings.catch_warnings():  # peft asks transformers a deprecated question; not the user's business
+                warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing", category=FutureWarning)
+                self.encoder = get_peft_model(encoder, config)
         self.dropout = nn.Dropout(dropout)
         self.head = nn.Linear(encoder.config.hidden_size, len(ckpt.LABELS))
-        self.merged = False
+        self.merged = lora_rank == 0
+
+    @property
+    def adaptation(self) -> dict | None:
+        """The checkpoint metadata's ``lora`` entry: None when the layers themselves are fine-tuned."""
+        if self.lora_rank == 0:
+            return None
+        return {"rank": self.lora_rank, "alpha": self.lora_alpha, "dropout": 0.0, "targets": self.targets,
+                "layers": "all"}
 
     def forward(self, **inputs: torch.Tensor) -> torch.Tensor:
         """Logits [batch, length, 2] (O, K)."""
@@ -106,10 +127,13 @@ class KeyphraseTagger(nn.Module):
         return self.head(self.dropout(hidden))
 
     def trained_state(self) -> dict[str, torch.Tensor]:
-        """The tensors a checkpoint stores: LoRA adapter and head."""
+        """The tensors a checkpoint stores: the head, and the LoRA adapter or the fine-tuned layers."""
+        state = self.state_dict()
+        if self._trained_prefix is not None:
+            return {k: v for k, v in state.items() if k.startswith(("head.", self._trained_prefix))}
         if self.merged:
             raise RuntimeError("the adapter is merged into the encoder; its tensors are no longer separate")
-        return {k: v for k, v in self.state_dict().items() if k.startswith("head.") or ".lora_" in k}
+        return {k: v for k, v in state.items() if k.startswith("head.") or ".lora_" in k}
 
     def load_trained(self, tensors: dict[str, torch.Tensor]) -> None:
         """Load stored tensors; CheckpointError unless they are exactly the trained ones."""
@@ -224,7 +248,8 @@ class Weighter:
             raise UsageError(f"checkpoint {folder} reads the question; --no-question needs one trained without it")
         encoder, tokenizer = load_encoder(metadata["backbone"]["name"])
         lora = metadata["lora"]
-        model = KeyphraseTagger(encoder, int(lora["rank"]), float(lora["alpha"]), lora["targets"])
+        model = (KeyphraseTagger(encoder, 0) if lora is None
+                 else KeyphraseTagger(encoder, int(lora["rank"]), float(lora["alpha"]), lora["targets"]))
         model.load_trained(tensors)
         model.merge()
         return cls(model, tokenizer, metadata, digest, dev, batch_size)

@@ -34,9 +34,9 @@ def squad_file(path, n=12, answers=True):
     return f"squad:{path}"
 
 
-def small_config(spec, output, **kw):
+def small_config(spec, output, lora_rank=4, **kw):
     return TrainConfig(data=[spec], output=str(output), epochs=2, batch_size=4, lr=1e-3, max_length=40,
-                       lora_rank=4, save_every=2, **kw)
+                       lora_rank=lora_rank, save_every=2, **kw)
 
 
 def test_labels_mark_the_answer_pieces_only(tokenizer):
@@ -100,6 +100,18 @@ def test_a_few_steps_lower_the_loss_and_write_a_checkpoint(tmp_path, tokenizer, 
     assert len(saved["history"]) == 2 and saved["best_epoch"] in (1, 2) and meta["dev"] == saved["dev"]
     with pytest.raises(UsageError, match="already holds a finished checkpoint"):
         train(small_config(spec, out))
+
+
+def test_rank_zero_fine_tunes_the_layers(tmp_path, tokenizer):
+    spec = squad_file(tmp_path / "s.json")
+    torch.manual_seed(0)
+    before = _mean_loss(tokenizer, KeyphraseTagger(load_encoder("minilm")[0], 0), spec)
+    train(small_config(spec, tmp_path / "out", lora_rank=0))
+    saved = json.loads((tmp_path / "out" / ckpt.METADATA).read_text())
+    assert saved["lora"] is None
+    tensors, _, _ = ckpt.load(tmp_path / "out")
+    assert len(tensors) == 2 + 6 * 16  # head + 16 tensors per transformer layer
+    assert _mean_loss(tokenizer, Weighter.load(tmp_path / "out", device="cpu").model, spec) < before * 0.7
 
 
 def test_an_interrupted_run_resumes(tmp_path, monkeypatch, capsys):

@@ -257,6 +257,37 @@ def test_shipped_weighter_finds_a_late_answer():
     assert at > 600 and probs[at] > 0.5 and probs[at] == probs.max()
 
 
-def test_lora_rank_below_one_is_a_usage_error(minilm):
-    with pytest.raises(UsageError, match="--lora-rank must be at least 1, not 0"):
-        KeyphraseTagger(minilm[0], 0)
+def test_negative_lora_rank_is_a_usage_error(minilm):
+    with pytest.raises(UsageError, match=r"--lora-rank must be 0 \(fine-tune the layers\) or more, not -1"):
+        KeyphraseTagger(minilm[0], -1)
+
+
+def test_rank_zero_fine_tunes_the_layers_and_round_trips(tmp_path, tokenizer):
+    from kpqa import backbone
+
+    model = KeyphraseTagger(load_encoder("minilm")[0], 0)
+    state = model.trained_state()
+    params = dict(model.named_parameters())
+    assert {k for k, p in params.items() if p.requires_grad} == {k for k in state if k in params}
+    assert {k.split(".")[0] for k in state} == {"encoder", "head"}
+    assert all(k.startswith(("encoder.encoder.layer.", "head.")) for k in state)  # embeddings frozen, not stored
+    assert {int(k.split(".")[3]) for k in state if k.startswith("encoder.")} == set(range(6))
+    assert model.adaptation is None and not any(".lora_" in k for k in model.state_dict())
+    torch.manual_seed(1)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.requires_grad:
+                p.add_(torch.randn_like(p) * 0.02)
+    metadata = {"backbone": backbone.describe("minilm"), "use_question": True, "max_length": 64,
+                "lora": model.adaptation, "labels": ckpt.LABELS}
+    digest = ckpt.save(tmp_path, model.trained_state(), metadata)
+    loaded = Weighter.load(tmp_path, device="cpu")
+    assert loaded.checkpoint_hash == digest
+    model.load_trained({k: v.half().float() for k, v in model.trained_state().items()})
+    model.eval()
+    batch = pad(tokenizer, encode(tokenizer, ["how many steps?"], ["four steps are involved ."], 64))
+    with torch.no_grad():
+        assert torch.equal(loaded.model(**batch), model(**batch))
+        base = KeyphraseTagger(load_encoder("minilm")[0], 0).eval()
+        base.head.load_state_dict(model.head.state_dict())
+        assert not torch.allclose(base(**batch), model(**batch), atol=1e-3)  # the stored layers are used

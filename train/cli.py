@@ -28,7 +28,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                    help="word pieces per window; longer texts are split into overlapping windows")
     p.add_argument("--backbone", default=d.backbone, help="minilm, mpnet, or a transformers model name / folder")
     p.add_argument("--lora-rank", type=int, default=d.lora_rank,
-                   help="rank of the LoRA adapter on every linear map of every encoder layer")
+                   help="rank of the LoRA adapter on every linear map of every encoder layer; 0 fine-tunes the layers "
+                        "themselves (larger checkpoint)")
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--max-examples", type=int, default=None, help="use at most this many examples (quick runs)")
     p.add_argument("--note", default=None, help="free text recorded in the checkpoint metadata (e.g. a budget cut)")
