@@ -59,6 +59,14 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
     p.add_argument("--batch-size", type=_positive_int, default=64, help="encoder batch size (default: %(default)s)")
     p.add_argument(
+        "--precision",
+        choices=["auto", "fp32", "bf16", "fp16"],
+        default="auto",
+        help="encoder and weighter arithmetic: auto (default) = bf16 autocast on CUDA, fp32 on CPU; bf16 on a CPU "
+        "with bf16 instructions is about 1.9x faster and moves per-row scores by up to ~1e-2 (recorded in the "
+        "signatures)",
+    )
+    p.add_argument(
         "--chunk-rows",
         type=_positive_int,
         default=CHUNK_ROWS,
@@ -82,6 +90,7 @@ def _run_score(args: argparse.Namespace) -> int:
         no_question=args.no_question,
         device=args.device,
         batch_size=args.batch_size,
+        precision=args.precision,
         progress=not args.quiet,
         data_parallel=True,
     )

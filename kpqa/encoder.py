@@ -5,7 +5,7 @@ L2-normalised hidden states of one layer (or several, from one forward pass) for
 special tokens ([CLS]/[SEP], <s>/</s>), with each token's vocabulary id and character offsets in the text.
 
 Texts are deduplicated and encoded in length-sorted batches with dynamic padding under ``torch.inference_mode``
-(fp16/bf16 autocast on CUDA). Texts longer than the model limit are encoded in half-overlapping windows, each token
+(``precision``: fp16/bf16 autocast on CUDA by default, fp32 on CPU unless bf16 is asked). Texts longer than the model limit are encoded in half-overlapping windows, each token
 taking its vector from the window where it has the most context on both sides; nothing is cut.
 The layer count is read from the model config, so local folders need no hand-set table.
 """
@@ -38,6 +38,33 @@ class TokenEmbeddings:
     offsets: np.ndarray
     vectors: np.ndarray
     special: np.ndarray
+
+
+PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+
+
+def amp_dtype(device: str, precision: str = "auto") -> "torch.dtype | None":
+    """The autocast dtype for ``precision`` on ``device`` (None: plain fp32). ``auto`` is bf16 (fp16 where bf16 is
+    unsupported) on CUDA and fp32 on CPU; ``bf16`` also works on CPU (fast where the CPU has bf16 instructions)."""
+    import torch
+
+    if precision not in PRECISIONS:
+        raise UsageError(f"--precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
+    cuda = device.startswith("cuda")
+    if precision == "fp32" or (precision == "auto" and not cuda):
+        return None
+    if precision == "fp16" and not cuda:
+        raise UsageError("--precision fp16 needs a CUDA device (use bf16 on CPU)")
+    if precision == "auto":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.bfloat16 if precision == "bf16" else torch.float16
+
+
+def precision_name(dtype: "torch.dtype | None") -> str:
+    """``fp32``, ``bf16`` or ``fp16``: the precision a signature records."""
+    import torch
+
+    return "fp32" if dtype is None else {torch.bfloat16: "bf16", torch.float16: "fp16"}[dtype]
 
 
 def pick_device(device: str) -> str:
@@ -79,7 +106,7 @@ class Encoder:
 
     ``layer`` counts from 1 (the first transformer layer's output; 0 is the embedding layer) up to the config's
     ``num_hidden_layers``; None takes :func:`default_layer`. ``max_length`` (tokens per window, special tokens
-    included) defaults to the tokenizer's limit.
+    included) defaults to the tokenizer's limit. ``precision``: see :func:`amp_dtype`.
     """
 
     def __init__(
@@ -89,14 +116,15 @@ class Encoder:
         device: str = "auto",
         batch_size: int = 64,
         max_length: int | None = None,
+        precision: str = "auto",
     ) -> None:
-        import torch
         from transformers import AutoModel, AutoTokenizer
 
         if batch_size < 1:
             raise UsageError(f"batch size must be a positive integer, got {batch_size}")
         self.backbone, self.path, self.batch_size = backbone, resolve(backbone), batch_size
         self.device = pick_device(device)
+        self.dtype = amp_dtype(self.device, precision)
         from transformers.utils import logging as hf_logging
 
         verbosity = hf_logging.get_verbosity()
@@ -126,9 +154,6 @@ class Encoder:
         self.width = self.max_length - len(self._prefix) - len(self._suffix)
         if self.width < 1:
             raise UsageError(f"max_length {self.max_length} leaves no room for tokens")
-        self._dtype = None
-        if self.device.startswith("cuda"):
-            self._dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
 
     def _check_layer(self, layer: int) -> int:
         if not 0 <= layer <= self.num_layers:
@@ -184,7 +209,7 @@ class Encoder:
         outputs: list[np.ndarray] = [np.empty(0)] * len(inputs)
         order = sorted(range(len(inputs)), key=lambda j: -len(inputs[j]))
         pad = self.tokenizer.pad_token_id or 0
-        autocast = torch.autocast("cuda", dtype=self._dtype or torch.float16, enabled=self._dtype is not None)
+        autocast = torch.autocast(self.device.split(":")[0], dtype=self.dtype, enabled=self.dtype is not None)
         with torch.inference_mode(), autocast:
             for b in range(0, len(order), self.batch_size):
                 batch = order[b : b + self.batch_size]

@@ -67,6 +67,8 @@ class Scorer:
     every process takes an equal contiguous shard of each batch of rows, and the per-row scores are gathered back
     in input order on every process; corpus scores, signatures and output are the main process's (``is_main``).
     All processes must be given the same rows. ``device="auto"`` then takes each process's own device.
+    ``precision`` (``auto``, ``fp32``, ``bf16``, ``fp16``; see :func:`kpqa.encoder.amp_dtype`) sets the arithmetic
+    of the encoder and the weighter; the model metrics' signatures record it.
     """
 
     def __init__(
@@ -78,12 +80,18 @@ class Scorer:
         no_question: bool = False,
         device: str = "auto",
         batch_size: int = 64,
+        precision: str = "auto",
         progress: bool = False,
         data_parallel: bool = False,
     ) -> None:
         if batch_size < 1:
             raise UsageError(f"--batch-size must be a positive integer, got {batch_size}")
+        from kpqa.encoder import PRECISIONS
         from kpqa.text import get_tokenizer
+
+        if precision not in PRECISIONS:
+            raise UsageError(f"--precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
+        self.precision = precision
 
         get_tokenizer(tokenize)  # fail early on an unknown tokenizer
         self.tokenize, self.checkpoint, self.device, self.batch_size = tokenize, checkpoint, device, batch_size
@@ -132,12 +140,14 @@ class Scorer:
     def _context(self, no_question: bool, weighted: bool) -> Context:
         key = no_question if weighted else None
         if key not in self._contexts:
-            ctx = Context(tokenizer=self.tokenize, extras={"device": self.device, "batch_size": self.batch_size})
+            extras = {"device": self.device, "batch_size": self.batch_size, "precision": self.precision}
+            ctx = Context(tokenizer=self.tokenize, extras=extras)
             if weighted:
                 from kpqa.weighter import Weighter
 
                 weighter = Weighter.load(
-                    self.checkpoint, no_question=no_question, device=self.device, batch_size=self.batch_size
+                    self.checkpoint, no_question=no_question, device=self.device, batch_size=self.batch_size,
+                    precision=self.precision,
                 )
                 ctx.word_weights = weighter.word_weights
                 ctx.extras["weighter"] = weighter
@@ -185,6 +195,8 @@ class Scorer:
         return {c: np.concatenate([shard[c] for shard in shards]) for c in self.columns}
 
     def _corpus(self, rows: Rows, per_row: dict[str, np.ndarray]) -> tuple[dict[str, float], dict[str, str]]:
+        from kpqa.encoder import precision_name
+
         corpus: dict[str, float] = {}
         signatures: dict[str, str] = {}
         for metric, kp in self._metrics:
@@ -193,7 +205,8 @@ class Scorer:
             signature = metric.signature(ctx)
             if "weights" in metric.requires:
                 weighter = ctx.extras["weighter"]
-                signature += f"|kpw:{weighter.checkpoint_hash}|backbone:{weighter.backbone}|question:{'no' if kp else 'yes'}"
+                signature += (f"|kpw:{weighter.checkpoint_hash}|backbone:{weighter.backbone}"
+                              f"|question:{'no' if kp else 'yes'}|precision:{precision_name(weighter.dtype)}")
             for column in metric.columns():
                 signatures[column] = signature
         return corpus, signatures

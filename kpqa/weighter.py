@@ -225,13 +225,16 @@ class Weighter:
     """Batched KPW inference from a checkpoint, cached by (question, text)."""
 
     def __init__(self, model: KeyphraseTagger, tokenizer, metadata: dict, checkpoint_hash: str,
-                 device: torch.device, batch_size: int = 64):
+                 device: torch.device, batch_size: int = 64, precision: str = "auto"):
+        from kpqa.encoder import amp_dtype
+
         self.model = model.to(device).eval()
         self.tokenizer = tokenizer
         self.metadata = metadata
         self.checkpoint_hash = checkpoint_hash
         self.device = device
         self.batch_size = batch_size
+        self.dtype = amp_dtype(str(device), precision)
         self.use_question: bool = bool(metadata["use_question"])
         self.backbone: str = metadata["backbone"]["name"]
         self.max_length: int = int(metadata["max_length"])
@@ -239,8 +242,9 @@ class Weighter:
 
     @classmethod
     def load(cls, checkpoint: str | Path | None = None, *, no_question: bool = False, device: str = "auto",
-             batch_size: int = 64) -> "Weighter":
-        """Load a checkpoint folder (None -> the shipped default, or the question-free one with ``no_question``)."""
+             batch_size: int = 64, precision: str = "auto") -> "Weighter":
+        """Load a checkpoint folder (None -> the shipped default, or the question-free one with ``no_question``);
+        ``precision`` as in :func:`kpqa.encoder.amp_dtype`."""
         dev = resolve_device(device)
         folder = Path(checkpoint) if checkpoint is not None else shipped_checkpoint(no_question)
         tensors, metadata, digest = ckpt.load(folder)
@@ -252,7 +256,7 @@ class Weighter:
                  else KeyphraseTagger(encoder, int(lora["rank"]), float(lora["alpha"]), lora["targets"]))
         model.load_trained(tensors)
         model.merge()
-        return cls(model, tokenizer, metadata, digest, dev, batch_size)
+        return cls(model, tokenizer, metadata, digest, dev, batch_size, precision)
 
     def piece_weights(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per (question, text): (char offsets [n, 2] of the text's word pieces, K-probabilities float32 [n]).
@@ -285,9 +289,7 @@ class Weighter:
         windows = encode(self.tokenizer, questions, [t for _, t in keys], self.max_length)
         order = sorted(range(len(windows)), key=lambda i: len(windows[i].inputs["input_ids"]))
         probs: list[np.ndarray] = [np.empty(0)] * len(windows)
-        autocast = self.device.type == "cuda"
-        dtype = torch.bfloat16 if autocast and torch.cuda.is_bf16_supported() else torch.float16
-        with torch.inference_mode(), torch.autocast(self.device.type, dtype=dtype, enabled=autocast):
+        with torch.inference_mode(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.dtype is not None):
             for start in range(0, len(order), self.batch_size):
                 idx = order[start:start + self.batch_size]
                 batch = {k: v.to(self.device) for k, v in pad(self.tokenizer, [windows[i] for i in idx]).items()}

@@ -114,16 +114,18 @@ def score_embeddings(
     return out
 
 
-_ENCODERS: dict[tuple[str, str], "Encoder"] = {}
+_ENCODERS: dict[tuple[str, str, str], "Encoder"] = {}
 
 
-def get_encoder(backbone: str = DEFAULT_BACKBONE, device: str = "auto", batch_size: int = 64) -> "Encoder":
-    """A loaded :class:`~kpqa.encoder.Encoder`, shared by the metrics of a process (one per backbone and device)."""
+def get_encoder(backbone: str = DEFAULT_BACKBONE, device: str = "auto", batch_size: int = 64,
+                precision: str = "auto") -> "Encoder":
+    """A loaded :class:`~kpqa.encoder.Encoder`, shared by the metrics of a process (one per backbone, device and
+    precision)."""
     from kpqa.encoder import Encoder
 
-    key = (backbone, device)
+    key = (backbone, device, precision)
     if key not in _ENCODERS:
-        _ENCODERS[key] = Encoder(backbone, device=device, batch_size=batch_size)
+        _ENCODERS[key] = Encoder(backbone, device=device, batch_size=batch_size, precision=precision)
     _ENCODERS[key].batch_size = batch_size
     return _ENCODERS[key]
 
@@ -139,6 +141,12 @@ class _Embedded:
 _LAST: list[_Embedded] = []  # the embeddings of the last rows scored, shared by BERTScore and BERTScore-KPQA
 
 
+def _encoder(backbone: str, ctx: Context) -> "Encoder":
+    extras = ctx.extras
+    return get_encoder(backbone, extras.get("device", "auto"), int(extras.get("batch_size", 64)),
+                       extras.get("precision", "auto"))
+
+
 def embed_rows(
     rows: Rows, ctx: Context, backbone: str = DEFAULT_BACKBONE, layer: int | None = None
 ) -> tuple[list["TokenEmbeddings"], list[list["TokenEmbeddings"]]]:
@@ -146,9 +154,9 @@ def embed_rows(
     scored again, e.g. by BERTScore then BERTScore-KPQA)."""
     from kpqa.encoder import TokenEmbeddings
 
-    encoder = get_encoder(backbone, ctx.extras.get("device", "auto"), int(ctx.extras.get("batch_size", 64)))
+    encoder = _encoder(backbone, ctx)
     layer = encoder.layer if layer is None else layer
-    key = (backbone, encoder.device, layer)
+    key = (backbone, encoder.device, encoder.dtype, layer)
     if _LAST and _LAST[0].rows() is rows and _LAST[0].key == key:
         return _LAST[0].cands, _LAST[0].refs
     flat = [r for g in rows.references for r in g]
@@ -194,6 +202,7 @@ def bertscore(
     idf: bool | Mapping[int, float] = False,
     device: str = "auto",
     batch_size: int = 64,
+    precision: str = "auto",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """P, R, F arrays, in the shape bert-score users know. ``refs[i]`` is one reference or a list of them; ``idf``
     is False (uniform), True (from ``refs``) or a mapping token id -> weight (ids it lacks get ``log(N+1)``, N the
@@ -201,7 +210,7 @@ def bertscore(
     if len(cands) != len(refs):
         raise UsageError(f"{len(cands)} candidates but {len(refs)} references")
     rows = Rows([""] * len(cands), list(cands), [[r] if isinstance(r, str) else list(r) for r in refs])
-    ctx = Context(extras={"device": device, "batch_size": batch_size})
+    ctx = Context(extras={"device": device, "batch_size": batch_size, "precision": precision})
     out = score_idf(*embed_rows(rows, ctx, backbone, layer), idf)
     return out[:, 0], out[:, 1], out[:, 2]
 
@@ -220,11 +229,16 @@ class _BERTScoreBase(Metric):
         return self.layer if self.layer is not None else DEFAULT_LAYERS.get(self.backbone, "default")
 
     def signature(self, ctx: Context) -> str:
-        """Like the base signature, with the encoder's word pieces in place of the lexical tokenizer."""
+        """Like the base signature, with the encoder's word pieces in place of the lexical tokenizer, and the
+        encoder's precision."""
         from kpqa import __version__
+        from kpqa.encoder import amp_dtype, pick_device, precision_name
 
+        extras = ctx.extras
+        precision = precision_name(amp_dtype(pick_device(extras.get("device", "auto")), extras.get("precision", "auto")))
         opts = [f"{k}:{v}" for k, v in self.options().items()]
-        return "|".join([self.columns()[0], f"tok:{self.backbone}-pieces", *opts, f"version:{__version__}"])
+        return "|".join([self.columns()[0], f"tok:{self.backbone}-pieces", *opts, f"precision:{precision}",
+                         f"version:{__version__}"])
 
 
 @register("BERTScore")

@@ -1,0 +1,43 @@
+"""Encoder and weighter precision: fp32 on CPU by default, bf16 on request, recorded in the signatures."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from kpqa.encoder import amp_dtype, precision_name
+from kpqa.errors import UsageError
+from kpqa.scoring import Scorer
+
+ROWS = [
+    {"question": "how many steps are in the process?", "answer": "there are seven steps",
+     "references": ["the process has four steps"]},
+    {"question": "what colour is the sky?", "answer": "the sky is blue on a clear day",
+     "references": ["blue", "it is blue"]},
+    {"question": "who wrote hamlet?", "answer": "hamlet was written by shakespeare",
+     "references": ["william shakespeare wrote hamlet"]},
+]
+
+
+def test_auto_is_fp32_on_cpu_and_bf16_is_asked_for():
+    assert amp_dtype("cpu") is None and amp_dtype("cpu", "fp32") is None
+    assert amp_dtype("cpu", "bf16") is torch.bfloat16
+    assert [precision_name(d) for d in (None, torch.bfloat16, torch.float16)] == ["fp32", "bf16", "fp16"]
+
+
+def test_bad_precisions_are_usage_errors():
+    with pytest.raises(UsageError, match="needs a CUDA device"):
+        amp_dtype("cpu", "fp16")
+    with pytest.raises(UsageError, match="--precision must be one of auto, fp32, bf16, fp16, not 'fp8'"):
+        Scorer(["BLEU-1"], precision="fp8")
+
+
+@pytest.mark.model
+def test_bf16_moves_scores_a_little_and_says_so():
+    metrics = ["BERTScore", "BLEU-1-KPQA", "BERTScore-KPQA"]
+    exact = Scorer(metrics, device="cpu").score(ROWS)
+    half = Scorer(metrics, device="cpu", precision="bf16").score(ROWS)
+    for column in ["BERTScore", "BLEU-1-KPQA", "BERTScore-KPQA"]:
+        a, b = exact.frame[column].to_numpy(), half.frame[column].to_numpy()
+        assert np.abs(a - b).max() < 0.03 and not np.array_equal(a, b)
+        assert "|precision:fp32" in exact.signatures[column] and "|precision:bf16" in half.signatures[column]
