@@ -16,7 +16,7 @@ import math
 import os
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -37,6 +37,7 @@ class Table:
     frame: pd.DataFrame
     rows: Rows
     source: str
+    numbers: list[int] = field(default_factory=list)  # per row, the number messages give it (JSONL: its line)
 
 
 def _blank(value: Any) -> bool:
@@ -90,9 +91,20 @@ def _read_text(path: Path) -> str:
         ) from None
 
 
+def _check_header(path: Path, first_line: str) -> None:
+    """InputError when a CSV header names a column twice (pandas would silently rename the second ``x.1``)."""
+    header = next(csv.reader([first_line]), [])
+    seen: set[str] = set()
+    for name in (h.strip() for h in header):
+        if name in seen and name:
+            raise InputError(f"duplicate column {name!r} in the header", file=str(path), column=name)
+        seen.add(name)
+
+
 def _csv_frame(path: Path, text: str) -> pd.DataFrame:
     if not text.strip():
         raise InputError("empty file", file=str(path))
+    _check_header(path, text.lstrip("\ufeff").split("\n", 1)[0])
     try:
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, na_filter=False)
     except (pd.errors.ParserError, csv.Error) as e:
@@ -109,8 +121,8 @@ def _csv_error(path: Path, e: Exception) -> InputError:
     return InputError(f"malformed CSV: {str(e).splitlines()[0]}", file=str(path), row=row)
 
 
-def _json_records(path: Path, lines: Iterable[str]) -> Iterator[dict]:
-    """The JSON object of each non-blank line."""
+def _json_records(path: Path, lines: Iterable[str]) -> Iterator[tuple[int, dict]]:
+    """(line number, JSON object) of each non-blank line."""
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -120,20 +132,22 @@ def _json_records(path: Path, lines: Iterable[str]) -> Iterator[dict]:
             raise InputError(f"malformed JSON line: {e.msg} at char {e.pos}", file=str(path), row=number) from None
         if not isinstance(record, dict):
             raise InputError("each JSONL line must be a JSON object", file=str(path), row=number)
-        yield record
+        yield number, record
 
 
-def _jsonl_frame(path: Path, text: str) -> pd.DataFrame:
-    records = list(_json_records(path, text.splitlines()))
-    if not records:
+def _jsonl_frame(path: Path, lines: Iterable[str]) -> tuple[pd.DataFrame, list[int]]:
+    """The records of JSONL ``lines`` as a frame, and the line number of each."""
+    numbered = list(_json_records(path, lines))
+    if not numbered:
         raise InputError("empty file", file=str(path))
-    return _records_frame(records, str(path))
+    return _numbered_frame(path, numbered)
 
 
-def _records_frame(records: list[dict], source: str = "<records>", first_row: int = 1) -> pd.DataFrame:
-    """Records with a ``references`` list become ``reference1..N`` columns (labels likewise)."""
+def _records_frame(records: list[dict], source: str = "<records>", numbers: Sequence[int] | None = None) -> pd.DataFrame:
+    """Records with a ``references`` list become ``reference1..N`` columns (labels likewise); ``numbers``: the row
+    number of each record in messages (default 1, 2, ...)."""
     flat = []
-    for number, record in enumerate(records, first_row):
+    for number, record in zip(numbers or range(1, len(records) + 1), records):
         record = dict(record)
         refs = record.pop("references", None)
         if isinstance(refs, (dict, int, float)) and not _blank(refs):
@@ -179,9 +193,18 @@ def _entities(value: Any, source: str, row: int) -> list[str]:
     return [e for e in items if e.strip()]
 
 
-def frame_to_table(frame: pd.DataFrame, source: str = "<data>", first_row: int = 1) -> Table:
-    """Validate a frame in the KPQA layout and extract the rows to score (``first_row``: the number messages give
-    the frame's first row, for chunks of a longer file)."""
+def _text(value: Any, source: str, row: int, column: str) -> str:
+    """A cell as text: strings as they are, numbers written out; lists, objects and booleans are errors."""
+    if isinstance(value, (list, tuple, dict, bool)):
+        kind = {list: "a list", tuple: "a list", dict: "an object", bool: "true/false"}[type(value)]
+        raise InputError(f"expected text, got {kind}", file=source, row=row, column=column)
+    return str(value)
+
+
+def frame_to_table(frame: pd.DataFrame, source: str = "<data>", first_row: int = 1,
+                   numbers: Sequence[int] | None = None) -> Table:
+    """Validate a frame in the KPQA layout and extract the rows to score. Messages number the rows ``first_row``,
+    ``first_row + 1``, ... (for chunks of a longer file), or by ``numbers`` (e.g. JSONL line numbers)."""
     frame = frame.rename(columns=lambda c: str(c).strip())
     if len(frame) == 0:
         raise InputError("no data rows (header only?)", file=source)
@@ -200,20 +223,21 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", first_row: int =
     ref_labels: list[list[str | None]] = []
     entities: list[list[str]] = []
     records = frame.to_dict("records")
-    for number, record in enumerate(records, first_row):
+    numbers = list(numbers) if numbers is not None else list(range(first_row, first_row + len(records)))
+    for number, record in zip(numbers, records):
         answer = record["answer"]
         if _blank(answer):
             raise InputError("empty answer", file=source, row=number, column="answer")
         refs, labels = [], []
         for col in ref_cols:
             if not _blank(record[col]):
-                refs.append(str(record[col]))
+                refs.append(_text(record[col], source, number, col))
                 k = int(_REF.match(col).group(1) or 0)
                 labels.append(_label(record.get(label_cols[k]), source, number, label_cols[k]) if k in label_cols else None)
         if not refs:
             raise InputError("no non-empty reference", file=source, row=number, column=ref_cols[0])
-        questions.append("" if not has_q or _blank(record["question"]) else str(record["question"]))
-        candidates.append(str(answer))
+        questions.append("" if not has_q or _blank(record["question"]) else _text(record["question"], source, number, "question"))
+        candidates.append(_text(answer, source, number, "answer"))
         references.append(refs)
         ref_labels.append(labels)
         cand_labels.append(_label(record.get("answer_label"), source, number, "answer_label"))
@@ -227,7 +251,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", first_row: int =
         reference_labels=ref_labels if has_labels else None,
         entities=entities if has_entities else None,
     )
-    return Table(frame=frame, rows=rows, source=source)
+    return Table(frame=frame, rows=rows, source=source, numbers=numbers)
 
 
 def read_input(source: str | os.PathLike | pd.DataFrame | Any) -> Table:
@@ -238,7 +262,8 @@ def read_input(source: str | os.PathLike | pd.DataFrame | Any) -> Table:
         path = Path(source)
         text = _read_text(path)
         if _is_jsonl(path):
-            return frame_to_table(_jsonl_frame(path, text), str(path))
+            frame, numbers = _jsonl_frame(path, text.splitlines())
+            return frame_to_table(frame, str(path), numbers=numbers)
         return frame_to_table(_csv_frame(path, text), str(path))
     if hasattr(source, "to_pandas") and hasattr(source, "column_names"):  # datasets.Dataset
         frame = source.to_pandas()
@@ -269,16 +294,18 @@ def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int) 
     _check_file(path)
     _check_utf8(path)
     if _is_jsonl(path):
-        frames = _jsonl_chunks(path, chunk_rows)
-    else:
-        frames = _csv_chunks(path, chunk_rows)
+        for frame, numbers in _jsonl_chunks(path, chunk_rows):
+            yield frame_to_table(frame, str(path), numbers=numbers)
+        return
     first_row = 1
-    for frame in frames:
+    for frame in _csv_chunks(path, chunk_rows):
         yield frame_to_table(frame, str(path), first_row)
         first_row += len(frame)
 
 
 def _csv_chunks(path: Path, chunk_rows: int) -> Iterator[pd.DataFrame]:
+    with open(path, encoding="utf-8-sig") as f:
+        _check_header(path, f.readline())
     try:
         reader = pd.read_csv(
             path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8-sig", chunksize=chunk_rows
@@ -291,24 +318,30 @@ def _csv_chunks(path: Path, chunk_rows: int) -> Iterator[pd.DataFrame]:
         raise InputError("empty file", file=str(path)) from None
 
 
-def _jsonl_chunks(path: Path, chunk_rows: int) -> Iterator[pd.DataFrame]:
+def _jsonl_chunks(path: Path, chunk_rows: int) -> Iterator[tuple[pd.DataFrame, list[int]]]:
+    """(frame, line numbers) of at most ``chunk_rows`` records at a time."""
     with open(path, encoding="utf-8-sig") as f:
-        records: list[dict] = []
-        seen = 0
-        for record in _json_records(path, f):
-            records.append(record)
-            if len(records) == chunk_rows:
-                yield _records_frame(records, str(path), seen + 1)
-                seen += len(records)
-                records = []
-        if records:
-            yield _records_frame(records, str(path), seen + 1)
+        numbered: list[tuple[int, dict]] = []
+        seen = False
+        for item in _json_records(path, f):
+            numbered.append(item)
+            if len(numbered) == chunk_rows:
+                yield _numbered_frame(path, numbered)
+                seen, numbered = True, []
+        if numbered:
+            yield _numbered_frame(path, numbered)
         elif not seen:
             raise InputError("empty file", file=str(path))
 
 
+def _numbered_frame(path: Path, numbered: list[tuple[int, dict]]) -> tuple[pd.DataFrame, list[int]]:
+    numbers = [n for n, _ in numbered]
+    return _records_frame([r for _, r in numbered], str(path), numbers), numbers
+
+
 def _slice(table: Table, start: int, end: int) -> Table:
-    return Table(frame=table.frame.iloc[start:end], rows=take_rows(table.rows, start, end), source=table.source)
+    return Table(frame=table.frame.iloc[start:end], rows=take_rows(table.rows, start, end), source=table.source,
+                 numbers=table.numbers[start:end])
 
 
 _ROW_FIELDS = ("questions", "candidates", "references", "candidate_labels", "reference_labels", "entities")

@@ -157,10 +157,10 @@ class Scorer:
     def _metric_context(self, metric: Metric, kp: bool) -> Context:
         return self._context(kp, "weights" in metric.requires)
 
-    def _check(self, rows: Rows, source: str, first_row: int = 1) -> None:
+    def _check(self, rows: Rows, source: str, numbers: Sequence[int] | None = None) -> None:
         for metric, kp in self._metrics:
             if "weights" in metric.requires and not kp:
-                for number, question in enumerate(rows.questions, first_row):
+                for number, question in zip(numbers or range(1, len(rows) + 1), rows.questions):
                     if not question.strip():
                         raise InputError(
                             f"empty question, needed by {metric.columns()[0]} (use --no-question for the -KP weighter)",
@@ -211,9 +211,12 @@ class Scorer:
                 signatures[column] = signature
         return corpus, signatures
 
-    def score_rows(self, rows: Rows, source: str = "<rows>") -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, str]]:
-        """Per-row scores, corpus scores and signatures for every metric, in metric order."""
-        self._check(rows, source)
+    def score_rows(
+        self, rows: Rows, source: str = "<rows>", numbers: Sequence[int] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, str]]:
+        """Per-row scores, corpus scores and signatures for every metric, in metric order (``numbers``: the row
+        numbers messages give, default 1, 2, ...)."""
+        self._check(rows, source, numbers)
         per_row = self._gathered(rows, self.progress)
         corpus, signatures = self._corpus(rows, per_row)
         return per_row, corpus, signatures
@@ -221,7 +224,7 @@ class Scorer:
     def score(self, data: Any) -> Result:
         """Score a file path, DataFrame, ``datasets.Dataset``, records or :class:`~kpqa.io.Table`."""
         table = data if isinstance(data, Table) else read_input(data)
-        per_row, corpus, signatures = self.score_rows(table.rows, table.source)
+        per_row, corpus, signatures = self.score_rows(table.rows, table.source, table.numbers)
         return Result(frame=_with_scores(table.frame, per_row), corpus=corpus, signatures=signatures)
 
     def score_stream(
@@ -238,10 +241,10 @@ class Scorer:
             bar = tqdm(desc="rows", unit="row")
         kept: list[Rows] = []
         scores: list[dict[str, np.ndarray]] = []
-        first_row = 1
+        total = 0
         for table in tables:
-            self._check(table.rows, table.source, first_row)
-            first_row += len(table.rows)
+            self._check(table.rows, table.source, table.numbers)
+            total += len(table.rows)
             per_row = self._gathered(table.rows, progress=False)
             if self.is_main:
                 kept.append(table.rows)
@@ -253,7 +256,7 @@ class Scorer:
         if bar is not None:
             bar.close()
         if not self.is_main or not kept:
-            return StreamResult(rows=first_row - 1, corpus={}, signatures={})
+            return StreamResult(rows=total, corpus={}, signatures={})
         rows = kept[0] if len(kept) == 1 else concat_rows(kept)
         per_row = {c: np.concatenate([s[c] for s in scores]) for c in self.columns}
         corpus, signatures = self._corpus(rows, per_row)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from kpqa.errors import InputError
-from kpqa.io import read_input, write_output
+from kpqa.io import iter_input, read_input, write_output
 
 
 def _write(tmp_path, name, text, mode="w"):
@@ -92,6 +92,12 @@ def test_yang_label_and_entity_columns(tmp_path):
         ("badlabel.csv", "answer,answer_label,reference1\na,maybe,r\n", "row 1, column 'answer_label'"),
         ("badent.csv", "answer,reference1,entities\na,r,not json\n", "row 1, column 'entities'"),
         ("bad.jsonl", '{"answer": "a", "references": ["r"]}\n{"answer": \n', "row 2: malformed JSON line"),
+        ("dup.csv", "question,answer,reference1,answer\nq,a,r,b\n", "column 'answer': duplicate column 'answer'"),
+        ("blankline.jsonl", '{"answer": "a", "references": ["r"]}\n\n{"answer": " ", "references": ["r"]}\n',
+         "row 3, column 'answer': empty answer"),  # JSONL rows are line numbers, blank lines included
+        ("listanswer.jsonl", '{"answer": ["a", "b"], "references": ["r"]}\n', "row 1, column 'answer': expected text, got a list"),
+        ("dictref.jsonl", '{"answer": "a", "references": [{"text": "r"}]}\n',
+         "row 1, column 'reference1': expected text, got an object"),
     ],
 )
 def test_bad_input_names_file_row_column(tmp_path, name, content, expected):
@@ -102,6 +108,16 @@ def test_bad_input_names_file_row_column(tmp_path, name, content, expected):
         read_input(path)
     message = str(err.value)
     assert expected in message and str(path) in message and "\n" not in message
+
+
+def test_streamed_chunks_number_rows_like_the_whole_file(tmp_path):
+    path = _write(tmp_path, "gaps.jsonl", '{"answer": "a", "references": ["r"]}\n\n\n' * 3 + '{"answer": 7, "references": ["r"]}\n')
+    tables = list(iter_input(path, 2))
+    assert [t.numbers for t in tables] == [[1, 4], [7, 10]] and tables[1].rows.candidates == ["a", "7"]
+    assert read_input(path).numbers == [1, 4, 7, 10]
+    dup = _write(tmp_path, "dup.csv", "answer,reference1,reference1\na,r,s\n")
+    with pytest.raises(InputError, match="duplicate column 'reference1'"):
+        next(iter_input(dup, 1))
 
 
 def test_non_utf8_names_the_row(tmp_path):
@@ -125,3 +141,15 @@ def test_write_output_is_atomic_and_leaves_nothing_on_failure(tmp_path):
     with pytest.raises(RuntimeError):
         write_output(Boom({"a": [1]}), tmp_path / "new.csv")
     assert sorted(os.listdir(tmp_path)) == ["out.csv"]
+
+
+def test_question_check_names_the_jsonl_line(tmp_path):
+    from kpqa.scoring import Scorer
+
+    path = _write(tmp_path, "q.jsonl", '{"question": "q", "answer": "a", "references": ["r"]}\n\n'
+                                       '{"question": "", "answer": "a", "references": ["r"]}\n')
+    for data in (path, read_input(path)):
+        with pytest.raises(InputError, match=r"row 3, column 'question': empty question, needed by BLEU-1-KPQA"):
+            Scorer(["BLEU-1-KPQA"]).score(data)
+    with pytest.raises(InputError, match=r"row 3, column 'question'"):
+        Scorer(["BLEU-1-KPQA"]).score_stream(iter_input(path, 1))
