@@ -46,6 +46,7 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "human_eval" / "marco_all.csv"
 SUITE = "kpqa default suite (7 metrics)"
+SUITE_BF16 = "kpqa default suite, --precision bf16"
 BASELINE = "original-KPQA-style baseline (batch size 1; timed once)"
 
 
@@ -258,13 +259,17 @@ def timing(args: argparse.Namespace, rows) -> None:
     layer = DEFAULT_LAYERS["minilm"]
     bs = BERTScorer(model_type=resolve("minilm"), num_layers=layer, batch_size=args.batch_size)
     suite = Scorer(DEFAULT_METRICS, checkpoint=args.checkpoint, device="cpu", batch_size=args.batch_size)
+    suite_bf16 = Scorer(DEFAULT_METRICS, checkpoint=args.checkpoint, device="cpu", batch_size=args.batch_size,
+                        precision="bf16")
     alone = Scorer(["BERTScore"], device="cpu", batch_size=args.batch_size)
     # load the weighter and the encoders outside the timings, on rows that are not the measured ones
     warm = Rows([f"warm-up question {i}?" for i in range(20)], [f"answer number {i} ." for i in range(20)],
                 [[f"the reference answer is {i} ."] for i in range(20)])
     suite.score_rows(warm)
+    suite_bf16.score_rows(warm)
     bs.score(warm.candidates, [g[0] for g in warm.references])
-    weighters = [ctx.extras["weighter"] for ctx in suite._contexts.values() if "weighter" in ctx.extras]
+    weighters = [ctx.extras["weighter"] for scorer in (suite, suite_bf16) for ctx in scorer._contexts.values()
+                 if "weighter" in ctx.extras]
 
     def cold() -> None:
         _cached_spans.cache_clear()
@@ -276,6 +281,7 @@ def timing(args: argparse.Namespace, rows) -> None:
         "bert-score (BERTScorer, MiniLM layer %d)" % layer: (cold, lambda: bs.score(cands, refs)),
         "kpqa BERTScore alone": (cold, lambda: results.update(alone=alone.score_rows(take_rows(rows, 0, n)))),
         SUITE: (cold, lambda: results.update(suite=suite.score_rows(take_rows(rows, 0, n)))),
+        SUITE_BF16: (cold, lambda: suite_bf16.score_rows(take_rows(rows, 0, n))),
     }
     if not args.skip_baseline:
         base_w = Weighter.load(args.checkpoint, device="cpu", batch_size=1)
@@ -304,21 +310,6 @@ def timing(args: argparse.Namespace, rows) -> None:
 # ---------------------------------------------------------------------------------- variants that change scores
 
 HUMAN_SETS = ("marco_all.csv", "nrqa_mhpgm.csv")
-
-
-@contextlib.contextmanager
-def cpu_bf16():
-    """Every ``torch.autocast(...)`` opened inside becomes a CPU bf16 autocast. The encoder and the weighter open
-    their own (CUDA-only) autocast, which would otherwise switch an outer CPU one off: measurement only."""
-    import torch
-
-    real = torch.autocast
-    torch.autocast = lambda *args, **kwargs: real("cpu", dtype=torch.bfloat16)
-    try:
-        with real("cpu", dtype=torch.bfloat16):
-            yield
-    finally:
-        torch.autocast = real
 
 
 def shared_pass_embeddings(model, tokenizer, pairs, layer: int) -> list:
@@ -395,24 +386,24 @@ def variants(args: argparse.Namespace) -> None:
             weighted = score_embeddings(cands, refs, weights[:n], regroup(weights[n:]))[:, 2]
             print(f"| {name} | {label} | {corr(plain, human)} | {corr(weighted, human)} |")
 
-    print("\n## bf16 autocast on CPU (encoder and weighter): default suite\n")
+    print("\n## --precision bf16 on CPU (encoder and weighter): default suite\n")
     print("| set | metric | fp32 r / rho | bf16 r / rho | largest per-row change |\n|---|---|---|---|---:|")
-    scorer = Scorer(DEFAULT_METRICS, checkpoint=args.checkpoint, device="cpu")
-    scorer.score_rows(take_rows(read_input(args.data).rows, 0, 20))  # load the models
-    weighters = [c.extras["weighter"] for c in scorer._contexts.values() if "weighter" in c.extras]
+    scorers = {mode: Scorer(DEFAULT_METRICS, checkpoint=args.checkpoint, device="cpu", precision=mode)
+               for mode in ("fp32", "bf16")}
     for name in HUMAN_SETS:
         table = read_input(args.data.parent / name)
         human = table.frame["scores"].astype(float).to_numpy()
         scores, cpu = {}, {}
-        for mode in ("fp32", "bf16"):
+        for mode, scorer in scorers.items():
+            scorer.score_rows(take_rows(table.rows, 0, 20))  # load the models
             _cached_spans.cache_clear()
-            for w in weighters:
-                w._cache.clear()
-            with cpu_bf16() if mode == "bf16" else contextlib.nullcontext():
-                rows = take_rows(table.rows, 0, len(table.rows))
-                start = time.process_time()
-                scores[mode] = scorer.score_rows(rows)[0]
-                cpu[mode] = time.process_time() - start
+            for ctx in scorer._contexts.values():
+                if "weighter" in ctx.extras:
+                    ctx.extras["weighter"]._cache.clear()
+            rows = take_rows(table.rows, 0, len(table.rows))
+            start = time.process_time()
+            scores[mode] = scorer.score_rows(rows)[0]
+            cpu[mode] = time.process_time() - start
         for metric in scorer.columns:
             a, b = scores["fp32"][metric], scores["bf16"][metric]
             print(f"| {name} | {metric} | {corr(a, human)} | {corr(b, human)} | {np.abs(a - b).max():.1e} |")
