@@ -96,7 +96,8 @@ def _run_score(args: argparse.Namespace) -> int:
     )
     writer = OutputWriter(args.output, last_columns=scorer.columns) if args.output and scorer.is_main else None
     with writer or contextlib.nullcontext():
-        result = scorer.score_stream(iter_input(args.input, args.chunk_rows), writer.write if writer else None)
+        result = scorer.score_stream(iter_input(args.input, args.chunk_rows), writer.write if writer else None,
+                                     writer.fill if writer else None)
     if scorer.is_main:
         print(f"{result.rows} rows from {args.input}")
         print(result.summary())

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import itertools
 import json
 import math
 import os
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+import numpy as np
 import pandas as pd
 
 from kpqa.errors import InputError, UsageError
@@ -381,6 +383,7 @@ class OutputWriter:
         self._last = list(last_columns)
         self._columns: list[str] | None = None
         self._reshape = False
+        self._fill: dict[str, np.ndarray] = {}
         try:
             fd, self._tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
         except OSError as e:
@@ -403,11 +406,17 @@ class OutputWriter:
                 self._reshape = True
             frame.reindex(columns=self._columns).to_csv(self._file, index=False, header=False)
 
+    def fill(self, values: dict[str, np.ndarray]) -> None:
+        """Put ``values`` (one per row, in row order) into these columns, written empty so far, on closing."""
+        self._fill.update(values)
+
     def close(self) -> None:
         """Finish the file and move it to ``path``."""
         with self._errors():
             self._file.close()
-            if self._reshape:
+            if self._jsonl and self._fill:
+                self._rewrite_jsonl()
+            elif self._reshape or self._fill:
                 self._rewrite()
             os.replace(self._tmp, self.path)
 
@@ -427,9 +436,29 @@ class OutputWriter:
                 reader = pd.read_csv(self._tmp, dtype=str, keep_default_na=False, na_filter=False, header=None,
                                      names=self._columns, skiprows=1, chunksize=10_000)
                 with reader:
+                    done = 0
                     for chunk in reader:
+                        for column, values in self._fill.items():
+                            chunk[column] = values[done:done + len(chunk)]
+                        done += len(chunk)
                         chunk[columns].to_csv(f, index=False, header=header)
                         header = False
+            os.replace(tmp, self._tmp)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def _rewrite_jsonl(self) -> None:
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=Path(self._tmp).parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f, open(self._tmp, encoding="utf-8") as lines:
+                done = 0
+                while batch := [json.loads(line) for line in itertools.islice(lines, 10_000)]:
+                    frame = pd.DataFrame.from_records(batch)
+                    for column, values in self._fill.items():
+                        frame[column] = values[done:done + len(frame)]
+                    done += len(frame)
+                    frame.to_json(f, orient="records", lines=True, force_ascii=False)
             os.replace(tmp, self._tmp)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

@@ -169,11 +169,12 @@ class Scorer:
                             column="question",
                         )
 
-    def _per_row(self, rows: Rows, progress: bool) -> dict[str, np.ndarray]:
-        """Per-row scores of this process's shard of ``rows``."""
+    def _per_row(self, rows: Rows, progress: bool, whole_input: bool | None = None) -> dict[str, np.ndarray]:
+        """Per-row scores of this process's shard of ``rows`` (only the metrics whose ``whole_input`` is that
+        value, unless None)."""
+        metrics = [(m, kp) for m, kp in self._metrics if whole_input is None or m.whole_input == whole_input]
         if not len(rows):
-            return {c: np.empty(0) for c in self.columns}
-        metrics = self._metrics
+            return {c: np.empty(0) for m, _ in metrics for c in m.columns()}
         if progress:
             from tqdm.auto import tqdm
 
@@ -183,16 +184,17 @@ class Scorer:
             per_row.update(metric.score(rows, self._metric_context(metric, kp)))
         return per_row
 
-    def _gathered(self, rows: Rows, progress: bool) -> dict[str, np.ndarray]:
+    def _gathered(self, rows: Rows, progress: bool, whole_input: bool | None = None) -> dict[str, np.ndarray]:
         """Per-row scores of all of ``rows``: scored here, or in shards by every process and gathered in order."""
         if self.world == 1:
-            return self._per_row(rows, progress)
+            return self._per_row(rows, progress, whole_input)
         from accelerate.utils import gather_object
 
         bounds = [len(rows) * k // self.world for k in range(self.world + 1)]
-        local = self._per_row(take_rows(rows, bounds[self.rank], bounds[self.rank + 1]), progress and self.is_main)
+        shard = take_rows(rows, bounds[self.rank], bounds[self.rank + 1])
+        local = self._per_row(shard, progress and self.is_main, whole_input)
         shards = gather_object([local])  # one dict per process, in process order
-        return {c: np.concatenate([shard[c] for shard in shards]) for c in self.columns}
+        return {c: np.concatenate([s[c] for s in shards]) for c in local}
 
     def _corpus(self, rows: Rows, per_row: dict[str, np.ndarray]) -> tuple[dict[str, float], dict[str, str]]:
         from kpqa.encoder import precision_name
@@ -228,12 +230,17 @@ class Scorer:
         return Result(frame=_with_scores(table.frame, per_row), corpus=corpus, signatures=signatures)
 
     def score_stream(
-        self, tables: Iterable[Table], write: Callable[[pd.DataFrame], None] | None = None
+        self,
+        tables: Iterable[Table],
+        write: Callable[[pd.DataFrame], None] | None = None,
+        fill: Callable[[dict[str, np.ndarray]], None] | None = None,
     ) -> StreamResult:
         """Score chunks (e.g. :func:`kpqa.io.iter_input`) one at a time, handing each chunk's table (input columns
         plus scores) to ``write`` in input order, on the main process. Memory holds one chunk's encodings; the
         texts of all rows are kept (main process only) for the corpus scores, which equal those of one pass over
-        the whole input (corpus BLEU sums counts over all rows)."""
+        the whole input (corpus BLEU sums counts over all rows). The columns of ``whole_input`` metrics (CIDEr)
+        are written empty and handed to ``fill`` at the end, scored over all rows at once, so that they too do not
+        depend on the chunk size (:meth:`kpqa.io.OutputWriter.fill`)."""
         bar = None
         if self.progress and self.is_main:
             from tqdm.auto import tqdm
@@ -245,12 +252,13 @@ class Scorer:
         for table in tables:
             self._check(table.rows, table.source, table.numbers)
             total += len(table.rows)
-            per_row = self._gathered(table.rows, progress=False)
+            per_row = self._gathered(table.rows, progress=False, whole_input=False)
             if self.is_main:
                 kept.append(table.rows)
                 scores.append(per_row)
                 if write is not None:
-                    write(_with_scores(table.frame, per_row))
+                    nan = np.full(len(table.rows), np.nan)
+                    write(_with_scores(table.frame, {c: per_row.get(c, nan) for c in self.columns}))
             if bar is not None:
                 bar.update(len(table.rows))
         if bar is not None:
@@ -258,7 +266,11 @@ class Scorer:
         if not self.is_main or not kept:
             return StreamResult(rows=total, corpus={}, signatures={})
         rows = kept[0] if len(kept) == 1 else concat_rows(kept)
-        per_row = {c: np.concatenate([s[c] for s in scores]) for c in self.columns}
+        per_row = {c: np.concatenate([s[c] for s in scores]) for c in scores[0]}
+        late = self._per_row(rows, progress=False, whole_input=True)  # main process only: lexical metrics
+        if late and fill is not None:
+            fill(late)
+        per_row = {c: late[c] if c in late else per_row[c] for c in self.columns}
         corpus, signatures = self._corpus(rows, per_row)
         return StreamResult(rows=len(rows), corpus=corpus, signatures=signatures)
 

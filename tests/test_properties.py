@@ -269,27 +269,26 @@ def subset_plain(rows: Rows, order) -> Rows:
 # ------------------------------------------------------------------ chunked scoring (kpqa score --chunk-rows)
 
 SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample.csv"
-CHUNK_DEPENDENT = {"CIDEr": "bug: CIDEr's idf comes from the rows scored together, so streamed chunks (and "
-                            "data-parallel shards) change per-row and corpus CIDEr"}
 
 
-def _stream(metric: str, chunk_rows: int):
-    from kpqa.io import iter_input
+def _stream(metric: str, chunk_rows: int, out: Path):
+    from kpqa.io import OutputWriter, iter_input
     from kpqa.scoring import Scorer
 
-    frames = []
-    result = Scorer([metric], progress=False).score_stream(iter_input(SAMPLE, chunk_rows), frames.append)
-    return pd.concat(frames), result.corpus
+    with OutputWriter(out) as writer:
+        result = Scorer([metric], progress=False).score_stream(iter_input(SAMPLE, chunk_rows), writer.write,
+                                                               writer.fill)
+    frame = pd.read_csv(out) if out.suffix == ".csv" else pd.read_json(out, lines=True)
+    return frame, result.corpus
 
 
-@pytest.mark.parametrize("metric", [
-    pytest.param(m, marks=pytest.mark.xfail(strict=True, reason=CHUNK_DEPENDENT[m])) if m in CHUNK_DEPENDENT else m
-    for m in ["BLEU-1", "BLEU-4", "ROUGE-L", "METEOR", "CIDEr", "EM", "F1", "AEv-0.5-2"]
-])
-def test_chunk_size_changes_no_score(metric):
-    whole, whole_corpus = _stream(metric, 5000)
-    assert len(whole) > 3
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+@pytest.mark.parametrize("metric", ["BLEU-1", "BLEU-4", "ROUGE-L", "METEOR", "CIDEr", "EM", "F1", "AEv-0.5-2"])
+def test_chunk_size_changes_no_score(metric, suffix, tmp_path):
+    whole, whole_corpus = _stream(metric, 5000, tmp_path / f"whole{suffix}")
+    assert len(whole) > 3 and whole[metric].notna().all()
     for chunk in (1, 2):
-        chunked, chunked_corpus = _stream(metric, chunk)
+        chunked, chunked_corpus = _stream(metric, chunk, tmp_path / f"chunked{chunk}{suffix}")
+        assert list(chunked.columns) == list(whole.columns)
         np.testing.assert_allclose(chunked[metric].to_numpy(), whole[metric].to_numpy(), atol=1e-6)
         assert chunked_corpus[metric] == pytest.approx(whole_corpus[metric], abs=1e-6)

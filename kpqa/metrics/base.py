@@ -55,6 +55,9 @@ class Metric(ABC):
     name: ClassVar[str]
     #: what the rows must carry beyond question/candidate/references: "labels", "entities", "weights"
     requires: ClassVar[frozenset[str]] = frozenset()
+    #: per-row scores depend on statistics of all the rows scored together (CIDEr's idf): streamed scoring
+    #: computes them once every row has been read
+    whole_input: ClassVar[bool] = False
 
     def columns(self) -> list[str]:
         """Output column names, in order."""

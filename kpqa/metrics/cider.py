@@ -84,6 +84,7 @@ class Cider(Metric):
     """COCO's CIDEr (CIDEr-D: clipping, length penalty sigma 6, x10); idf from the scored rows' references."""
 
     name = "CIDEr"
+    whole_input = True
 
     def options(self) -> dict[str, object]:
         return {"n": MAX_N, "sigma": SIGMA, "idf": "refs"}
