@@ -144,3 +144,15 @@ def test_cli_options_make_the_config():
     assert config.data == ["squad:a.json", "hotpotqa:b.json"] and not config.use_question
     assert (config.epochs, config.lora_rank, config.max_examples) == (3, 16, 10)
     assert config.command.startswith("kpqa train --data squad:a.json")
+
+
+@pytest.mark.parametrize("left", [("state", "state.new"), ("state.old",), ("state", "state.old"), ("state.old", "state.new")])
+def test_a_kill_during_a_state_save_leaves_a_resumable_state(tmp_path, left):
+    """Saves go to state.new, then state -> state.old, state.new -> state, state.old removed; a kill at any point
+    leaves one complete state to resume from."""
+    for name in left:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "marker").write_text(name)
+    trainer._recover_state(tmp_path / "state")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state"]
+    assert (tmp_path / "state" / "marker").read_text() == ("state" if "state" in left else "state.old")

@@ -177,6 +177,26 @@ def _machine(accelerator) -> dict:
     }
 
 
+def _swap_state(new: Path, state_dir: Path) -> None:
+    old = state_dir.with_name(STATE + ".old")
+    if state_dir.exists():
+        state_dir.rename(old)
+    new.rename(state_dir)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _recover_state(state_dir: Path) -> None:
+    """Undo what a kill during :func:`_swap_state` or a save left: a half-written new state is dropped, and the old
+    state is put back when the swap stopped half-way."""
+    shutil.rmtree(state_dir.with_name(STATE + ".new"), ignore_errors=True)
+    old = state_dir.with_name(STATE + ".old")
+    if old.exists():
+        if state_dir.exists():
+            shutil.rmtree(old)
+        else:
+            old.rename(state_dir)
+
+
 def load_examples(specs: Sequence[str]) -> tuple[list[TaggedExample], list[dict]]:
     """All examples of the ``--data`` specs and, per spec, the converter's kept/skipped counts."""
     from .sources import load_source
@@ -202,6 +222,7 @@ def train(config: TrainConfig) -> dict:
         raise UsageError("no training data: give at least one --data NAME:PATH")
     output = Path(config.output)
     state_dir = output / STATE
+    _recover_state(state_dir)
     if (output / ckpt.METADATA).exists() and not state_dir.exists():
         raise UsageError(f"{output} already holds a finished checkpoint; choose another --output or remove it")
     progress = {"epoch": 0, "step_in_epoch": 0, "global_step": 0, "best_dev_loss": None, "best_epoch": None,
@@ -247,10 +268,16 @@ def train(config: TrainConfig) -> dict:
         model, optimizer, train_loader, dev_loader, scheduler)
 
     def save_state() -> None:
+        """Write the state beside the old one, then swap them: a run killed mid-save resumes from the old state."""
+        new = state_dir.with_name(STATE + ".new")
         accelerator.wait_for_everyone()
-        accelerator.save_state(str(state_dir))
+        accelerator.save_state(str(new))
         if main:
-            (state_dir / PROGRESS).write_text(json.dumps({"config": config.fingerprint(), "progress": progress}, indent=1))
+            if (state_dir / BEST).exists():
+                shutil.copy2(state_dir / BEST, new / BEST)
+            (new / PROGRESS).write_text(json.dumps({"config": config.fingerprint(), "progress": progress}, indent=1))
+            _swap_state(new, state_dir)
+        accelerator.wait_for_everyone()
 
     if progress["global_step"] or progress["epoch"]:
         accelerator.load_state(str(state_dir))
