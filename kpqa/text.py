@@ -28,6 +28,7 @@ All tokenizers are pure functions of the text; results are cached.
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from functools import lru_cache
 
@@ -264,7 +265,21 @@ class WhitespaceTokenizer(Tokenizer):
 
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-_ZH_RE = re.compile(rf"(?P<cjk>[{_CJK}])|(?P<run>\d+(?:[.,]\d+)+|(?:(?![{_CJK}])[^\W_])+)")
+
+
+@lru_cache(maxsize=1)
+def _zh_re() -> re.Pattern[str]:
+    """One CJK character, a number, or a run of other letters and digits with the combining marks inside it (so a
+    Devanagari or decomposed accented word stays whole); the marks' class is built on first use (~0.2 s)."""
+    marks = [c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)).startswith("M")]
+    ranges, start, prev = [], marks[0], marks[0]
+    for c in marks[1:] + [-1]:
+        if c != prev + 1:
+            ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(prev))}" if prev > start else re.escape(chr(start)))
+            start = c
+        prev = c
+    word = rf"(?:(?![{_CJK}])[^\W_])"
+    return re.compile(rf"(?P<cjk>[{_CJK}])|(?P<run>\d+(?:[.,]\d+)+|{word}(?:{word}|[{''.join(ranges)}])*)")
 
 
 class ZhTokenizer(Tokenizer):
@@ -273,7 +288,7 @@ class ZhTokenizer(Tokenizer):
     name = "zh"
 
     def _spans(self, text: str) -> list[Span]:
-        return [(unicodedata.normalize("NFKC", m.group()).lower(), m.start(), m.end()) for m in _ZH_RE.finditer(text)]
+        return [(unicodedata.normalize("NFKC", m.group()).lower(), m.start(), m.end()) for m in _zh_re().finditer(text)]
 
 
 _TOKENIZERS: dict[str, Tokenizer] = {t.name: t for t in (PTBTokenizer(), WhitespaceTokenizer(), ZhTokenizer())}

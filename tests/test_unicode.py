@@ -168,3 +168,11 @@ def test_mixed_scripts_through_bertscore_and_the_weighter():
         for column, values in per_row.items():
             assert np.all(np.isfinite(values)) and np.all((values >= 0) & (values <= 1 + 1e-6)), (column, values)
         assert all(np.isfinite(v) for v in corpus.values())
+
+
+def test_zh_keeps_words_with_combining_marks_whole():
+    """Devanagari vowel signs, Arabic harakat and a decomposed accent are marks, not separators."""
+    zh = get_tokenizer("zh")
+    assert zh.tokenize("नमस्ते दुनिया") == ["नमस्ते", "दुनिया"]
+    assert zh.tokenize("مَرْحَبًا بالعالم") == ["مَرْحَبًا", "بالعالم"]
+    assert zh.tokenize("cafe\u0301 北京") == ["café", "北", "京"]
