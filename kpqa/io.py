@@ -376,7 +376,8 @@ class OutputWriter:
         self.path = path = Path(path)
         folder = path.parent if str(path.parent) else Path(".")
         if not folder.is_dir():
-            raise InputError("output folder does not exist", file=str(folder))
+            problem = "is a file, not a folder" if folder.exists() else "does not exist"
+            raise InputError(f"output folder {problem}", file=str(folder))
         if path.is_dir():
             raise InputError("output path is a folder, not a file", file=str(path))
         self._jsonl = path.suffix.lower() in {".jsonl", ".ndjson"}

@@ -196,7 +196,7 @@ CASES = [
     Case("output-folder-missing", {"in.csv": CLEAN}, _in() + ["--metrics", LEXICAL],
          expect=["{d}/missing", "output folder does not exist"], output="{d}/missing/scores.csv"),
     Case("output-under-a-file", {"in.csv": CLEAN}, _in() + ["--metrics", LEXICAL],
-         expect=["{d}/in.csv", "output folder does not exist"], output="{d}/in.csv/scores.csv"),
+         expect=["{d}/in.csv", "output folder is a file, not a folder"], output="{d}/in.csv/scores.csv"),
     Case("output-is-a-folder", {"in.csv": CLEAN, "out/scores.csv/keep": ""}, _in() + ["--metrics", LEXICAL],
          expect=["{d}/out/scores.csv", "is a folder"]),
     # ---- awkward but valid: must score exactly like the clean file
