@@ -44,12 +44,12 @@ class TrainConfig:
     use_question: bool = True
     epochs: int = 5
     batch_size: int = 16
-    lr: float = 5e-4
+    lr: float = 1e-4
     warmup: float = 0.1
     weight_decay: float = 0.01
     max_length: int = 128
     backbone: str = backbones.DEFAULT_BACKBONE
-    lora_rank: int = 8
+    lora_rank: int = 0
     seed: int = 13
     max_examples: int | None = None
     dev_fraction: float = 0.1
