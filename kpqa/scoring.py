@@ -207,8 +207,9 @@ class Scorer:
             signature = metric.signature(ctx)
             if "weights" in metric.requires:
                 weighter = ctx.extras["weighter"]
-                signature += (f"|kpw:{weighter.checkpoint_hash}|backbone:{weighter.backbone}"
-                              f"|question:{'no' if kp else 'yes'}|precision:{precision_name(weighter.dtype)}")
+                signature += f"|kpw:{weighter.checkpoint_hash}|backbone:{weighter.backbone}|question:{'no' if kp else 'yes'}"
+                if "|precision:" not in signature:  # BERTScore-KPQA's names its encoder's, which is the same
+                    signature += f"|precision:{precision_name(weighter.dtype)}"
             for column in metric.columns():
                 signatures[column] = signature
         return corpus, signatures
