@@ -55,9 +55,10 @@ class StreamResult:
 
 def _split_kp(name: str, no_question: bool) -> tuple[str, bool]:
     """Map a requested column name to (registered metric name, uses the no-question weighter)."""
-    if name.endswith("-KP"):
-        return name + "QA", True
-    return name, no_question and name.endswith("-KPQA")
+    base, sep, spec = name.partition(":")
+    if base.endswith("-KP"):
+        return base + "QA" + sep + spec, True
+    return name, no_question and base.endswith("-KPQA")
 
 
 class Scorer:
@@ -150,6 +151,7 @@ class Scorer:
                     precision=self.precision,
                 )
                 ctx.word_weights = weighter.word_weights
+                ctx.piece_tokens = weighter.piece_tokens
                 ctx.extras["weighter"] = weighter
             self._contexts[key] = ctx
         return self._contexts[key]

@@ -284,6 +284,17 @@ class Weighter:
             out.append(np.where(overlap, probs[None, :], 0.0).max(axis=1, initial=0.0).astype(np.float32))
         return out
 
+    def piece_tokens(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[list[str], np.ndarray]]:
+        """Per (question, text): the text's word pieces as lower-cased surface strings (``"playing"`` -> ``"play"``,
+        ``"ing"``) and their K-probabilities, leaving out pieces without a letter or digit (punctuation, as the
+        PTB tokenizer does). The tokens BLEU-1-KPQA and ROUGE-L-KPQA use by default."""
+        out = []
+        for (offsets, probs), (_, text) in zip(self.piece_weights(pairs), pairs):
+            pieces = [text[s:e].lower() for s, e in offsets.tolist()]
+            keep = [i for i, piece in enumerate(pieces) if any(ch.isalnum() for ch in piece)]
+            out.append(([pieces[i] for i in keep], probs[keep]))
+        return out
+
     def _compute(self, keys: Sequence[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
         questions = [q for q, _ in keys] if self.use_question else None
         windows = encode(self.tokenizer, questions, [t for _, t in keys], self.max_length)

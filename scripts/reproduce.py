@@ -42,6 +42,9 @@ PAPER_TABLE3 = {
     "BLEU-1-KPQA": {"MS-MARCO": (0.675, 0.634), "NarrativeQA": (0.716, 0.699)},
     "ROUGE-L-KPQA": {"MS-MARCO": (0.698, 0.642), "NarrativeQA": (0.774, 0.750)},
     "BERTScore-KPQA": {"MS-MARCO": (0.673, 0.655), "NarrativeQA": (0.782, 0.770)},
+    # our alternative token choice for the lexical KPQA metrics (PTB words, not word pieces); not in the paper
+    "BLEU-1-KPQA:tok=words": {},
+    "ROUGE-L-KPQA:tok=words": {},
 }
 # Table 4, MS-MARCO only.
 PAPER_TABLE4 = {
@@ -58,6 +61,7 @@ SB_BEST = {"Table 5 (first QA evaluation)": ("AEv(0, 2)", 91.72), "Table 6 (seco
 LEXICAL = ["BLEU-1", "BLEU-4", "ROUGE-L", "METEOR", "CIDEr"]
 ENCODER = ["BERTScore"]
 KPQA = ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA"]
+WORDS = ["BLEU-1-KPQA:tok=words", "ROUGE-L-KPQA:tok=words"]
 KP = ["BLEU-1-KP", "ROUGE-L-KP", "BERTScore-KP"]
 
 
@@ -203,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     checkpoint = _metadata(args.checkpoint)
     kp_checkpoint = _metadata(args.kp_checkpoint)
     marco_checkpoint = _metadata(args.no_marco_checkpoint) if args.no_marco_checkpoint else None
-    wanted = LEXICAL + ENCODER + (KPQA if checkpoint else [])
+    wanted = LEXICAL + ENCODER + (KPQA + WORDS if checkpoint else [])
     metrics, left_out = _available(wanted)
     if not checkpoint:
         left_out.update({m: f"no finished weighter checkpoint at {_show(args.checkpoint)}" for m in KPQA})

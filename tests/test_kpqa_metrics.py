@@ -7,6 +7,7 @@ import pytest
 
 from kpqa.errors import UsageError
 from kpqa.metrics import Context, Rows, get_metric
+from kpqa.text import get_tokenizer
 
 ROWS = Rows(
     questions=["where did the cat sit?", "what is the capital of france?", "how long to walk off a pound?"],
@@ -32,11 +33,20 @@ class FakeWeights:
             for p in pairs
         ]
 
+    def pieces(self, pairs):
+        """``piece_tokens`` stand-in: the PTB tokens as the "pieces", weighted as above."""
+        ptb = get_tokenizer("ptb")
+        return [(ptb.tokenize(t), w) for (_, t), w in zip(pairs, self(pairs, ptb))]
 
-@pytest.mark.parametrize("name,plain", [("BLEU-1-KPQA", "BLEU-1"), ("ROUGE-L-KPQA", "ROUGE-L")])
+    def context(self) -> Context:
+        return Context(word_weights=self, piece_tokens=self.pieces)
+
+
+@pytest.mark.parametrize("name,plain", [("BLEU-1-KPQA", "BLEU-1"), ("ROUGE-L-KPQA", "ROUGE-L"),
+                                        ("BLEU-1-KPQA:tok=words", "BLEU-1"), ("ROUGE-L-KPQA:tok=words", "ROUGE-L")])
 def test_uniform_weights_give_the_plain_metric(name, plain):
     weights = FakeWeights()
-    ctx = Context(word_weights=weights)
+    ctx = weights.context()
     got = get_metric(name).score(ROWS, ctx)[name]
     assert got == pytest.approx(get_metric(plain).score(ROWS, Context())[plain], abs=1e-9)
     n = len(ROWS)
@@ -47,7 +57,7 @@ def test_uniform_weights_give_the_plain_metric(name, plain):
 def test_weighted_by_hand():
     q, cand, ref = "q?", "alpha beta gamma", "alpha delta gamma"
     rows = Rows(questions=[q], candidates=[cand], references=[[ref]])
-    ctx = Context(word_weights=FakeWeights(by_pair={(q, cand): [0.1, 0.5, 0.9], (q, ref): [0.1, 0.7, 0.9]}))
+    ctx = FakeWeights(by_pair={(q, cand): [0.1, 0.5, 0.9], (q, ref): [0.1, 0.7, 0.9]}).context()
     # LCS = alpha gamma; P = candidate weight in it / candidate total, R = reference weight in it / reference total
     p, r = (0.1 + 0.9) / 1.5, (0.1 + 0.9) / 1.7
     rouge = get_metric("ROUGE-L-KPQA").score(rows, ctx)["ROUGE-L-KPQA"][0]
@@ -59,8 +69,8 @@ def test_weighted_by_hand():
 def test_keyword_weights_move_the_score():
     rows = Rows(questions=["capital?"], candidates=["lyon is the capital of france"],
                 references=[["paris is the capital of france"]])
-    flat = get_metric("ROUGE-L-KPQA").score(rows, Context(word_weights=FakeWeights()))["ROUGE-L-KPQA"][0]
-    keyed = Context(word_weights=FakeWeights({"lyon": 5.0, "paris": 5.0}))
+    flat = get_metric("ROUGE-L-KPQA").score(rows, FakeWeights().context())["ROUGE-L-KPQA"][0]
+    keyed = FakeWeights({"lyon": 5.0, "paris": 5.0}).context()
     assert get_metric("ROUGE-L-KPQA").score(rows, keyed)["ROUGE-L-KPQA"][0] < flat
     assert get_metric("BLEU-1-KPQA").score(rows, keyed)["BLEU-1-KPQA"][0] < 5 / 6
 
@@ -86,9 +96,52 @@ def test_with_the_shipped_checkpoint():
     if not (shipped_checkpoint() / "metadata.json").exists():
         pytest.skip(f"no trained checkpoint at {shipped_checkpoint()}")
     weighter = Weighter.load(device="cpu")
-    ctx = Context(word_weights=weighter.word_weights, extras={"weighter": weighter, "device": "cpu"})
+    ctx = Context(word_weights=weighter.word_weights, piece_tokens=weighter.piece_tokens,
+                  extras={"weighter": weighter, "device": "cpu"})
     same = Rows(ROWS.questions, [g[0] for g in ROWS.references], ROWS.references)
-    for name in ("BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA"):
+    for name in ("BLEU-1-KPQA", "ROUGE-L-KPQA", "BLEU-1-KPQA:tok=words", "ROUGE-L-KPQA:tok=words", "BERTScore-KPQA"):
         got = get_metric(name).score(ROWS, ctx)[name]
         assert np.all((got >= 0) & (got <= 1 + 1e-6)), name
         assert get_metric(name).score(same, ctx)[name] == pytest.approx(np.ones(len(ROWS)), abs=1e-4), name
+
+
+def test_pieces_are_the_weighters_and_words_map_through_them():
+    """Default tokens: the weighter's word pieces (lower-cased, punctuation dropped) with their own weights; with
+    ``tok=words`` a PTB word takes the largest weight of its pieces. A hand-made weighter gives both by hand."""
+
+    class Pieces:
+        def piece_tokens(self, pairs):
+            return [(["play", "ing", "chess"], np.array([0.2, 0.9, 0.5])) if t == "playing chess!" else
+                    (["chess", "play", "ing"], np.array([0.5, 0.1, 0.9])) for _, t in pairs]
+
+        def word_weights(self, pairs, tokenizer):
+            return [np.array([0.9, 0.5]) if t == "playing chess!" else np.array([0.5, 0.9]) for _, t in pairs]
+
+    w = Pieces()
+    ctx = Context(word_weights=w.word_weights, piece_tokens=w.piece_tokens)
+    rows = Rows(["q"], ["playing chess!"], [["chess playing"]])
+    # pieces: the LCS is "play ing" (candidate weights 0.2 + 0.9 of 1.6; reference 0.1 + 0.9 of 1.5)
+    p, r = 1.1 / 1.6, 1.0 / 1.5
+    got = get_metric("ROUGE-L-KPQA").score(rows, ctx)["ROUGE-L-KPQA"][0]
+    assert got == pytest.approx((1 + 1.2**2) * p * r / (r + 1.2**2 * p))
+    # words: "playing chess" vs "chess playing", LCS of one word: the heavier is "playing" (0.9 of 1.4 both sides)
+    p = r = 0.9 / 1.4
+    words = get_metric("ROUGE-L-KPQA:tok=words").score(rows, ctx)["ROUGE-L-KPQA:tok=words"][0]
+    assert words == pytest.approx(p)
+    with pytest.raises(UsageError, match="tok must be pieces or words"):
+        get_metric("ROUGE-L-KPQA:tok=chars")
+    with pytest.raises(UsageError, match="bad option"):
+        get_metric("BLEU-1-KPQA:beta=2")
+
+
+@pytest.mark.model
+def test_weighter_pieces_are_lowercased_text_without_punctuation():
+    from kpqa.weighter import Weighter
+
+    weighter = Weighter.load(device="cpu")
+    pair = ("Who wrote it?", "Shakespeare's HAMLET, 1603.")
+    [(pieces, weights)] = weighter.piece_tokens([pair])
+    assert pieces == ["shakespeare", "s", "hamlet", "1603"]
+    [(offsets, probs)] = weighter.piece_weights([pair])
+    kept = [i for i, (a, b) in enumerate(offsets.tolist()) if pair[1][a:b].lower() in pieces]
+    np.testing.assert_array_equal(weights, probs[kept])

@@ -26,7 +26,7 @@ OTHER = ["zyx", "qwv", "plk", "mnb", "vcx", "jhg"]  # never in WORDS: references
 LABELS = ["Yes", "No", "Depends", None]
 CIDER_MAX = 10.0
 AEV = ["AEv-0.5-2", "AEv-1-1", "AEv-0-3"]
-WEIGHTED = ["BLEU-1-KPQA", "ROUGE-L-KPQA"]
+WEIGHTED = ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BLEU-1-KPQA:tok=words", "ROUGE-L-KPQA:tok=words"]
 #: per-row score = max over references (so an extra reference can only raise it); BLEU-n's closest-reference
 #: brevity penalty, CIDEr's mean over references and AEv's recall summed over references are not of this kind
 MAX_OVER_REFERENCES = ["ROUGE-L", "ROUGE-L-KPQA", "METEOR", "EM", "F1", "ROUGE-L-adapted"]
@@ -35,7 +35,7 @@ MAX_OVER_REFERENCES = ["ROUGE-L", "ROUGE-L-KPQA", "METEOR", "EM", "F1", "ROUGE-L
 def lexical_metrics() -> list[str]:
     """Every registered metric that needs no model, plus a few AEv members and the weighted lexical KPQA forms."""
     names = [n for n in available() if "weights" not in get_metric(n).requires and not n.startswith("BERTScore")]
-    return names + AEV + [n for n in WEIGHTED if n in available()]
+    return names + AEV + WEIGHTED
 
 
 def fake_weight(question: str, text: str, token: str, position: int) -> float:
@@ -56,7 +56,15 @@ def uniform_word_weights(value: float = 1.0):
 
 
 def context(word_weights=fake_word_weights) -> Context:
-    return Context(tokenizer="ptb", word_weights=word_weights)
+    """Made-up weights for both token kinds: the "pieces" are the PTB tokens, weighted as the words are."""
+    from kpqa.text import get_tokenizer
+
+    ptb = get_tokenizer("ptb")
+
+    def piece_tokens(pairs):
+        return [(ptb.tokenize(t), w) for (_, t), w in zip(pairs, word_weights(pairs, ptb))]
+
+    return Context(tokenizer="ptb", word_weights=word_weights, piece_tokens=piece_tokens)
 
 
 def score(name: str, rows: Rows, ctx: Context | None = None) -> dict[str, np.ndarray]:
@@ -96,7 +104,8 @@ def subset(rows: Rows, order) -> Rows:
 
 
 def test_weighted_metrics_are_registered():
-    assert set(WEIGHTED) <= set(available())
+    assert {n.split(":")[0] for n in WEIGHTED} <= set(available())
+    assert [get_metric(n).columns() for n in WEIGHTED] == [[n] for n in WEIGHTED]
     assert {"BLEU-1", "BLEU-4", "ROUGE-L", "METEOR", "CIDEr", "EM", "F1"} <= set(available())
 
 
@@ -118,7 +127,7 @@ def test_candidate_equal_to_a_reference_scores_one(text, question, extra):
     if not get_tokenizer("ptb").tokenize(text):
         return  # nothing to match (e.g. a text of punctuation only): the score is 0 by definition
     rows = Rows([question], [text], [[text] + extra])  # the closest reference length is the candidate's own
-    for name in ["BLEU-1", "ROUGE-L", "BLEU-1-KPQA", "ROUGE-L-KPQA"]:
+    for name in ["BLEU-1", "ROUGE-L", *WEIGHTED]:
         # BLEU's guard (matches + 1e-15) / (weight sum + 1e-9) keeps it a hair under 1 (weights here are >= 0.05)
         assert score(name, rows)[name][0] == pytest.approx(1.0, abs=1e-7), name
 
@@ -126,7 +135,7 @@ def test_candidate_equal_to_a_reference_scores_one(text, question, extra):
 @FAST
 @given(rows=row_sets(), scale=st.floats(0.01, 100))
 def test_uniform_weights_reproduce_the_unweighted_metric(rows, scale):
-    for weighted, plain in [("BLEU-1-KPQA", "BLEU-1"), ("ROUGE-L-KPQA", "ROUGE-L")]:
+    for weighted, plain in zip(WEIGHTED, ["BLEU-1", "ROUGE-L"] * 2):
         expected = score(plain, rows)[plain]
         ones = score(weighted, rows, context(uniform_word_weights(1.0)))[weighted]
         np.testing.assert_array_equal(ones, expected)  # exactly, as the docstrings promise

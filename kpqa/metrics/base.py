@@ -38,6 +38,8 @@ class Rows:
 
 WordWeightFn = Callable[[Sequence[tuple[str, str]], "Tokenizer"], list[np.ndarray]]
 """``fn(pairs, tokenizer)``: for each (question, text) pair, one weight per ``tokenizer.tokenize(text)`` token."""
+PieceTokensFn = Callable[[Sequence[tuple[str, str]]], list[tuple[list[str], np.ndarray]]]
+"""``fn(pairs)``: for each (question, text) pair, the text's word pieces (as strings) and one weight per piece."""
 
 
 @dataclass
@@ -46,6 +48,7 @@ class Context:
 
     tokenizer: str = "ptb"
     word_weights: WordWeightFn | None = None
+    piece_tokens: PieceTokensFn | None = None
     extras: dict = field(default_factory=dict)
 
 

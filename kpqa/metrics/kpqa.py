@@ -1,10 +1,13 @@
 """BLEU-1-KPQA and ROUGE-L-KPQA (Lee et al. 2021, eq. 1-5): BLEU-1 and ROUGE-L with keyphrase weights (KPW).
 
-Each candidate token is weighted by KPW(Q, candidate) and each reference token by KPW(Q, reference), mapped to the
-metric tokenizer's tokens by ``Context.word_weights`` (the weighter's one word mapping). The weighted sums are those
-of :func:`kpqa.metrics.bleu.weighted_bleu1` and :func:`kpqa.metrics.rouge.weighted_rouge_l`; with uniform weights
-the scores are BLEU-1 and ROUGE-L. The column ends in ``-KPQA``, or ``-KP`` when the scorer sets ``suffix = "KP"``
-for the question-free weighter (the paper's Table 4 ablation).
+Each candidate token is weighted by KPW(Q, candidate) and each reference token by KPW(Q, reference). By default the
+tokens are the weighter's own word pieces (``Context.piece_tokens``: lower-cased, punctuation left out), each with
+its K-probability (the unit the weighter tags, so no mapping is needed); ``:tok=words`` uses the lexical tokenizer's
+words instead, each weighted by the largest KPW of its pieces (``Context.word_weights``). On the shared human sets
+pieces correlate better (docs/results.md). The weighted sums are those of :func:`kpqa.metrics.bleu.weighted_bleu1`
+and :func:`kpqa.metrics.rouge.weighted_rouge_l`; with uniform weights and ``tok=words`` the scores are BLEU-1 and
+ROUGE-L. The column ends in ``-KPQA``, or ``-KP`` when the scorer sets ``suffix = "KP"`` for the question-free
+weighter (the paper's Table 4 ablation).
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from typing import ClassVar, Sequence
 import numpy as np
 
 from kpqa.errors import UsageError
-from kpqa.metrics.base import Context, Metric, Rows, register
+from kpqa.metrics.base import Context, Metric, Rows, register, register_pattern
 from kpqa.metrics.bertscore import regroup
 from kpqa.metrics.bleu import weighted_bleu1
 from kpqa.metrics.lexical import tokenize_rows
@@ -34,14 +37,26 @@ def row_weights(rows: Rows, ctx: Context, tokenizer: Tokenizer) -> tuple[list[np
 
 
 class _WeightedLexical(Metric):
-    """A lexical metric on KPW-weighted tokens."""
+    """A lexical metric on KPW-weighted tokens: the weighter's word pieces (``tok="pieces"``, the default) or the
+    words of the context's lexical tokenizer with word weights (``tok="words"``)."""
 
     requires = frozenset({"weights"})
     base: ClassVar[str]
     suffix: str = "KPQA"
+    spec: str = ""  # the ``:tok=...`` part of the name it was asked by
+
+    def __init__(self, tok: str = "pieces") -> None:
+        if tok not in TOKENS:
+            raise UsageError(f"tok must be {' or '.join(TOKENS)}, not {tok!r}")
+        self.tok = tok
 
     def columns(self) -> list[str]:
-        return [f"{self.base}-{self.suffix}"]
+        return [f"{self.base}-{self.suffix}{self.spec}"]
+
+    def signature(self, ctx: Context) -> str:
+        """The base signature, naming the weighter's pieces as the tokenizer when they are used."""
+        signature = super().signature(ctx)
+        return signature if self.tok == "words" else signature.replace(f"|tok:{ctx.tokenizer}|", "|tok:kpw-pieces|", 1)
 
     @abstractmethod
     def _score_one(
@@ -49,10 +64,22 @@ class _WeightedLexical(Metric):
     ) -> float:
         """The score of one row."""
 
+    def _weighted_tokens(self, rows: Rows, ctx: Context) -> tuple[list, list, list, list]:
+        if self.tok == "words":
+            cand_w, refs_w = row_weights(rows, ctx, get_tokenizer(ctx.tokenizer))
+            cands, refs = tokenize_rows(rows, ctx)
+            return cands, cand_w, refs, refs_w
+        if ctx.piece_tokens is None:
+            raise UsageError("KPQA metrics need a keyphrase weighter (Context.piece_tokens is not set)")
+        pairs = list(zip(rows.questions, rows.candidates))
+        pairs += [(q, r) for q, g in zip(rows.questions, rows.references) for r in g]
+        found = ctx.piece_tokens(pairs)
+        n = len(rows)
+        tokens, weights = [t for t, _ in found], [w for _, w in found]
+        return tokens[:n], weights[:n], regroup(tokens[n:], rows.references), regroup(weights[n:], rows.references)
+
     def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
-        cand_w, refs_w = row_weights(rows, ctx, get_tokenizer(ctx.tokenizer))
-        cands, refs = tokenize_rows(rows, ctx)
-        values = [self._score_one(*args) for args in zip(cands, cand_w, refs, refs_w)]
+        values = [self._score_one(*args) for args in zip(*self._weighted_tokens(rows, ctx))]
         return {self.columns()[0]: np.asarray(values, dtype=float)}
 
 
@@ -74,7 +101,8 @@ class RougeLKPQA(_WeightedLexical):
     name = "ROUGE-L-KPQA"
     base = "ROUGE-L"
 
-    def __init__(self, beta: float = 1.2) -> None:
+    def __init__(self, tok: str = "pieces", beta: float = 1.2) -> None:
+        super().__init__(tok)
         self.beta = beta
 
     def options(self) -> dict[str, object]:
@@ -82,3 +110,24 @@ class RougeLKPQA(_WeightedLexical):
 
     def _score_one(self, cand, cand_w, refs, refs_w) -> float:
         return float(weighted_rouge_l(cand, cand_w, refs, refs_w, beta=self.beta)[2])
+
+
+TOKENS = ("pieces", "words")
+_CLASSES = {"BLEU-1-KPQA": Bleu1KPQA, "ROUGE-L-KPQA": RougeLKPQA}
+
+
+def build(name: str) -> _WeightedLexical:
+    """``BLEU-1-KPQA:tok=words`` or ``ROUGE-L-KPQA:tok=words`` (``tok=pieces`` is the default)."""
+    base, *items = name.split(":")
+    tok = None
+    for item in items:
+        key, sep, value = item.partition("=")
+        if key != "tok" or not sep or tok is not None:
+            raise UsageError(f"bad option {item!r} in {name!r}; known: tok=pieces|words, once")
+        tok = value
+    metric = _CLASSES[base](tok or "pieces")
+    metric.spec = name[len(base):]
+    return metric
+
+
+register_pattern(lambda name: name.split(":")[0] in _CLASSES and ":" in name, build)
