@@ -95,15 +95,15 @@ def original_kpqa(rows, weighter, encoder) -> dict[str, float]:
             if t not in embedded:
                 embedded[t] = encoder.encode([t])[0]  # batch size 1
         pieces = [weighter.piece_weights([(q, t)])[0] for t in texts]  # batch size 1, cached by (q, text)
-        words = [weighter.word_weights([(q, t)], tok)[0] for t in texts]
+        kpw_toks, kpw = zip(*(weighter.piece_tokens([(q, t)])[0] for t in texts))  # the KPQA metrics' tokens
         toks = [tok.tokenize(t) for t in texts]
         cands_tok.append(toks[0])
         refs_tok.append(toks[1:])
         bleu = sentence_bleu(toks[0], toks[1:])
         out["BLEU-1"].append(bleu[0])
         out["ROUGE-L"].append(rouge_l(toks[0], toks[1:])[2])
-        out["BLEU-1-KPQA"].append(weighted_bleu1(toks[0], words[0], toks[1:], words[1:]))
-        out["ROUGE-L-KPQA"].append(weighted_rouge_l(toks[0], words[0], toks[1:], words[1:])[2])
+        out["BLEU-1-KPQA"].append(weighted_bleu1(kpw_toks[0], kpw[0], kpw_toks[1:], kpw[1:]))
+        out["ROUGE-L-KPQA"].append(weighted_rouge_l(kpw_toks[0], kpw[0], kpw_toks[1:], kpw[1:])[2])
         c = embedded[cand]
         uniform, kpqa = [], []
         for k, r in enumerate(refs, 1):
