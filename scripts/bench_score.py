@@ -345,7 +345,8 @@ def variants(args: argparse.Namespace) -> None:
 
     from kpqa.encoder import Encoder, TokenEmbeddings
     from kpqa.io import read_input, take_rows
-    from kpqa.metrics.bertscore import align, score_embeddings, score_idf
+    from kpqa.metrics.bertscore import align, regroup, score_embeddings, score_idf
+    from kpqa.metrics.kpqa import weighted_pairs
     from kpqa.scoring import DEFAULT_METRICS, Scorer
     from kpqa.text import _cached_spans
     from kpqa.weighter import Weighter
@@ -361,16 +362,8 @@ def variants(args: argparse.Namespace) -> None:
         table = read_input(args.data.parent / name)
         rows, human = table.rows, table.frame["scores"].astype(float).to_numpy()
         n, flat = len(rows), [r for g in rows.references for r in g]
-        pairs = list(zip(rows.questions + [q for q, g in zip(rows.questions, rows.references) for _ in g],
-                         rows.candidates + flat))
+        pairs = weighted_pairs(rows)
         kpw = weighter.piece_weights(pairs)
-
-        def regroup(items):
-            out, k = [], 0
-            for g in rows.references:
-                out.append(items[k:k + len(g)])
-                k += len(g)
-            return out
 
         cases = {"text alone, backbone layer %d (current)" % encoder.layer: [
             TokenEmbeddings(e.ids, e.offsets, e.vectors, e.special) for e in encoder.encode(rows.candidates + flat)]}
@@ -380,10 +373,10 @@ def variants(args: argparse.Namespace) -> None:
             cases[f"(question, text), the weighter's layer {layer}"] = shared_pass_embeddings(
                 weighter.model.encoder, weighter.tokenizer, pairs, layer)
         for label, embs in cases.items():
-            cands, refs = embs[:n], regroup(embs[n:])
+            cands, refs = embs[:n], regroup(embs[n:], rows.references)
             plain = score_idf(cands, refs, False)[:, 2]
             weights = [align(e.offsets, *kpw[k]) for k, e in enumerate(embs)]
-            weighted = score_embeddings(cands, refs, weights[:n], regroup(weights[n:]))[:, 2]
+            weighted = score_embeddings(cands, refs, weights[:n], regroup(weights[n:], rows.references))[:, 2]
             print(f"| {name} | {label} | {corr(plain, human)} | {corr(weighted, human)} |")
 
     print("\n## --precision bf16 on CPU (encoder and weighter): default suite\n")

@@ -25,14 +25,18 @@ from kpqa.metrics.rouge import weighted_rouge_l
 from kpqa.text import Tokenizer, get_tokenizer
 
 
+def weighted_pairs(rows: Rows) -> list[tuple[str, str]]:
+    """The (question, text) pairs KPW is computed for: every candidate, then every reference, rows flattened."""
+    pairs = list(zip(rows.questions, rows.candidates))
+    return pairs + [(q, r) for q, g in zip(rows.questions, rows.references) for r in g]
+
+
 def row_weights(rows: Rows, ctx: Context, tokenizer: Tokenizer) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
     """KPW per token of each candidate (from (question, candidate)) and of each reference (from (question, ref)),
     computed in one batch."""
     if ctx.word_weights is None:
         raise UsageError("KPQA metrics need a keyphrase weighter (Context.word_weights is not set)")
-    pairs = list(zip(rows.questions, rows.candidates))
-    pairs += [(q, r) for q, g in zip(rows.questions, rows.references) for r in g]
-    weights = ctx.word_weights(pairs, tokenizer)
+    weights = ctx.word_weights(weighted_pairs(rows), tokenizer)
     return weights[: len(rows)], regroup(weights[len(rows) :], rows.references)
 
 
@@ -71,9 +75,7 @@ class _WeightedLexical(Metric):
             return cands, cand_w, refs, refs_w
         if ctx.piece_tokens is None:
             raise UsageError("KPQA metrics need a keyphrase weighter (Context.piece_tokens is not set)")
-        pairs = list(zip(rows.questions, rows.candidates))
-        pairs += [(q, r) for q, g in zip(rows.questions, rows.references) for r in g]
-        found = ctx.piece_tokens(pairs)
+        found = ctx.piece_tokens(weighted_pairs(rows))
         n = len(rows)
         tokens, weights = [t for t, _ in found], [w for _, w in found]
         return tokens[:n], weights[:n], regroup(tokens[n:], rows.references), regroup(weights[n:], rows.references)
