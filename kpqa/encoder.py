@@ -5,8 +5,9 @@ L2-normalised hidden states of one layer (or several, from one forward pass) for
 special tokens ([CLS]/[SEP], <s>/</s>), with each token's vocabulary id and character offsets in the text.
 
 Texts are deduplicated and encoded in length-sorted batches with dynamic padding under ``torch.inference_mode``
-(``precision``: fp16/bf16 autocast on CUDA by default, fp32 on CPU unless bf16 is asked). Texts longer than the model limit are encoded in half-overlapping windows, each token
-taking its vector from the window where it has the most context on both sides; nothing is cut.
+(``precision``: fp16/bf16 autocast on CUDA by default, fp32 on CPU unless bf16 is asked). Texts longer than the
+model limit are encoded in half-overlapping windows, each token taking its vector from the window where it has the
+most context on both sides; nothing is cut.
 The layer count is read from the model config, so local folders need no hand-set table.
 """
 from __future__ import annotations
@@ -43,13 +44,19 @@ class TokenEmbeddings:
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 
 
+def check_precision(precision: str) -> str:
+    """``precision`` unchanged if it is one of :data:`PRECISIONS`, else a UsageError (no torch needed)."""
+    if precision not in PRECISIONS:
+        raise UsageError(f"--precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
+    return precision
+
+
 def amp_dtype(device: str, precision: str = "auto") -> "torch.dtype | None":
     """The autocast dtype for ``precision`` on ``device`` (None: plain fp32). ``auto`` is bf16 (fp16 where bf16 is
     unsupported) on CUDA and fp32 on CPU; ``bf16`` also works on CPU (fast where the CPU has bf16 instructions)."""
     import torch
 
-    if precision not in PRECISIONS:
-        raise UsageError(f"--precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
+    check_precision(precision)
     cuda = device.startswith("cuda")
     if precision == "fp32" or (precision == "auto" and not cuda):
         return None

@@ -87,12 +87,10 @@ class Scorer:
     ) -> None:
         if batch_size < 1:
             raise UsageError(f"--batch-size must be a positive integer, got {batch_size}")
-        from kpqa.encoder import PRECISIONS
+        from kpqa.encoder import check_precision
         from kpqa.text import get_tokenizer
 
-        if precision not in PRECISIONS:
-            raise UsageError(f"--precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
-        self.precision = precision
+        self.precision = check_precision(precision)
 
         get_tokenizer(tokenize)  # fail early on an unknown tokenizer
         self.tokenize, self.checkpoint, self.device, self.batch_size = tokenize, checkpoint, device, batch_size
