@@ -145,7 +145,9 @@ def _jsonl_frame(path: Path, lines: Iterable[str]) -> tuple[pd.DataFrame, list[i
     return _numbered_frame(path, numbered)
 
 
-def _records_frame(records: list[dict], source: str = "<records>", numbers: Sequence[int] | None = None) -> pd.DataFrame:
+def _records_frame(
+    records: list[dict], source: str = "<records>", numbers: Sequence[int] | None = None
+) -> pd.DataFrame:
     """Records with a ``references`` list become ``reference1..N`` columns (labels likewise); ``numbers``: the row
     number of each record in messages (default 1, 2, ...)."""
     flat = []
@@ -203,10 +205,9 @@ def _text(value: Any, source: str, row: int, column: str) -> str:
     return str(value)
 
 
-def frame_to_table(frame: pd.DataFrame, source: str = "<data>", first_row: int = 1,
-                   numbers: Sequence[int] | None = None) -> Table:
-    """Validate a frame in the KPQA layout and extract the rows to score. Messages number the rows ``first_row``,
-    ``first_row + 1``, ... (for chunks of a longer file), or by ``numbers`` (e.g. JSONL line numbers)."""
+def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequence[int] | None = None) -> Table:
+    """Validate a frame in the KPQA layout and extract the rows to score. Messages number the rows 1, 2, ... or by
+    ``numbers`` (rows of a chunk further down a file, JSONL line numbers)."""
     frame = frame.rename(columns=lambda c: str(c).strip())
     if len(frame) == 0:
         raise InputError("no data rows (header only?)", file=source)
@@ -225,7 +226,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", first_row: int =
     ref_labels: list[list[str | None]] = []
     entities: list[list[str]] = []
     records = frame.to_dict("records")
-    numbers = list(numbers) if numbers is not None else list(range(first_row, first_row + len(records)))
+    numbers = list(numbers) if numbers is not None else list(range(1, len(records) + 1))
     for number, record in zip(numbers, records):
         answer = record["answer"]
         if _blank(answer):
@@ -238,7 +239,8 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", first_row: int =
                 labels.append(_label(record.get(label_cols[k]), source, number, label_cols[k]) if k in label_cols else None)
         if not refs:
             raise InputError("no non-empty reference", file=source, row=number, column=ref_cols[0])
-        questions.append("" if not has_q or _blank(record["question"]) else _text(record["question"], source, number, "question"))
+        question = record["question"] if has_q else None
+        questions.append("" if _blank(question) else _text(question, source, number, "question"))
         candidates.append(_text(answer, source, number, "answer"))
         references.append(refs)
         ref_labels.append(labels)
@@ -299,10 +301,10 @@ def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int) 
         for frame, numbers in _jsonl_chunks(path, chunk_rows):
             yield frame_to_table(frame, str(path), numbers=numbers)
         return
-    first_row = 1
+    done = 0
     for frame in _csv_chunks(path, chunk_rows):
-        yield frame_to_table(frame, str(path), first_row)
-        first_row += len(frame)
+        yield frame_to_table(frame, str(path), range(done + 1, done + len(frame) + 1))
+        done += len(frame)
 
 
 def _csv_chunks(path: Path, chunk_rows: int) -> Iterator[pd.DataFrame]:
