@@ -207,7 +207,8 @@ class Scorer:
             signature = metric.signature(ctx)
             if "weights" in metric.requires:
                 weighter = ctx.extras["weighter"]
-                signature += f"|kpw:{weighter.checkpoint_hash}|backbone:{weighter.backbone}|question:{'no' if kp else 'yes'}"
+                question = "no" if kp else "yes"
+                signature += f"|kpw:{weighter.checkpoint_hash}|backbone:{weighter.backbone}|question:{question}"
                 if "|precision:" not in signature:  # BERTScore-KPQA's names its encoder's, which is the same
                     signature += f"|precision:{precision_name(weighter.dtype)}"
             for column in metric.columns():

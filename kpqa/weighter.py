@@ -22,6 +22,7 @@ from torch import nn
 
 from kpqa import backbone as backbones
 from kpqa import checkpoint as ckpt
+from kpqa.encoder import amp_dtype
 from kpqa.errors import CheckpointError, UsageError
 
 if TYPE_CHECKING:
@@ -104,8 +105,9 @@ class KeyphraseTagger(nn.Module):
             self.targets = list(targets) if targets is not None else lora_targets(encoder)
             self.lora_alpha = float(lora_alpha if lora_alpha is not None else 2 * lora_rank)
             self._trained_prefix = None
+            modules = [f"{layers_name}.{i}.{t}" for i in range(len(layers)) for t in self.targets]
             config = LoraConfig(r=lora_rank, lora_alpha=self.lora_alpha, lora_dropout=0.0, bias="none",
-                                target_modules=[f"{layers_name}.{i}.{t}" for i in range(len(layers)) for t in self.targets])
+                                target_modules=modules)
             with warnings.catch_warnings():  # peft asks transformers a deprecated question; not the user's business
                 warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing", category=FutureWarning)
                 self.encoder = get_peft_model(encoder, config)
@@ -226,8 +228,6 @@ class Weighter:
 
     def __init__(self, model: KeyphraseTagger, tokenizer, metadata: dict, checkpoint_hash: str,
                  device: torch.device, batch_size: int = 64, precision: str = "auto"):
-        from kpqa.encoder import amp_dtype
-
         self.model = model.to(device).eval()
         self.tokenizer = tokenizer
         self.metadata = metadata

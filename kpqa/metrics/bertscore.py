@@ -234,8 +234,8 @@ class _BERTScoreBase(Metric):
         from kpqa import __version__
         from kpqa.encoder import amp_dtype, pick_device, precision_name
 
-        extras = ctx.extras
-        precision = precision_name(amp_dtype(pick_device(extras.get("device", "auto")), extras.get("precision", "auto")))
+        device = pick_device(ctx.extras.get("device", "auto"))
+        precision = precision_name(amp_dtype(device, ctx.extras.get("precision", "auto")))
         opts = [f"{k}:{v}" for k, v in self.options().items()]
         return "|".join([self.columns()[0], f"tok:{self.backbone}-pieces", *opts, f"precision:{precision}",
                          f"version:{__version__}"])
