@@ -421,6 +421,7 @@ class OutputWriter:
                 self._rewrite_jsonl()
             elif self._reshape or self._fill:
                 self._rewrite()
+            os.chmod(self._tmp, 0o666 & ~_umask())  # mkstemp's 0600 would be an odd mode for a scores file
             os.replace(self._tmp, self.path)
 
     def abort(self) -> None:
@@ -483,6 +484,12 @@ class OutputWriter:
             self.close()
         else:
             self.abort()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_output(frame: pd.DataFrame, path: str | os.PathLike) -> None:

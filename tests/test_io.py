@@ -129,8 +129,13 @@ def test_non_utf8_names_the_row(tmp_path):
 def test_write_output_is_atomic_and_leaves_nothing_on_failure(tmp_path):
     frame = pd.DataFrame({"a": [1, 2]})
     out = tmp_path / "out.csv"
-    write_output(frame, out)
+    old_mask = os.umask(0o022)
+    try:
+        write_output(frame, out)
+    finally:
+        os.umask(old_mask)
     assert out.read_text().splitlines() == ["a", "1", "2"]
+    assert out.stat().st_mode & 0o777 == 0o644  # as an ordinary file, not mkstemp's 0600
     with pytest.raises(InputError, match="output folder does not exist"):
         write_output(frame, tmp_path / "missing" / "out.csv")
 
