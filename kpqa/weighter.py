@@ -198,10 +198,13 @@ def encode(tokenizer, questions: Sequence[str] | None, texts: Sequence[str], max
 def _shorten(tokenizer, questions: Sequence[str], limit: int) -> list[str]:
     out = list(questions)
     enc = tokenizer(out, add_special_tokens=False, return_offsets_mapping=True)
+    long = [len(offsets) for offsets in enc["offset_mapping"] if len(offsets) > limit]
     for i, offsets in enumerate(enc["offset_mapping"]):
         if len(offsets) > limit:
-            warnings.warn(f"question {i} has {len(offsets)} word pieces; only its first {limit} are used", stacklevel=3)
             out[i] = out[i][: offsets[limit - 1][1]]
+    if long:  # one warning per call, not one per question: a file repeats its questions across answers
+        warnings.warn(f"{len(long)} question(s) longer than {limit} word pieces (up to {max(long)}) were cut to "
+                      f"their first {limit}", stacklevel=3)
     return out
 
 

@@ -95,6 +95,7 @@ def hotpot_records() -> list[dict]:
 HOTPOT_EXPECTED = [
     TaggedExample("Where?", "Bob moved to paris, then to PARIS again. Anna lives in Paris.",
                   ((13, 18), (28, 33), (55, 60)), "hotpotqa", "h0"),
+    TaggedExample("Same?", "Anna lives in Paris.", (), "hotpotqa", "h1", polar="yes"),
     TaggedExample("Born?", "Bob was born in Rome.", ((16, 20),), "hotpotqa", "h4"),
 ]
 HOTPOT_COUNTS = Counter({"kept": 2, "yes/no answer": 1, "answer not in supporting sentences": 1,
@@ -108,6 +109,7 @@ def test_hotpot_file(tmp_path):
     assert examples == HOTPOT_EXPECTED
     assert counts == HOTPOT_COUNTS
     assert examples[0].answers == ["paris", "PARIS", "Paris"]  # "parisian" is not an occurrence
+    assert examples[1].answers == []  # a yes/no answer is not in the passage: a polar example
 
 
 def test_hotpot_rows_match_file():
@@ -249,9 +251,10 @@ def test_unreadable_and_unknown(tmp_path):
         load_source(f"squad:{broken}")
     with pytest.raises(InputError, match=r"broken\.json: line 1 is not JSON"):
         load_source(f"msmarco:{broken}")
-    with pytest.raises(InputError, match="unknown training source 'nq'; known: hotpotqa, msmarco, squad"):
+    known = "conditionalqa, covidqa, hotpotqa, msmarco, policyqa, squad, squadshifts"
+    with pytest.raises(InputError, match=f"unknown training source 'nq'; known: {known}"):
         load_source("nq:x.json")
-    with pytest.raises(InputError, match="NAME:PATH"):
+    with pytest.raises(InputError, match=r"NAME\[@N\]:PATH"):
         load_source("squad")
 
 
@@ -328,6 +331,7 @@ def test_shared_hotpot_sample(shared_data):
     assert counts == Counter({"kept": 178, "yes/no answer": 20, "answer not in supporting sentences": 2})
     assert all(a.lower() == examples[0].answers[0].lower() for a in examples[0].answers)
     assert sum(len(e.spans) > 1 for e in examples) == 29
+    assert sum(e.polar is not None for e in examples) == 20
 
 
 def test_tagged_example_rejects_bad_spans():
@@ -336,3 +340,119 @@ def test_tagged_example_rejects_bad_spans():
     with pytest.raises(ValueError, match="out of order or outside"):
         TaggedExample("q", "abcdef", ((2, 4), (3, 5)), "squad", "x")
     assert TaggedExample("q", "abcdef", ((0, 1), (3, 5)), "squad", "x").answers == ["a", "de"]
+    with pytest.raises(ValueError, match="no answer span"):
+        TaggedExample("q", "abc", (), "squad", "x")
+    with pytest.raises(ValueError, match="polar 'yes' or 'no' and no spans"):
+        TaggedExample("q", "abc", ((0, 1),), "squad", "x", polar="yes")
+    with pytest.raises(ValueError, match="polar 'yes' or 'no' and no spans"):
+        TaggedExample("q", "abc", (), "squad", "x", polar="maybe")
+
+
+# ---------------------------------------------------------------- sets in SQuAD's layout, budgets
+
+@pytest.mark.parametrize("name", ["squadshifts", "policyqa", "covidqa"])
+def test_squad_layout_sets_keep_their_name(tmp_path, name):
+    examples, counts = load_source(f"{name}:{squad_file(tmp_path)}")
+    assert [(e.question, e.text, e.spans, e.id) for e in examples] == [
+        (e.question, e.text, e.spans, e.id) for e in SQUAD_EXPECTED]
+    assert {e.source for e in examples} == {name}
+    assert counts == load_source(f"squad:{squad_file(tmp_path)}")[1]
+
+
+def test_budget_keeps_a_seeded_sample_in_source_order(tmp_path):
+    full, _ = load_source(f"squad:{squad_file(tmp_path)}")
+    sample, counts = load_source(f"squad@2:{squad_file(tmp_path)}")
+    assert len(sample) == 2 and counts["over the @N budget"] == len(full) - 2
+    assert [full.index(e) for e in sample] == sorted(full.index(e) for e in sample)
+    assert load_source(f"squad@2:{squad_file(tmp_path)}")[0] == sample  # the same sample every time
+    assert load_source(f"squad@99:{squad_file(tmp_path)}")[0] == full
+    for bad in ("0", "x", ""):
+        with pytest.raises(InputError, match="@N must be a positive number"):
+            load_source(f"squad@{bad}:{squad_file(tmp_path)}")
+
+
+def test_sources_without_a_hub_route_say_so():
+    with pytest.raises(InputError, match="policyqa has no datasets-hub route"):
+        load_source("policyqa:hub")
+
+
+# ---------------------------------------------------------------- ConditionalQA
+
+def conditional_records() -> list[dict]:
+    def record(i, answers, evidences):
+        return {"id": f"c{i}", "url": "u", "scenario": "I live in Wales.", "question": f"question {i}?",
+                "not_answerable": not answers, "answers": answers, "evidences": evidences}
+
+    return [
+        record(0, [["yes", []]], ["<p>You can apply if you are 18 or over.</p>", "<li>children</li>"]),
+        record(1, [["up to £200", ["if you are under 18"]]], ["<p>You get up to £100 a week.</p>"]),
+        record(2, [], ["<p>Anything.</p>"]),
+        record(3, [["no", []]], []),
+        record(4, [["Carol", []]], ["<p>Anna lives here.</p>"]),
+        record(5, [["NO", []], ["No", ["if married"]]], ["<p>Married couples &amp; partners pay.</p>"]),
+    ]
+
+
+def test_conditionalqa_file(tmp_path):
+    path = tmp_path / "cqa.json"
+    path.write_text(json.dumps(conditional_records()))
+    examples, counts = load_source(f"conditionalqa:{path}")
+    assert counts == Counter({"yes/no answer": 2, "no answer": 1, "no evidence": 1, "answer not in evidence": 2})
+    assert examples == [
+        TaggedExample("question 0?", "You can apply if you are 18 or over. children", (), "conditionalqa", "c0",
+                      polar="yes"),
+        TaggedExample("question 5?", "Married couples & partners pay.", (), "conditionalqa", "c5", polar="no"),
+    ]
+
+
+def test_conditionalqa_tags_extractive_answers_in_the_evidence(tmp_path):
+    records = [{"id": "c1", "question": "How much?", "answers": [["up to £100", []]],
+                "evidences": ["<p>You get <b>up to £100</b> a week.</p>", "<p>Up to £100 is paid.</p>"]}]
+    path = tmp_path / "cqa.json"
+    path.write_text(json.dumps(records))
+    (example,), counts = load_source(f"conditionalqa:{path}")
+    assert example.text == "You get up to £100 a week. Up to £100 is paid."
+    assert example.answers == ["up to £100", "Up to £100"]
+    assert counts == Counter({"kept": 1})
+
+
+def test_conditionalqa_wrong_layout(tmp_path):
+    path = tmp_path / "cqa.json"
+    path.write_text(json.dumps({"data": []}))
+    with pytest.raises(InputError, match="expected a ConditionalQA JSON list of records, got an object with 'data'"):
+        load_source(f"conditionalqa:{path}")
+    path.write_text(json.dumps([{"id": "x", "question": "q", "answers": ["yes"], "evidences": []}]))
+    with pytest.raises(InputError, match=r"record 0.answers\[0\]: expected \[answer, conditions\]"):
+        load_source(f"conditionalqa:{path}")
+
+
+def test_marco_yes_no_answers_are_polar(tmp_path):
+    records = [{"query_id": 7, "query": "is the sky blue", "answers": ["Yes"], "wellFormedAnswers": [],
+                "passages": [{"is_selected": 0, "passage_text": "No."},
+                             {"is_selected": 1, "passage_text": "The sky is blue. Yes it is."}]},
+               {"query_id": 8, "query": "is it", "answers": ["no."], "wellFormedAnswers": [],
+                "passages": [{"is_selected": 0, "passage_text": "Maybe."}]}]
+    path = tmp_path / "marco.jsonl"
+    path.write_text("\n".join(map(json.dumps, records)))
+    examples, counts = load_source(f"msmarco:{path}")
+    assert examples == [TaggedExample("is the sky blue", "The sky is blue.", (), "msmarco", "7", polar="yes"),
+                        TaggedExample("is it", "", (), "msmarco", "8", polar="no")]
+    assert counts == Counter({"yes/no answer": 2})
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("name, relpath, expected", [
+    ("squadshifts", "squadshifts/reddit_v1.0.json", {"kept": 9803}),
+    ("policyqa", "policyqa/dev.json", {"kept": 3809}),
+    ("covidqa", "covidqa/200421_covidQA.json", {"kept": 1319, "answer not in context": 8}),
+    ("conditionalqa", "conditionalqa/train.json",
+     {"yes/no answer": 1116, "kept": 1041, "answer not in evidence": 89, "no answer": 91, "no evidence": 1}),
+    ("msmarco", "msmarco/qna-sample.jsonl",
+     {"yes/no answer": 73, "kept": 679, "answer not in selected passages": 248, "no selected passage": 6,
+      "no answer": 28}),
+])
+def test_shared_new_sources(shared_data, name, relpath, expected):
+    examples, counts = _load(shared_data, name, relpath)
+    assert counts == Counter(expected)
+    assert {e.source for e in examples} == {name}
+    assert len(examples) == expected["kept"] + expected.get("yes/no answer", 0)

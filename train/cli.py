@@ -9,16 +9,18 @@ from typing import Sequence
 
 from kpqa.errors import KpqaError
 
-from .trainer import TrainConfig, train
+from .forms import YES_NO
+from .trainer import PRECISIONS, TrainConfig, train
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """Add the training options to ``parser`` (a new one when None)."""
     p = parser or argparse.ArgumentParser(prog="kpqa train", description=__doc__)
     d = TrainConfig(data=[], output="")
-    p.add_argument("--data", action="append", required=True, metavar="NAME:PATH",
-                   help="training source, repeatable: squad:FILE, hotpotqa:FILE, msmarco:FILE, or NAME:hub[:SPLIT] "
-                        "(leave one source out by omitting it)")
+    p.add_argument("--data", action="append", required=True, metavar="NAME[@N]:PATH",
+                   help="training source, repeatable: squad, squadshifts, policyqa, covidqa (SQuAD layout), "
+                        "conditionalqa, hotpotqa or msmarco with its FILE, or NAME:hub[:SPLIT]; @N keeps a seeded "
+                        "sample of N examples (leave one source out by omitting it)")
     p.add_argument("--output", required=True, metavar="DIR", help="checkpoint folder (re-running resumes there)")
     p.add_argument("--no-question", action="store_true", help="train without the question ([CLS] text [SEP]; -KP)")
     p.add_argument("--epochs", type=int, default=d.epochs)
@@ -32,6 +34,19 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--lora-rank", type=int, default=d.lora_rank,
                    help="0 (default): fine-tune the transformer layers (checkpoint ~21 MB for MiniLM); N >= 1: train "
                         "only a rank-N LoRA adapter on every linear map of every layer (~0.7 MB at rank 8)")
+    p.add_argument("--short-answers", type=float, default=d.short_answers, metavar="SHARE",
+                   help="share of span examples cut to the answer with 0-3 words around it (default: %(default)s)")
+    p.add_argument("--yes-no", choices=YES_NO, default=d.yes_no,
+                   help="yes/no answers: 'Yes, <evidence>' (sentence), a bare 'yes' (bare), half each (mixed), or "
+                        "dropped as in the paper (off; default: %(default)s)")
+    p.add_argument("--max-answer-share", type=float, default=d.max_answer_share, metavar="SHARE",
+                   help="drop span examples whose answer covers more than this share of the text "
+                        "(default: %(default)s = keep all)")
+    p.add_argument("--precision", choices=PRECISIONS, default=d.precision,
+                   help="training arithmetic: fp32 (default) or bf16/fp16 autocast (bf16 on a CPU with bf16 "
+                        "instructions is faster)")
+    p.add_argument("--init", metavar="DIR", help="start from this checkpoint's trained layers and head (same "
+                   "backbone and question setting) instead of the plain backbone; recorded in the metadata")
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--max-examples", type=int, default=None, help="use at most this many examples (quick runs)")
     p.add_argument("--note", default=None, help="free text recorded in the checkpoint metadata (e.g. a budget cut)")
@@ -45,6 +60,8 @@ def config_from_args(args: argparse.Namespace, argv: Sequence[str]) -> TrainConf
         data=list(args.data), output=args.output, use_question=not args.no_question, epochs=args.epochs,
         batch_size=args.batch_size, lr=args.lr, max_length=args.max_length, backbone=args.backbone,
         lora_rank=args.lora_rank, seed=args.seed, max_examples=args.max_examples,
+        short_answers=args.short_answers, yes_no=args.yes_no, max_answer_share=args.max_answer_share,
+        precision=args.precision, init=args.init,
         save_every=args.save_every, command=shlex.join(["kpqa", "train", *argv]),
         extra={"note": args.note} if args.note else {},
     )

@@ -3,15 +3,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+POLAR = ("yes", "no")
+
 
 @dataclass(frozen=True)
 class TaggedExample:
     """A question with its answer sentence(s) and the character spans of the answer in them.
 
     ``text`` is the answer sentence(s) joined with single spaces; ``spans`` are ``(start, end)`` character offsets
-    into ``text`` (end exclusive), sorted and non-overlapping (the converters never give an example without one);
-    ``source`` is ``"squad"``, ``"hotpotqa"`` or ``"msmarco"``; ``id`` is the source's record id (SQuAD ``id``,
-    HotpotQA ``_id``, MS-MARCO ``query_id`` or else the row key).
+    into ``text`` (end exclusive), sorted and non-overlapping; ``source`` names the source (``squad``,
+    ``squadshifts``, ``policyqa``, ``covidqa``, ``conditionalqa``, ``hotpotqa``, ``msmarco``); ``id`` is the
+    source's record id.
+
+    A yes/no answer is not in any passage: its example has ``polar`` set to ``"yes"`` or ``"no"``, ``text`` holds
+    the evidence (may be empty) and ``spans`` is empty; :func:`kpqa_train.forms.build_examples` turns it into a
+    tagged answer ("Yes, <evidence>" or a bare "yes") or drops it. Every other example has at least one span.
     """
 
     question: str
@@ -19,8 +25,15 @@ class TaggedExample:
     spans: tuple[tuple[int, int], ...]
     source: str
     id: str
+    polar: str | None = None
 
     def __post_init__(self) -> None:
+        if self.polar is not None:
+            if self.polar not in POLAR or self.spans:
+                raise ValueError(f"example {self.id!r}: a polar example has polar 'yes' or 'no' and no spans")
+            return
+        if not self.spans:
+            raise ValueError(f"example {self.id!r}: no answer span")
         previous_end = 0
         for start, end in self.spans:
             if not (previous_end <= start < end <= len(self.text)):
@@ -31,3 +44,9 @@ class TaggedExample:
     def answers(self) -> list[str]:
         """The tagged substrings of ``text``."""
         return [self.text[start:end] for start, end in self.spans]
+
+
+def polar_answer(answer: str) -> str | None:
+    """``"yes"`` or ``"no"`` when ``answer`` is a bare yes/no answer ("Yes", "no.", " YES "), else ``None``."""
+    word = answer.strip().rstrip(".!").strip().lower()
+    return word if word in POLAR else None

@@ -4,7 +4,8 @@ sentences in the order given, with every occurrence of the answer tagged.
 The KPQA paper resolved coreferences in the paragraphs with SpanBERT before picking the supporting sentences; no
 coreference model can be had here, so the sentences are taken as written (a pronoun stays a pronoun), and the
 answer is tagged wherever its text occurs in them (case-insensitive, on word boundaries). Yes/no answers, which
-are not in the passage, are dropped as in the paper (section 5.1).
+are not in the passage, give polar examples with the supporting sentences as evidence (the paper dropped them,
+section 5.1; ``kpqa train --yes-no off`` still does).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 
 from kpqa.errors import InputError
 
-from .examples import TaggedExample
+from .examples import TaggedExample, polar_answer
 from .layout import field
 from .sentences import find_occurrences, join_texts
 
@@ -89,9 +90,6 @@ def convert(records: Iterable[HotpotRecord], counts: Counter) -> Iterator[Tagged
     """Tagged examples from HotpotQA records; ``counts`` gets ``kept`` or the reason a record was skipped."""
     for record in records:
         answer = record.answer.strip()
-        if answer.lower() in ("yes", "no"):
-            counts["yes/no answer"] += 1
-            continue
         if not answer:
             counts["no answer"] += 1
             continue
@@ -103,6 +101,12 @@ def convert(records: Iterable[HotpotRecord], counts: Counter) -> Iterator[Tagged
             counts["no supporting facts"] += 1
             continue
         text, _ = join_texts([(sentence, ()) for sentence in sentences])
+        polar = polar_answer(answer)
+        if polar:
+            counts["yes/no answer"] += 1
+            yield TaggedExample(question=record.question, text=text, spans=(), source="hotpotqa", id=record.id,
+                                polar=polar)
+            continue
         spans = find_occurrences(text, answer)
         if not spans:
             counts["answer not in supporting sentences"] += 1

@@ -4,7 +4,8 @@ sentences: the sentences of the selected passages that hold an answer, with ever
 Answers are matched case-insensitively on word boundaries, without a final full stop (a written answer often ends
 with one where the passage goes on); an answer that crosses a sentence boundary takes all the sentences it
 touches. ``wellFormedAnswers`` are rewrites of the answer into a full sentence, not passage text, so they are not
-used. Queries answered "No Answer Present." are skipped.
+used. Queries answered "No Answer Present." are skipped. A "Yes" or "No" answer gives a polar example (see
+:class:`~kpqa_train.examples.TaggedExample`) with the first sentence of the first selected passage as evidence.
 """
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from typing import Any
 
 from kpqa.errors import InputError
 
-from .examples import TaggedExample
+from .examples import TaggedExample, polar_answer
 from .layout import field
-from .sentences import covering_sentences, find_occurrences, join_texts
+from .sentences import covering_sentences, find_occurrences, join_texts, sentence_bounds
 
 LAYOUT = "MS-MARCO"
 NO_ANSWER = "No Answer Present."
@@ -91,6 +92,14 @@ def convert(records: Iterable[MarcoRecord], counts: Counter) -> Iterator[TaggedE
             counts["no answer"] += 1
             continue
         selected = [text for is_selected, text in record.passages if is_selected]
+        polar = {polar_answer(n) for n in needles}
+        if len(polar) == 1 and None not in polar:
+            counts["yes/no answer"] += 1
+            evidence = sentence_bounds(selected[0]) if selected else ()
+            text = selected[0][slice(*evidence[0])] if evidence else ""
+            yield TaggedExample(question=record.question, text=text, spans=(), source="msmarco", id=record.id,
+                                polar=polar.pop())
+            continue
         if not selected:
             counts["no selected passage"] += 1
             continue

@@ -1,9 +1,12 @@
 """``load_source("name:PATH")`` / ``load_source("name:hub[:split]")``: training examples for the keyphrase weighter
-from SQuAD, HotpotQA or MS-MARCO, in their official JSON layouts or through the ``datasets`` library."""
+from SQuAD and the sets in its layout (SQuADShifts, PolicyQA, COVID-QA), ConditionalQA, HotpotQA or MS-MARCO, in
+their official JSON layouts or through the ``datasets`` library. ``name@N:PATH`` keeps a seeded sample of N of the
+source's examples (a budget per source)."""
 from __future__ import annotations
 
 import gzip
 import json
+import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -12,7 +15,7 @@ from typing import Any
 
 from kpqa.errors import InputError
 
-from . import hotpotqa, msmarco, squad
+from . import conditionalqa, hotpotqa, msmarco, squad
 from .examples import TaggedExample
 
 
@@ -29,6 +32,13 @@ class Source:
 
 SOURCES: dict[str, Source] = {
     "squad": Source(squad.records_from_json, squad.records_from_rows, squad.convert, hub=("squad",)),
+    "squadshifts": Source(squad.records_from_json, squad.records_from_rows, squad.converter("squadshifts"),
+                          hub=("squadshifts", "new_wiki")),
+    "policyqa": Source(squad.records_from_json, squad.records_from_rows, squad.converter("policyqa"), hub=()),
+    "covidqa": Source(squad.records_from_json, squad.records_from_rows, squad.converter("covidqa"),
+                      hub=("covid_qa_deepset",)),
+    "conditionalqa": Source(conditionalqa.records_from_json, conditionalqa.records_from_rows, conditionalqa.convert,
+                            hub=()),
     "hotpotqa": Source(hotpotqa.records_from_json, hotpotqa.records_from_rows, hotpotqa.convert,
                        hub=("hotpot_qa", "distractor")),
     "msmarco": Source(msmarco.records_from_json, msmarco.records_from_rows, msmarco.convert, hub=("ms_marco", "v2.1"),
@@ -84,6 +94,8 @@ def examples_from_rows(name: str, rows: Iterable[dict[str, Any]], label: str | N
 def load_hub(name: str, split: str = "train") -> Any:
     """The source's dataset from the hub (``datasets.load_dataset``); needs network or a filled ``datasets`` cache."""
     hub = _source(name).hub
+    if not hub:
+        raise InputError(f"{name} has no datasets-hub route here; give its JSON file (NAME:PATH)")
     import datasets
 
     try:
@@ -93,13 +105,23 @@ def load_hub(name: str, split: str = "train") -> Any:
 
 
 def load_source(spec: str) -> tuple[list[TaggedExample], Counter]:
-    """Examples from ``name:PATH`` or ``name:hub[:split]`` (names: squad, hotpotqa, msmarco) and their counts."""
+    """Examples from ``name[@N]:PATH`` or ``name[@N]:hub[:split]`` (names: :data:`SOURCES`) and their counts; with
+    ``@N``, a seeded sample of N of them in source order (``counts["over the @N budget"]`` the rest)."""
     name, sep, rest = spec.partition(":")
     if not sep or not rest:
-        raise InputError(f"training source {spec!r} should be NAME:PATH or NAME:hub[:SPLIT]")
+        raise InputError(f"training source {spec!r} should be NAME[@N]:PATH or NAME[@N]:hub[:SPLIT]")
+    name, at, budget = name.partition("@")
+    if at and not (budget.isdigit() and int(budget) > 0):
+        raise InputError(f"training source {spec!r}: @N must be a positive number of examples, got {budget!r}")
     _source(name)
     if rest == "hub" or rest.startswith("hub:"):
         split = rest[4:] or "train"
-        return examples_from_rows(name, load_hub(name, split), label=f"{name}:hub:{split}")
-    return examples_from_file(name, rest)
+        examples, counts = examples_from_rows(name, load_hub(name, split), label=f"{name}:hub:{split}")
+    else:
+        examples, counts = examples_from_file(name, rest)
+    if at and len(examples) > int(budget):
+        keep = sorted(random.Random(f"{name}@{budget}").sample(range(len(examples)), int(budget)))
+        counts["over the @N budget"] = len(examples) - len(keep)
+        examples = [examples[i] for i in keep]
+    return examples, counts
 

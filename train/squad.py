@@ -1,10 +1,12 @@
 """SQuAD (v1.1 JSON or the ``squad`` hub dataset) to tagged answer sentences: the context sentence(s) holding the
-first answer's span, with that span tagged."""
+first answer's span, with that span tagged. The sets published in SQuAD's layout (SQuADShifts, PolicyQA, COVID-QA)
+go through the same converter under their own source names (:func:`converter`)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from kpqa.errors import InputError
@@ -85,7 +87,7 @@ def answer_span(record: SquadRecord) -> tuple[int, int] | None:
     return best, best + len(text)
 
 
-def convert(records: Iterable[SquadRecord], counts: Counter) -> Iterator[TaggedExample]:
+def convert(records: Iterable[SquadRecord], counts: Counter, source: str = "squad") -> Iterator[TaggedExample]:
     """Tagged examples from SQuAD records; ``counts`` gets ``kept`` or the reason a record was skipped."""
     for record in records:
         if record.answer is None:
@@ -100,4 +102,9 @@ def convert(records: Iterable[SquadRecord], counts: Counter) -> Iterator[TaggedE
             counts["answer not in context"] += 1
             continue
         counts["kept"] += 1
-        yield TaggedExample(question=record.question, text=text, spans=spans, source="squad", id=record.id)
+        yield TaggedExample(question=record.question, text=text, spans=spans, source=source, id=record.id)
+
+
+def converter(source: str) -> Callable[[Iterable[SquadRecord], Counter], Iterator[TaggedExample]]:
+    """:func:`convert` for a set in SQuAD's layout, its examples named ``source``."""
+    return partial(convert, source=source)

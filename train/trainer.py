@@ -28,11 +28,13 @@ from kpqa.errors import InputError, UsageError
 from kpqa.weighter import KeyphraseTagger, Window, encode, load_encoder, pad
 
 from .examples import TaggedExample
+from .forms import AnswerForms, build_examples
 
 STATE = "state"
 PROGRESS = "trainer_state.json"
 BEST = "best-fp32.safetensors"
 IGNORE = -100
+PRECISIONS = ("fp32", "bf16", "fp16")
 
 
 @dataclass
@@ -53,6 +55,11 @@ class TrainConfig:
     seed: int = 13
     max_examples: int | None = None
     dev_fraction: float = 0.1
+    short_answers: float = 0.0
+    yes_no: str = "off"
+    max_answer_share: float = 1.0
+    precision: str = "fp32"
+    init: str | None = None
     save_every: int = 200
     command: str = ""
     extra: dict = field(default_factory=dict)
@@ -197,6 +204,21 @@ def _recover_state(state_dir: Path) -> None:
             old.rename(state_dir)
 
 
+def _warm_start(tagger: KeyphraseTagger, config: TrainConfig) -> dict:
+    """Load the trained tensors of ``config.init`` (same backbone, form and question setting) into ``tagger``;
+    returns what the new checkpoint's metadata records of it."""
+    tensors, metadata, digest = ckpt.load(config.init)
+    wanted = {"backbone": backbones.describe(config.backbone)["name"], "lora": tagger.adaptation,
+              "use_question": config.use_question}
+    found = {"backbone": metadata["backbone"]["name"], "lora": metadata["lora"],
+             "use_question": metadata["use_question"]}
+    if found != wanted:
+        raise UsageError(f"--init {config.init}: checkpoint has {found}, this run needs {wanted}")
+    tagger.load_trained({k: v.float() for k, v in tensors.items()})
+    return {"checkpoint": str(config.init), "hash": digest, "command": metadata.get("command"),
+            "sources": [s["spec"] for s in metadata.get("sources", [])], "dev": metadata.get("dev")}
+
+
 def load_examples(specs: Sequence[str]) -> tuple[list[TaggedExample], list[dict]]:
     """All examples of the ``--data`` specs and, per spec, the converter's kept/skipped counts."""
     from .sources import load_source
@@ -233,16 +255,21 @@ def train(config: TrainConfig) -> dict:
             raise UsageError(f"{state_dir} was written by a run with other options; use another --output or remove it")
         progress = saved["progress"]
 
-    accelerator = Accelerator()
+    if config.precision not in PRECISIONS:
+        raise UsageError(f"--precision must be one of {', '.join(PRECISIONS)}, got {config.precision!r}")
+    forms = AnswerForms(config.short_answers, config.yes_no, config.max_answer_share)
+    accelerator = Accelerator(mixed_precision={"fp32": "no"}.get(config.precision, config.precision))
     set_seed(config.seed)
     main = accelerator.is_main_process
     examples, sources = load_examples(config.data)
+    examples, form_counts = build_examples(examples, forms, config.seed)
     if not examples:
         raise InputError(f"no usable training examples in {', '.join(config.data)} (all were skipped)")
     train_idx, dev_idx = split(len(examples), config.seed, config.dev_fraction, config.max_examples)
 
     encoder, tokenizer = load_encoder(config.backbone)
     model = tagger = KeyphraseTagger(encoder, config.lora_rank)
+    init = _warm_start(tagger, config) if config.init else None
     featured = label_windows(tokenizer, examples, config.use_question, config.max_length)
     train_set = [f for i in train_idx for f in featured[i]]
     dev_set = [f for i in dev_idx for f in featured[i]]
@@ -296,6 +323,9 @@ def train(config: TrainConfig) -> dict:
         "max_length": config.max_length,
         "stored_dtype": str(ckpt.STORE_DTYPE).replace("torch.", ""),
         "sources": sources,
+        "init": init,
+        "answer_forms": {**asdict(forms), "counts": dict(sorted(form_counts.items()))},
+        "precision": config.precision,
         "examples": {"total": len(examples), "train": len(train_idx), "dev": len(dev_idx),
                      "train_windows": len(train_set), "dev_windows": len(dev_set)},
         "split": {"seed": config.seed, "dev_fraction": config.dev_fraction, "max_examples": config.max_examples},

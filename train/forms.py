@@ -1,0 +1,102 @@
+"""Answer forms: what the examples of the converters are turned into before training (``kpqa train`` options).
+
+The KPQA paper trains on answer *sentences* only. Generated answers and references are often shorter (a bare
+entity, "yes") or longer (several sentences), so the builder can also teach
+
+- **short answers** (``short``): a share of the span examples is cut to the answer span with 0-3 words of its
+  sentence on either side (all of a 1-3 word reference is then the answer, as it should be);
+- **yes/no answers** (``yes_no``): the polar examples of MS-MARCO, ConditionalQA and HotpotQA become "Yes, <first
+  evidence sentence>" or a bare "yes" (``sentence``, ``bare``, or ``mixed`` = half each), tagged K on the polar
+  word only; ``off`` drops them as the paper did;
+- **no near-whole-sentence answers** (``max_answer_share``): a span example whose tagged characters are more than
+  this share of its text is dropped (MS-MARCO's free-form answers often cover their sentence, which teaches flat
+  weights).
+
+Long answers come from the sources themselves (PolicyQA, COVID-QA spans, multi-sentence MS-MARCO answers).
+Every choice is seeded per example (seed, source, id), so a form does not depend on the order of the sources.
+"""
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kpqa.errors import UsageError
+
+from .examples import TaggedExample
+from .sentences import sentence_bounds
+
+YES_NO = ("off", "bare", "sentence", "mixed")
+_WORD = re.compile(r"\S+")
+MAX_CONTEXT_WORDS = 3
+
+
+@dataclass(frozen=True)
+class AnswerForms:
+    """The builder's options (see the module docstring)."""
+
+    short: float = 0.0
+    yes_no: str = "off"
+    max_answer_share: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.short <= 1.0:
+            raise UsageError(f"--short-answers must be a share in [0, 1], got {self.short}")
+        if self.yes_no not in YES_NO:
+            raise UsageError(f"--yes-no must be one of {', '.join(YES_NO)}, got {self.yes_no!r}")
+        if not 0.0 < self.max_answer_share <= 1.0:
+            raise UsageError(f"--max-answer-share must be in (0, 1], got {self.max_answer_share}")
+
+
+def shorten(example: TaggedExample, rng: random.Random) -> TaggedExample:
+    """The example's first span with 0-3 words of its text on either side; the spans inside that window kept."""
+    start, end = example.spans[0]
+    words = [m.span() for m in _WORD.finditer(example.text)]
+    first = next(i for i, (s, e) in enumerate(words) if e > start)
+    last = max(i for i, (s, e) in enumerate(words) if s < end)
+    first = max(0, first - rng.randint(0, MAX_CONTEXT_WORDS))
+    last = min(len(words) - 1, last + rng.randint(0, MAX_CONTEXT_WORDS))
+    left, right = min(words[first][0], start), max(words[last][1], end)
+    spans = tuple((s - left, e - left) for s, e in example.spans if left <= s and e <= right)
+    return TaggedExample(example.question, example.text[left:right], spans, example.source, example.id)
+
+
+def polar_text(example: TaggedExample, form: str) -> TaggedExample:
+    """A polar example as "Yes, <first evidence sentence>" (``sentence``) or "yes" (``bare``), K on the polar word."""
+    word = example.polar or ""
+    bounds = sentence_bounds(example.text) if example.text.strip() else ()
+    if form == "bare" or not bounds:
+        return TaggedExample(example.question, word, ((0, len(word)),), example.source, example.id)
+    evidence = example.text[slice(*bounds[0])]
+    text = f"{word.capitalize()}, {evidence}"
+    return TaggedExample(example.question, text, ((0, len(word)),), example.source, example.id)
+
+
+def build_examples(examples: Iterable[TaggedExample], forms: AnswerForms, seed: int
+                   ) -> tuple[list[TaggedExample], Counter]:
+    """The training examples ``forms`` asks for, and counts of what was done to them."""
+    out: list[TaggedExample] = []
+    counts: Counter = Counter()
+    for example in examples:
+        rng = random.Random(f"{seed}:{example.source}:{example.id}")
+        if example.polar is not None:
+            if forms.yes_no == "off":
+                counts["yes/no dropped"] += 1
+                continue
+            form = forms.yes_no if forms.yes_no != "mixed" else rng.choice(("bare", "sentence"))
+            example = polar_text(example, form)
+            counts[f"yes/no as {'bare word' if example.text in ('yes', 'no') else 'sentence'}"] += 1
+        else:
+            tagged = sum(end - start for start, end in example.spans)
+            if tagged > forms.max_answer_share * len(example.text):
+                counts["answer share too large, dropped"] += 1
+                continue
+            if forms.short and rng.random() < forms.short:
+                example = shorten(example, rng)
+                counts["cut to a short answer"] += 1
+            else:
+                counts["answer sentence"] += 1
+        out.append(example)
+    return out, counts
