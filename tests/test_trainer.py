@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 import torch
@@ -156,3 +157,29 @@ def test_a_kill_during_a_state_save_leaves_a_resumable_state(tmp_path, left):
     trainer._recover_state(tmp_path / "state")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state"]
     assert (tmp_path / "state" / "marker").read_text() == ("state" if "state" in left else "state.old")
+
+
+def test_warm_start_begins_where_the_init_checkpoint_ended(tmp_path, tokenizer):
+    spec = squad_file(tmp_path / "s.json")
+    train(replace(small_config(spec, tmp_path / "first", lora_rank=0), epochs=1))
+    trained = _mean_loss(tokenizer, Weighter.load(tmp_path / "first", device="cpu").model, spec)
+    torch.manual_seed(0)
+    fresh = _mean_loss(tokenizer, KeyphraseTagger(load_encoder("minilm")[0], 0), spec)
+    config = replace(small_config(spec, tmp_path / "second", lora_rank=0, init=str(tmp_path / "first"),
+                                  yes_no="mixed", short_answers=0.5), epochs=1, lr=1e-12)
+    meta = train(config)
+    again = _mean_loss(tokenizer, Weighter.load(tmp_path / "second", device="cpu").model, spec)
+    assert trained < fresh * 0.7 and again == pytest.approx(trained, rel=2e-2)  # lr ~0: the init's weights
+    assert meta["init"]["hash"] == ckpt.load(tmp_path / "first")[2]
+    assert meta["answer_forms"]["short"] == 0.5 and meta["answer_forms"]["yes_no"] == "mixed"
+    assert sum(meta["answer_forms"]["counts"].values()) == 12
+    with pytest.raises(UsageError, match="this run needs"):
+        train(small_config(spec, tmp_path / "third", lora_rank=0, init=str(tmp_path / "first"), use_question=False))
+
+
+def test_cli_answer_form_options():
+    argv = ["--data", "squad@100:a.json", "--output", "o", "--short-answers", "0.3", "--yes-no", "bare",
+            "--max-answer-share", "0.6", "--init", "ck", "--precision", "bf16"]
+    config = config_from_args(build_parser().parse_args(argv), argv)
+    assert (config.short_answers, config.yes_no, config.max_answer_share) == (0.3, "bare", 0.6)
+    assert (config.init, config.precision, config.data) == ("ck", "bf16", ["squad@100:a.json"])
