@@ -336,8 +336,8 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     entries = list(fitted.metrics.values()) + [j.calibration for j in fitted.judges.values()]
     width = max(len(e.metric) for e in entries)
     for e in entries:
-        print(f"{e.metric:<{width}}  correct at >= {e.threshold:.4f} (fit accuracy {e.fit['accuracy']:.3f}, "
-              f"kappa {e.fit['kappa']:.3f}; max-kappa threshold {e.kappa_threshold:.4f})")
+        print(f"{e.metric:<{width}}  correct at >= {e.threshold:.4g} (fit accuracy {e.fit['accuracy']:.3f}, "
+              f"kappa {e.fit['kappa']:.3f}; max-kappa threshold {e.kappa_threshold:.4g})")
     return 0
 
 

@@ -7,7 +7,8 @@ AUROC is that of the raw score (fitting does not change the ranking) for single 
 probability for combined judges. The majority class is the training folds' majority.
 
 Combined judges: :func:`kpqa.calibration.fit_judge` (logistic regression on standardised metric scores, its logit
-then calibrated like a metric), as ``kpqa calibrate`` fits ``KPQA-judge`` (the "3 KPQA + Contains" row). Metric columns already in INPUT are used as they are; the others are scored.
+then calibrated like a metric), as ``kpqa calibrate`` fits ``KPQA-judge``. Metric columns already in INPUT are
+used as they are; the others are scored.
 
     python scripts/decide_cv.py                               # ../shared/data/human_eval/evouna_tq_dev.csv
     python scripts/decide_cv.py scored.csv --method logistic -o cv.md
@@ -31,7 +32,7 @@ FIXED = {"EM (as is)": ("EM", 1.0), "F1 >= 0.5": ("F1", 0.5), "Contains (as is)"
 JUDGES = {
     "judge: 3 KPQA": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA"],
     "judge: default suite (7)": DEFAULT_SUITE,
-    "judge: 3 KPQA + Contains": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "Contains"],
+    "KPQA-judge (3 KPQA + Contains)": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "Contains"],
     "judge: ROUGE-L-KPQA + Contains": ["ROUGE-L-KPQA", "Contains"],
     "judge: all 10 metrics": SINGLE,
 }

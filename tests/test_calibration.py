@@ -216,3 +216,21 @@ def test_meta_eval_binary_section(tmp_path, capsys):
     assert "brier" not in b["results"]["F1"]  # no calibration for F1: ranking statistics only
     assert "Correct or not" in (tmp_path / "r.md").read_text()
     assert (tmp_path / "plots" / "judged-reliability.png").stat().st_size > 0
+
+
+@pytest.mark.model
+def test_shipped_calibration_fits_the_shipped_weighter():
+    """Fails after the weighter is replaced until the calibration is refit (README: "Is the answer correct?")."""
+    from kpqa.scoring import DECIDE_METRICS, Scorer
+
+    path = calibration.default_path()
+    if not path.exists():
+        pytest.skip(f"no shipped calibration at {path}")
+    scorer = Scorer(decide=True, device="cpu")
+    assert [m.columns()[0] for m in scorer.metrics] == list(DECIDE_METRICS)
+    entries = scorer._calibrated()  # raises CalibrationError when a signature does not match
+    assert set(entries) == set(DECIDE_METRICS) and [j.name for j in scorer._judges] == [calibration.JUDGE]
+    cal = scorer.calibration
+    assert cal.data[0]["path"].endswith("evouna_tq_dev.csv") and cal.data[0]["rows"] == 4805
+    for entry in entries.values():
+        assert 0 <= entry.threshold <= 1 and entry.fit["n"] == 4805
