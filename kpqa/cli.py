@@ -50,8 +50,8 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write input columns + one column per metric here (.csv or .jsonl)")
     p.add_argument(
         "--metrics",
-        default=",".join(DEFAULT_METRICS),
-        help="comma-separated metric names (default: %(default)s); see `kpqa metrics`",
+        help=f"comma-separated metric names (default: {','.join(DEFAULT_METRICS)}; with --decide also Contains); "
+        "see `kpqa metrics`",
     )
     p.add_argument("--tokenize", default="ptb", help="tokenizer for lexical metrics: ptb (default), whitespace, zh")
     p.add_argument("--no-question", action="store_true", help="use the -KP weighter (no question); columns end in -KP")
@@ -73,6 +73,12 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         help="rows read, scored and written at a time (default: %(default)s); memory grows with it, corpus scores "
         "do not depend on it. Under `accelerate launch`, each process scores its share of every chunk",
     )
+    p.add_argument("--decide", action="store_true",
+                   help="add <metric>-prob (calibrated P(correct)) and <metric>-correct (0/1) columns, and those of "
+                   "KPQA-judge; the summary gives the share judged correct. Default metrics then also include "
+                   "Contains (the judge's input)")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="calibration for --decide (implies it; default: calibration.json beside the weighter)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_run_score)
 
@@ -84,7 +90,7 @@ def _run_score(args: argparse.Namespace) -> int:
     from kpqa.scoring import Scorer
 
     scorer = Scorer(
-        [m for m in args.metrics.split(",") if m.strip()],
+        None if args.metrics is None else [m for m in args.metrics.split(",") if m.strip()],
         tokenize=args.tokenize,
         checkpoint=args.checkpoint,
         no_question=args.no_question,
@@ -93,6 +99,8 @@ def _run_score(args: argparse.Namespace) -> int:
         precision=args.precision,
         progress=not args.quiet,
         data_parallel=True,
+        decide=args.decide,
+        calibration=args.calibration,
     )
     writer = OutputWriter(args.output, last_columns=scorer.columns) if args.output and scorer.is_main else None
     with writer or contextlib.nullcontext():
@@ -143,7 +151,7 @@ def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "meta-eval",
-        help="correlate metrics with human judgments",
+        help="correlate metrics with human judgments; accuracy and calibration on binary labels",
         description="For each human-judgment file (a scoring input with a human score column), score it (metric "
         "columns already in the file are used as they are) and report Pearson / Spearman / Kendall with p-values and "
         "bootstrap intervals, paired bootstrap tests of each -KPQA / -KP / -adapted metric against its base, "
@@ -170,6 +178,12 @@ def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--overall-draws", type=_positive_int, default=100, metavar="D",
                    help="draws in Yang et al.'s overall level (default: %(default)s)")
     p.add_argument("--aev-grid", action="store_true", help="add Soricut & Brill's AEv(alpha, N) grid")
+    p.add_argument("--positive-above", type=float, metavar="T",
+                   help="count a human score above T as correct and add the binary section (automatic when every "
+                   "human score is 0 or 1): accuracy, kappa, AUROC, AP, Brier, ECE beside Contains and the majority "
+                   "class")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="calibration for the binary section (default: calibration.json beside the weighter)")
     p.add_argument("-o", "--output", help="write the markdown report here (default: print it)")
     p.add_argument("--json", help="write the report as JSON here")
     p.add_argument("--plots", metavar="DIR", help="write PNG figures into this folder")
@@ -198,7 +212,7 @@ def _run_meta_eval(args: argparse.Namespace) -> int:
         human_column=args.human_column, system_column=args.system_column, by=args.by, bootstrap=args.bootstrap,
         seed=args.seed, threshold=args.rank_pair_threshold, strict=args.rank_pair_strict, compare=compare,
         overall_questions=args.overall_questions, overall_draws=args.overall_draws, aev_grid=args.aev_grid,
-        tokenize=args.tokenize,
+        tokenize=args.tokenize, positive_above=args.positive_above, calibration=args.calibration,
         scorer_options={"checkpoint": args.checkpoint, "device": args.device, "batch_size": args.batch_size,
                         "progress": not args.quiet},
     )
@@ -265,7 +279,69 @@ def _run_explain(args: argparse.Namespace) -> int:
     return 0
 
 
-SUBCOMMANDS += [_add_meta_eval, _add_explain]
+def _add_calibrate(sub: argparse._SubParsersAction) -> None:
+    from kpqa.scoring import DECIDE_METRICS
+
+    p = sub.add_parser(
+        "calibrate",
+        help="fit score -> P(correct) maps and decision thresholds on human labels",
+        description="Score every row of the INPUT files (human-judgment files with a 0/1 human label column) and "
+        "fit, per metric, a monotone map score -> P(correct) and the decision threshold of highest accuracy (the "
+        "highest-kappa one is recorded too), plus KPQA-judge when its input metrics are all there. The file records "
+        "the metric signatures (weighter hash included), the data and the fitted parameters.",
+    )
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="CSV or JSONL files with human labels")
+    p.add_argument("-o", "--output", required=True, help="write the calibration (JSON) here")
+    p.add_argument("--metrics", default=",".join(DECIDE_METRICS), help="comma-separated metrics (default: %(default)s)")
+    p.add_argument("--human-column", default="scores", help="column of human labels (default: %(default)s)")
+    p.add_argument("--positive-above", type=float, metavar="T",
+                   help="count a numeric human score above T as correct (without it, labels must be 0 or 1)")
+    p.add_argument("--method", choices=("isotonic", "logistic"), default="isotonic",
+                   help="score -> P(correct) map (default: %(default)s)")
+    p.add_argument("--tokenize", default="ptb", help="tokenizer for lexical metrics (default: %(default)s)")
+    p.add_argument("--checkpoint", help="weighter checkpoint folder (default: the shipped one)")
+    p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
+    p.add_argument("--batch-size", type=_positive_int, default=64, help="encoder batch size (default: %(default)s)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=_run_calibrate)
+
+
+def _run_calibrate(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from kpqa import calibration
+    from kpqa.io import read_input
+    from kpqa.scoring import Scorer
+
+    tables = [read_input(path) for path in args.inputs]
+    labels = []
+    for table in tables:
+        if args.human_column not in table.frame.columns:
+            raise calibration.InputError(f"no human label column {args.human_column!r}; pick one with "
+                                         "--human-column", file=table.source, column=args.human_column)
+        labels.append(calibration.binary_labels(table.frame[args.human_column], args.positive_above,
+                                                source=table.source, column=args.human_column))
+    calibration.check_labels(np.concatenate(labels), ", ".join(args.inputs))  # before any scoring
+    scorer = Scorer([m for m in args.metrics.split(",") if m.strip()], tokenize=args.tokenize,
+                    checkpoint=args.checkpoint, device=args.device, batch_size=args.batch_size,
+                    progress=not args.quiet)
+    parts = [scorer.score_rows(t.rows, t.source, t.numbers) for t in tables]
+    scores = {c: np.concatenate([per_row[c] for per_row, _, _ in parts]) for c in scorer.score_columns}
+    rule = f"{args.human_column!r} " + ("0/1" if args.positive_above is None else f"> {args.positive_above:g}")
+    data = [calibration.describe_file(t.source, len(y), int(y.sum())) for t, y in zip(tables, labels)]
+    fitted = calibration.fit(scores, parts[0][2], np.concatenate(labels), method=args.method, data=data,
+                             label_rule=rule)
+    fitted.save(args.output)
+    print(f"{sum(len(y) for y in labels)} rows from {', '.join(args.inputs)}; wrote {args.output}")
+    entries = list(fitted.metrics.values()) + [j.calibration for j in fitted.judges.values()]
+    width = max(len(e.metric) for e in entries)
+    for e in entries:
+        print(f"{e.metric:<{width}}  correct at >= {e.threshold:.4g} (fit accuracy {e.fit['accuracy']:.3f}, "
+              f"kappa {e.fit['kappa']:.3f}; max-kappa threshold {e.kappa_threshold:.4g})")
+    return 0
+
+
+SUBCOMMANDS += [_add_meta_eval, _add_explain, _add_calibrate]
 
 
 def build_parser() -> argparse.ArgumentParser:

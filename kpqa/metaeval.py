@@ -11,6 +11,13 @@ same question and references, and no item repeats within a half, is two systems,
 same order in the second; the two halves are UniLM and MHPGM, in an order the release does not say). Any other
 layout is one system (``nrqa_mhpgm.csv``: 500 rows, 500 distinct questions, one model), where rank-pair and the
 overall level are undefined and the report says so. Items are matched across systems by (question, references).
+
+Binary labels (every human score 0 or 1, or ``positive_above`` given) add a "correct or not" section: per metric,
+accuracy and Cohen's kappa of the calibrated decisions, AUROC and average precision of the scores, Brier score and
+expected calibration error of the calibrated probabilities (:mod:`kpqa.binary`), with bootstrap intervals; beside
+them ``KPQA-judge`` when its inputs are there, ``Contains`` (scored here when not requested) and the majority class.
+Decisions come from the calibration (``Settings.calibration``, default: the one beside the weighter); a metric it
+has no entry for gets AUROC and AP only, unless its scores are 0/1 already (EM, Contains: taken as they are).
 """
 from __future__ import annotations
 
@@ -58,6 +65,8 @@ class Settings:
     aev_grid: bool = False
     tokenize: str = "ptb"
     scorer_options: dict[str, Any] = field(default_factory=dict)
+    positive_above: float | None = None
+    calibration: str | None = None
 
 
 @dataclass
@@ -167,12 +176,70 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
         per_row, _, sigs = (scorers or scorer_factory(settings))(missing).score_rows(table.rows, table.source)
         scores.update({c: np.asarray(v, dtype=float) for c, v in per_row.items() if c not in scores})
         signatures.update({c: sig for c, sig in sigs.items() if c in per_row})
+    if "Contains" not in scores and binary_labels(human, settings) is not None:  # the baseline of binary reports
+        from kpqa.metrics.base import Context, get_metric
+
+        contains = get_metric("Contains")
+        scores["Contains"] = contains.score(table.rows, Context())["Contains"]
+        signatures["Contains"] = contains.signature(Context())
     keys = item_keys(table)
     systems, how = detect_systems(table, keys, settings.system_column)
     return Dataset(name or Path(str(path)).stem, table.source, table, human, scores, signatures, keys, systems, how)
 
 
 # ------------------------------------------------------------------------------------------------------ evaluation
+
+
+def binary_labels(human: np.ndarray, settings: Settings) -> np.ndarray | None:
+    """0/1 labels: ``human > positive_above`` when set, the human scores when they are all 0 or 1, else None."""
+    if settings.positive_above is not None:
+        return (human > settings.positive_above).astype(float)
+    return human.astype(float) if np.isin(human, (0.0, 1.0)).all() else None
+
+
+def _load_calibration(settings: Settings) -> Any:
+    from kpqa.calibration import Calibration, default_path
+
+    path = settings.calibration or default_path(settings.scorer_options.get("checkpoint"))
+    return Calibration.load(path) if settings.calibration or Path(path).is_file() else None
+
+
+def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, Any]:
+    """The "correct or not" section: one row of :func:`kpqa.binary.evaluate` statistics per metric, judge and
+    baseline, and the reliability bins of every calibrated probability."""
+    from kpqa import binary
+
+    cal = _load_calibration(settings)
+    out: dict[str, Any] = {"rows": len(labels), "positives": int(labels.sum()),
+                           "calibration": None if cal is None else {"path": cal.path, "digest": cal.digest},
+                           "results": {}, "reliability": {}, "notes": []}
+    probs: dict[str, np.ndarray] = {}
+    options = {"bootstrap": settings.bootstrap, "seed": settings.seed}
+    for c, s in data.scores.items():
+        given = data.signatures[c].startswith("from input column")
+        if cal is not None and c in cal.metrics:
+            entry = cal.metrics[c] if given else cal.entry(c, data.signatures[c])
+            if given:
+                out["notes"].append(f"{c}: calibrated scores from the input column; their signature is unchecked")
+            probs[c] = entry.prob(s)
+            out["results"][c] = binary.evaluate(labels, scores=s, probs=probs[c], decisions=entry.decide(s), **options)
+        elif np.isin(s, (0.0, 1.0)).all():
+            out["results"][c] = binary.evaluate(labels, scores=s, probs=s, decisions=s, **options)
+        else:
+            out["results"][c] = binary.evaluate(labels, scores=s, **options)
+            out["notes"].append(f"{c}: no calibration, so AUROC and AP only (fit one with `kpqa calibrate`)")
+    signatures = {c: sig for c, sig in data.signatures.items() if not sig.startswith("from input column")}
+    for judge in [] if cal is None else cal.usable_judges(signatures):
+        probs[judge.name] = judge.prob(data.scores)
+        out["results"][judge.name] = binary.evaluate(labels, scores=probs[judge.name], probs=probs[judge.name],
+                                                     decisions=judge.decide(data.scores), **options)
+    rate = float(labels.mean())
+    out["results"]["majority class"] = binary.evaluate(
+        labels, scores=np.zeros(len(labels)), probs=np.full(len(labels), rate),
+        decisions=np.full(len(labels), float(rate >= 0.5)), **options)
+    out["results"] = {name: {k: v.to_dict() for k, v in r.items()} for name, r in out["results"].items()}
+    out["reliability"] = {name: binary.reliability(labels, p) for name, p in probs.items()}
+    return out
 
 
 def _comparisons(columns: Sequence[str], extra: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -233,6 +300,10 @@ def evaluate(data: Dataset, settings: Settings) -> dict[str, Any]:
     if settings.aev_grid:
         scores = aev_scores(data.table, settings.tokenize, meta.ALPHAS, meta.ORDERS)
         out["aev_grid"] = meta.grid_from_scores(h, scores, meta.ALPHAS, meta.ORDERS).to_dict()
+    labels = binary_labels(h, settings)
+    if labels is not None:
+        out["binary"] = _binary(data, settings, labels)
+        notes += out["binary"]["notes"]
     out["warnings"] = notes + [w for w in (out["rank_pairs"].get("note"), out["overall"].get("note")) if w]
     return out
 
@@ -300,6 +371,7 @@ def build_report(datasets: Sequence[Dataset], settings: Settings) -> dict[str, A
             "metrics": settings.metrics, "human_column": settings.human_column, "system_column": settings.system_column,
             "by": settings.by, "bootstrap": settings.bootstrap, "seed": settings.seed,
             "rank_pair_threshold": settings.threshold, "rank_pair_strict": settings.strict,
+            "positive_above": settings.positive_above,
         },
         "datasets": evaluated,
     }
@@ -348,6 +420,21 @@ def _grid_table(grid: dict, key: str, percent: bool) -> list[str]:
     return lines
 
 
+def _binary_section(b: dict[str, Any]) -> list[str]:
+    from kpqa.binary import STATISTICS
+
+    cal = b["calibration"]
+    how = f"calibration `{cal['path']}` (cal:{cal['digest']})" if cal else "no calibration file"
+    out = ["### Correct or not (binary labels)", "",
+           f"{b['rows']} rows, {b['positives']} correct ({100 * b['positives'] / b['rows']:.1f} %); decisions and "
+           f"probabilities from {how}; 0/1 metrics (EM, Contains) as they are. ECE over 10 equal-width bins.", "",
+           "| judge | accuracy | kappa | AUROC | avg. precision | Brier | ECE |", "| --- |" + " --- |" * 6]
+    for name, r in b["results"].items():
+        cells = [_cell(r[s]) if s in r else "n/a" for s in STATISTICS]
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    return out + [""]
+
+
 def to_markdown(report: dict[str, Any]) -> str:
     """The report as markdown tables, one section per data set."""
     s = report["settings"]
@@ -361,6 +448,8 @@ def to_markdown(report: dict[str, Any]) -> str:
                 f"(mean {h['mean']:.3f}, range {h['min']:g}-{h['max']:g}); systems: {d['systems']['how']}.", ""]
         if d["warnings"]:
             out += ["**Warnings**", ""] + [f"- {w}" for w in d["warnings"]] + [""]
+        if "binary" in d:
+            out += _binary_section(d["binary"])
         out += ["### Correlation with human judgments", ""] + _correlation_table(d["correlations"]) + [""]
         if d["paired"]:
             out += ["### Paired bootstrap (Koehn 2004)", "",
@@ -430,6 +519,9 @@ def write_plots(report: dict[str, Any], folder: str | Path, data: Sequence[Datas
             loaded = by_name[d["name"]]
             written.append(plots.scatter(loaded.human, loaded.scores, folder / f"{d['name']}-scatter.png",
                                          title=d["name"], pearson=pearson, human_label=d["human_column"]))
+        if d.get("binary", {}).get("reliability"):
+            written.append(plots.reliability(d["binary"]["reliability"], folder / f"{d['name']}-reliability.png",
+                                             title=f"{d['name']}: reliability of P(correct)"))
         if "aev_grid" in d:
             written.append(plots.grid_heatmap(d["aev_grid"], folder / f"{d['name']}-aev-grid.png",
                                               title=f"{d['name']}: AEv(α, N), R² × 100"))

@@ -1,5 +1,5 @@
 """Figures of the meta-evaluation (matplotlib, Agg backend: no display needed): metric-vs-human scatter plots,
-the AEv alpha x N heat map, Pearson r by group, and the keyphrase-weight heat map of :mod:`kpqa.explain`."""
+the reliability diagram of calibrated probabilities, the AEv alpha x N heat map, Pearson r by group, and the keyphrase-weight heat map of :mod:`kpqa.explain`."""
 from __future__ import annotations
 
 import math
@@ -61,6 +61,25 @@ def scatter(
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return _save(fig, path, dpi)
+
+
+def reliability(bins: Mapping[str, Mapping[str, Any]], path: str | Path, *, title: str = "") -> Path:
+    """Reliability diagram: per judge, the share correct against the mean P(correct) of each non-empty bin of
+    :func:`kpqa.binary.reliability` (the diagonal is perfect calibration)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(4.6, 4.4))
+    ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1)
+    for name, b in bins.items():
+        points = [(p, c) for p, c in zip(b["mean_prob"], b["correct"]) if p is not None]
+        ax.plot(*zip(*points), marker="o", markersize=3, linewidth=1, label=name)
+    ax.set_xlabel("predicted P(correct)")
+    ax.set_ylabel("share judged correct by humans")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=7, loc="upper left")
+    if title:
+        ax.set_title(title, fontsize=10)
+    return _save(fig, path)
 
 
 def grid_heatmap(grid: Mapping[str, Any], path: str | Path, *, title: str = "", key: str = "r2") -> Path:

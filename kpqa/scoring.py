@@ -1,7 +1,10 @@
-"""Scoring: rows -> metrics -> a table of per-row scores, corpus scores and signatures.
+"""Scoring: rows -> metrics -> a table of per-row scores, corpus scores and signatures (-> decisions).
 
 :class:`Scorer` loads the weighter and encoders once and can be reused across calls; :func:`score` is the one-shot
-form in the shape bert-score users know, plus questions.
+form in the shape bert-score users know, plus questions. With ``decide=True`` every metric column ``M`` gets two
+more, ``M-prob`` (calibrated P(correct)) and ``M-correct`` (1 judged correct, 0 not), from a
+:mod:`kpqa.calibration` file, and so does each judge of the file whose input metrics are all scored
+(``KPQA-judge``); their corpus values are the mean probability and the share judged correct.
 """
 from __future__ import annotations
 
@@ -14,11 +17,14 @@ import numpy as np
 import pandas as pd
 
 import kpqa.metrics  # noqa: F401  (registers the metrics)
+from kpqa.calibration import Calibration, JudgeCalibration, MetricCalibration
 from kpqa.errors import InputError, UsageError
 from kpqa.io import Table, concat_rows, read_input, take_rows
 from kpqa.metrics.base import Context, Metric, Rows, get_metric
 
 DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA")
+#: the default metrics when deciding: the default suite plus what the shipped judge also needs
+DECIDE_METRICS = DEFAULT_METRICS + ("Contains",)
 
 
 def _summary(corpus: dict[str, float], signatures: dict[str, str]) -> str:
@@ -69,7 +75,10 @@ class Scorer:
     in input order on every process; corpus scores, signatures and output are the main process's (``is_main``).
     All processes must be given the same rows. ``device="auto"`` then takes each process's own device.
     ``precision`` (``auto``, ``fp32``, ``bf16``, ``fp16``; see :func:`kpqa.encoder.amp_dtype`) sets the arithmetic
-    of the encoder and the weighter; the model metrics' signatures record it.
+    of the encoder and the weighter; the model metrics' signatures record it. ``decide=True`` adds the decision
+    columns of ``calibration`` (a file or :class:`~kpqa.calibration.Calibration`; default: the one beside the
+    weighter checkpoint), which must hold an entry fitted on scores with each metric's signature; deciding, the
+    default metrics are ``DECIDE_METRICS``.
     """
 
     def __init__(
@@ -84,6 +93,8 @@ class Scorer:
         precision: str = "auto",
         progress: bool = False,
         data_parallel: bool = False,
+        decide: bool = False,
+        calibration: str | os.PathLike | Calibration | None = None,
     ) -> None:
         if batch_size < 1:
             raise UsageError(f"--batch-size must be a positive integer, got {batch_size}")
@@ -98,7 +109,8 @@ class Scorer:
         self._metrics: list[tuple[Metric, bool]] = []
         if metrics is not None and not any(name.strip() for name in metrics):
             raise UsageError("no metric named (--metrics is empty)")
-        for name in DEFAULT_METRICS if metrics is None else [n for n in metrics if n.strip()]:
+        default = DECIDE_METRICS if decide or calibration is not None else DEFAULT_METRICS
+        for name in default if metrics is None else [n for n in metrics if n.strip()]:
             registered, kp = _split_kp(name.strip(), no_question)
             metric = get_metric(registered)
             if kp:
@@ -107,6 +119,14 @@ class Scorer:
                 metric.suffix = "KP"
             self._metrics.append((metric, kp))
         self._contexts: dict[bool | None, Context] = {}
+        self.calibration: Calibration | None = None
+        if decide or calibration is not None:
+            from kpqa.calibration import default_path
+
+            self.calibration = calibration if isinstance(calibration, Calibration) else Calibration.load(
+                default_path(checkpoint) if calibration is None else calibration)
+        self._entries: dict[str, MetricCalibration] | None = None
+        self._judges: list[JudgeCalibration] = []
         self.rank, self.world = 0, 1
         if data_parallel and int(os.environ.get("WORLD_SIZE", "1")) > 1:
             import torch
@@ -127,9 +147,17 @@ class Scorer:
         return [m for m, _ in self._metrics]
 
     @property
-    def columns(self) -> list[str]:
-        """The output columns, in order."""
+    def score_columns(self) -> list[str]:
+        """The metric columns, in order."""
         return [c for m, _ in self._metrics for c in m.columns()]
+
+    @property
+    def columns(self) -> list[str]:
+        """The output columns, in order: the metric columns, then (deciding) ``-prob`` and ``-correct`` of each."""
+        if self.calibration is None:
+            return self.score_columns
+        judges = [j.name for j in self.calibration.judges.values() if set(j.inputs) <= set(self.score_columns)]
+        return self.score_columns + [f"{c}{s}" for c in self.score_columns + judges for s in ("-prob", "-correct")]
 
     @property
     def is_main(self) -> bool:
@@ -196,23 +224,69 @@ class Scorer:
         shards = gather_object([local])  # one dict per process, in process order
         return {c: np.concatenate([s[c] for s in shards]) for c in local}
 
-    def _corpus(self, rows: Rows, per_row: dict[str, np.ndarray]) -> tuple[dict[str, float], dict[str, str]]:
+    def _signature(self, metric: Metric, kp: bool) -> str:
         from kpqa.encoder import precision_name
 
+        ctx = self._metric_context(metric, kp)
+        signature = metric.signature(ctx)
+        if "weights" in metric.requires:
+            weighter = ctx.extras["weighter"]
+            question = "no" if kp else "yes"
+            signature += f"|kpw:{weighter.checkpoint_hash}|backbone:{weighter.backbone}|question:{question}"
+            if "|precision:" not in signature:  # BERTScore-KPQA's names its encoder's, which is the same
+                signature += f"|precision:{precision_name(weighter.dtype)}"
+        return signature
+
+    @property
+    def signatures(self) -> dict[str, str]:
+        """The signature of every metric column (loads the weighter when a metric needs it)."""
+        return {c: self._signature(m, kp) for m, kp in self._metrics for c in m.columns()}
+
+    def _calibrated(self) -> dict[str, MetricCalibration]:
+        """Each metric column's calibration entry, checked against its signature (before any scoring)."""
+        if self._entries is None:
+            assert self.calibration is not None
+            signatures = self.signatures
+            self._entries = {c: self.calibration.entry(c, sig) for c, sig in signatures.items()}
+            self._judges = self.calibration.usable_judges(signatures)
+        return self._entries
+
+    def _with_decisions(self, per_row: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """``per_row`` plus the ``-prob`` and ``-correct`` columns of its metric columns, when deciding."""
+        if self.calibration is None:
+            return per_row
+        out = dict(per_row)
+        for column, entry in self._calibrated().items():
+            if column in per_row:
+                out[f"{column}-prob"] = entry.prob(per_row[column])
+                out[f"{column}-correct"] = entry.decide(per_row[column])
+        for judge in self._judges:
+            if all(m in per_row for m in judge.inputs):
+                out[f"{judge.name}-prob"] = judge.prob(per_row)
+                out[f"{judge.name}-correct"] = judge.decide(per_row)
+        return out
+
+    def _corpus(self, rows: Rows, per_row: dict[str, np.ndarray]) -> tuple[dict[str, float], dict[str, str]]:
         corpus: dict[str, float] = {}
         signatures: dict[str, str] = {}
         for metric, kp in self._metrics:
             ctx = self._metric_context(metric, kp)
             corpus.update(metric.corpus_score(rows, ctx, {c: per_row[c] for c in metric.columns()}))
-            signature = metric.signature(ctx)
-            if "weights" in metric.requires:
-                weighter = ctx.extras["weighter"]
-                question = "no" if kp else "yes"
-                signature += f"|kpw:{weighter.checkpoint_hash}|backbone:{weighter.backbone}|question:{question}"
-                if "|precision:" not in signature:  # BERTScore-KPQA's names its encoder's, which is the same
-                    signature += f"|precision:{precision_name(weighter.dtype)}"
+            signature = self._signature(metric, kp)
             for column in metric.columns():
                 signatures[column] = signature
+        if self.calibration is not None:
+            from kpqa import __version__
+
+            cal = f"cal:{self.calibration.digest}"
+            decided = {c: f"{signatures[c]}|{cal}" for c in self.score_columns}
+            decided.update({j.name: f"{j.name}|inputs:{'+'.join(j.inputs)}|{cal}|version:{__version__}"
+                            for j in self._judges})
+            for column, signature in decided.items():
+                for suffix in ("-prob", "-correct"):
+                    values = per_row[column + suffix]
+                    corpus[column + suffix] = float(np.mean(values)) if len(values) else float("nan")
+                    signatures[column + suffix] = signature
         return corpus, signatures
 
     def score_rows(
@@ -221,7 +295,9 @@ class Scorer:
         """Per-row scores, corpus scores and signatures for every metric, in metric order (``numbers``: the row
         numbers messages give, default 1, 2, ...)."""
         self._check(rows, source, numbers)
-        per_row = self._gathered(rows, self.progress)
+        if self.calibration is not None:
+            self._calibrated()
+        per_row = self._with_decisions(self._gathered(rows, self.progress))
         corpus, signatures = self._corpus(rows, per_row)
         return per_row, corpus, signatures
 
@@ -243,6 +319,8 @@ class Scorer:
         the whole input (corpus BLEU sums counts over all rows). The columns of ``whole_input`` metrics (CIDEr)
         are written empty and handed to ``fill`` at the end, scored over all rows at once, so that they too do not
         depend on the chunk size (:meth:`kpqa.io.OutputWriter.fill`)."""
+        if self.calibration is not None:
+            self._calibrated()  # a calibration that does not fit stops the run before any scoring
         bar = None
         if self.progress and self.is_main:
             from tqdm.auto import tqdm
@@ -254,7 +332,7 @@ class Scorer:
         for table in tables:
             self._check(table.rows, table.source, table.numbers)
             total += len(table.rows)
-            per_row = self._gathered(table.rows, progress=False, whole_input=False)
+            per_row = self._with_decisions(self._gathered(table.rows, progress=False, whole_input=False))
             if self.is_main:
                 kept.append(table.rows)
                 scores.append(per_row)
@@ -269,7 +347,7 @@ class Scorer:
             return StreamResult(rows=total, corpus={}, signatures={})
         rows = kept[0] if len(kept) == 1 else concat_rows(kept)
         per_row = {c: np.concatenate([s[c] for s in scores]) for c in scores[0]}
-        late = self._per_row(rows, progress=False, whole_input=True)  # main process only: lexical metrics
+        late = self._with_decisions(self._per_row(rows, progress=False, whole_input=True))  # main process only
         if late and fill is not None:
             fill(late)
         per_row = {c: late[c] if c in late else per_row[c] for c in self.columns}

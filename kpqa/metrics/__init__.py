@@ -6,7 +6,7 @@ from kpqa.metrics import bleu  # noqa: F401  (registers BLEU-1 .. BLEU-4)
 from kpqa.metrics import rouge  # noqa: F401  (registers ROUGE-L)
 from kpqa.metrics import meteor  # noqa: F401  (registers METEOR)
 from kpqa.metrics import cider  # noqa: F401  (registers CIDEr)
-from kpqa.metrics import squad  # noqa: F401  (registers EM, F1)
+from kpqa.metrics import squad  # noqa: F401  (registers EM, F1, Contains)
 from kpqa.metrics import bertscore  # noqa: F401  (registers BERTScore[-P|-R|-KPQA][:options]; torch loads lazily)
 from kpqa.metrics import kpqa  # noqa: F401  (registers BLEU-1-KPQA, ROUGE-L-KPQA)
 

@@ -1,9 +1,12 @@
-"""SQuAD v1.1 exact match and token F1, with the official evaluation script's answer normalisation.
+"""SQuAD v1.1 exact match and token F1, with the official evaluation script's answer normalisation, and the
+answer-containment baseline of answer-equivalence work (``Contains``).
 
 Normalisation: lower-case, delete ASCII punctuation (``string.punctuation``), replace the articles a/an/the by a
 space, collapse whitespace. F1 is over whitespace tokens of the normalised strings (bag overlap). Per row, the
-maximum over the references. The official script prints 100 x the mean; here scores are in [0, 1]. These
-metrics use their own normalisation, not the context's tokenizer, so their signature says ``norm:squad-v1.1``.
+maximum over the references. ``Contains`` is 1 when some normalised reference occurs in the normalised candidate as
+a run of whole tokens (``"9"`` is not in ``"1990"``); references that normalise to nothing are skipped. The official
+script prints 100 x the mean; here scores are in [0, 1]. These metrics use their own normalisation, not the
+context's tokenizer, so their signature says ``norm:squad-v1.1``.
 """
 from __future__ import annotations
 
@@ -29,6 +32,12 @@ def exact_match(prediction: str, references: Sequence[str]) -> float:
     """1.0 when the normalised prediction equals some normalised reference, else 0.0."""
     pred = normalize_answer(prediction)
     return float(any(pred == normalize_answer(r) for r in references))
+
+
+def contains(prediction: str, references: Sequence[str]) -> float:
+    """1.0 when some normalised reference occurs in the normalised prediction as a run of whole tokens, else 0.0."""
+    pred = f" {normalize_answer(prediction)} "
+    return float(any(ref and f" {ref} " in pred for ref in map(normalize_answer, references)))
 
 
 def _f1(pred_tokens: list[str], ref_tokens: list[str]) -> float:
@@ -73,3 +82,14 @@ class TokenF1(_Squad):
 
     def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
         return {self.name: np.array([token_f1(c, r) for c, r in zip(rows.candidates, rows.references)], float)}
+
+
+@register("Contains")
+class Contains(_Squad):
+    """Gold-answer containment (0/1 per row): some SQuAD-normalised reference occurs in the normalised candidate;
+    the corpus score is the fraction of rows that contain one."""
+
+    name = "Contains"
+
+    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+        return {self.name: np.array([contains(c, r) for c, r in zip(rows.candidates, rows.references)], float)}

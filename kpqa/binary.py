@@ -1,0 +1,163 @@
+"""Statistics of yes/no judgments against binary human labels (1 correct, 0 wrong).
+
+Every statistic is computed on a ``[resamples, rows]`` matrix at once, so that the point value (one row: the data)
+and the bootstrap (rows resampled with replacement, :func:`kpqa.meta.bootstrap_chunks`) share one implementation:
+
+- ``accuracy`` and Cohen's ``kappa`` of 0/1 decisions;
+- ``auroc`` (ties count one half, as in the Mann-Whitney U) and ``average_precision`` (sklearn's definition: the
+  sum over distinct thresholds of the recall gained times the precision there) of scores;
+- ``brier`` (mean squared error of probabilities) and ``ece``, the expected calibration error over ``BINS``
+  equal-width probability bins: sum over bins of (rows in bin / rows) * |mean label - mean probability|.
+
+A statistic that is undefined (one class only; kappa when the chance agreement is 1) is NaN in the arrays and
+``None`` with a note in :class:`Estimate`.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+from kpqa.meta import bootstrap_chunks
+
+BINS = 10
+#: statistics of decisions (0/1), of scores (any monotone scale) and of probabilities (in [0, 1])
+ON_DECISIONS = ("accuracy", "kappa")
+ON_SCORES = ("auroc", "average_precision")
+ON_PROBS = ("brier", "ece")
+STATISTICS = ON_DECISIONS + ON_SCORES + ON_PROBS
+
+
+def accuracy(labels: np.ndarray, decisions: np.ndarray) -> np.ndarray:
+    """Share of rows where the decision equals the label, per row of the ``[B, n]`` matrices."""
+    return np.mean(labels == decisions, axis=-1)
+
+
+def kappa(labels: np.ndarray, decisions: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of decisions against labels, per row; NaN where the chance agreement is 1."""
+    y, d = labels.astype(float), decisions.astype(float)
+    observed = np.mean(y == d, axis=-1)
+    py, pd_ = y.mean(axis=-1), d.mean(axis=-1)
+    chance = py * pd_ + (1 - py) * (1 - pd_)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(chance < 1, (observed - chance) / (1 - chance), np.nan)
+
+
+def auroc(labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Area under the ROC curve per row (Mann-Whitney U / (positives x negatives)); NaN with one class."""
+    y = labels.astype(float)
+    ranks = stats.rankdata(scores, axis=-1)  # average ranks: a tie counts one half
+    pos = y.sum(axis=-1)
+    neg = y.shape[-1] - pos
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ((ranks * y).sum(axis=-1) - pos * (pos + 1) / 2) / (pos * neg)
+
+
+def average_precision(labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Average precision per row, tied scores taken as one threshold (sklearn's definition); NaN without positives."""
+    y, s = np.atleast_2d(labels).astype(float), np.atleast_2d(scores)
+    order = np.argsort(-s, axis=-1, kind="stable")
+    ys, ss = np.take_along_axis(y, order, -1), np.take_along_axis(s, order, -1)
+    n = ys.shape[-1]
+    precision = np.cumsum(ys, axis=-1) / np.arange(1, n + 1)
+    last = np.ones_like(ss, dtype=bool)  # the last row of each run of tied scores: where a threshold falls
+    last[:, :-1] = ss[:, :-1] != ss[:, 1:]
+    index = np.where(last, np.arange(n), n)
+    end = np.minimum.accumulate(index[:, ::-1], axis=-1)[:, ::-1]  # each row's threshold: its run's last row
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = (ys * np.take_along_axis(precision, end, -1)).sum(axis=-1) / ys.sum(axis=-1)
+    return out.reshape(np.shape(labels)[:-1])
+
+
+def brier(labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Mean squared difference between probability and label, per row."""
+    return np.mean((probs - labels) ** 2, axis=-1)
+
+
+def ece(labels: np.ndarray, probs: np.ndarray, bins: int = BINS) -> np.ndarray:
+    """Expected calibration error over ``bins`` equal-width bins of [0, 1] (1.0 falls in the last), per row."""
+    y, p = np.atleast_2d(labels).astype(float), np.atleast_2d(probs)
+    b, n = p.shape
+    which = np.clip((p * bins).astype(int), 0, bins - 1) + bins * np.arange(b)[:, None]
+    gap = np.bincount(which.ravel(), (y - p).ravel(), minlength=b * bins).reshape(b, bins)
+    return (np.abs(gap).sum(axis=-1) / n).reshape(np.shape(labels)[:-1])
+
+
+def reliability(labels: Sequence[float], probs: Sequence[float], bins: int = BINS) -> dict[str, list]:
+    """Per bin of :func:`ece`: rows, mean probability and share correct (None for empty bins)."""
+    y, p = np.asarray(labels, dtype=float), np.asarray(probs, dtype=float)
+    which = np.clip((p * bins).astype(int), 0, bins - 1)
+    count = np.bincount(which, minlength=bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_p = np.bincount(which, p, minlength=bins) / count
+        mean_y = np.bincount(which, y, minlength=bins) / count
+    nan_none = lambda a: [None if not np.isfinite(v) else float(v) for v in a]  # noqa: E731
+    return {"edges": list(np.linspace(0, 1, bins + 1)), "rows": count.tolist(), "mean_prob": nan_none(mean_p),
+            "correct": nan_none(mean_y)}
+
+
+_FUNCTIONS = {"accuracy": accuracy, "kappa": kappa, "auroc": auroc, "average_precision": average_precision,
+              "brier": brier, "ece": ece}
+
+
+@dataclass
+class Estimate:
+    """A statistic on the data with its percentile bootstrap interval; ``value`` None when undefined (``note``)."""
+
+    statistic: str
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    note: str | None = None
+
+    def to_dict(self) -> dict:
+        """JSON-ready form."""
+        return asdict(self)
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if np.isfinite(x) else None
+
+
+def evaluate(
+    labels: Sequence[float],
+    *,
+    scores: Sequence[float] | None = None,
+    probs: Sequence[float] | None = None,
+    decisions: Sequence[float] | None = None,
+    bootstrap: int = 1000,
+    seed: int | None = 0,
+    confidence: float = 0.95,
+) -> dict[str, Estimate]:
+    """Every statistic that the given inputs allow (decisions -> accuracy, kappa; scores -> AUROC, AP; probs ->
+    Brier, ECE), each with a percentile bootstrap interval over the same resamples (``bootstrap=0``: none)."""
+    y = np.asarray(labels, dtype=float)
+    inputs = {"decisions": decisions, "scores": scores, "probs": probs}
+    arrays = {k: np.asarray(v, dtype=float) for k, v in inputs.items() if v is not None}
+    for name, a in arrays.items():
+        if a.shape != y.shape:
+            raise ValueError(f"{name} must have the shape of labels {y.shape}, got {a.shape}")
+    wanted = [(s, "decisions") for s in ON_DECISIONS] + [(s, "scores") for s in ON_SCORES] + \
+        [(s, "probs") for s in ON_PROBS]
+    wanted = [(s, k) for s, k in wanted if k in arrays]
+    samples: dict[str, list[np.ndarray]] = {s: [] for s, _ in wanted}
+    for idx in bootstrap_chunks(len(y), bootstrap, seed) if bootstrap else []:
+        for statistic, key in wanted:
+            samples[statistic].append(_FUNCTIONS[statistic](y[idx], arrays[key][idx]))
+    one_class = y.min() == y.max() if len(y) else True
+    tail = (1 - confidence) / 2 * 100
+    out: dict[str, Estimate] = {}
+    for statistic, key in wanted:
+        value = _finite(_FUNCTIONS[statistic](y[None], arrays[key][None])[0])
+        low = high = None
+        values = np.concatenate(samples[statistic]) if samples[statistic] else np.empty(0)
+        values = values[np.isfinite(values)]
+        if value is not None and len(values):
+            low, high = (float(v) for v in np.percentile(values, [tail, 100 - tail]))
+        note = None
+        if value is None:
+            note = "undefined: the labels have one class" if one_class else "undefined: the decisions have one class"
+        out[statistic] = Estimate(statistic, value, low, high, note)
+    return out

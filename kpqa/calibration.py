@@ -1,0 +1,326 @@
+"""Calibration: from a metric's score to P(correct) and a correct / incorrect decision, fitted on human labels.
+
+Per metric, a calibration holds a monotone map score -> P(correct) (``isotonic``: scikit-learn's isotonic
+regression, stored as its interpolation points; ``logistic``: a one-feature logistic regression) and a decision
+threshold: a row is judged correct when its score is >= ``threshold``, the threshold with the highest accuracy on
+the fitting data (the one with the highest Cohen's kappa is recorded beside it). Thresholds lie halfway between
+adjacent distinct scores.
+
+A *judge* combines several metrics into one probability: a logistic regression on their standardised scores,
+whose logit is then calibrated like a metric's score (``KPQA-judge``: BLEU-1-KPQA, ROUGE-L-KPQA, BERTScore-KPQA and
+Contains, kept because it decides better than any one of them under cross-validation; ``scripts/decide_cv.py``).
+
+A calibration file records, per metric and judge input, the signature of the scores it was fitted on (which names the weighter
+checkpoint's hash); :meth:`Calibration.entry` refuses scores with another signature, so that a calibration never
+silently outlives its weighter. The arithmetic precision (``|precision:...``, which moves scores by up to ~1e-2) is
+left out of the comparison, so a calibration fitted on CPU in fp32 applies on a GPU in bf16.
+
+No torch here: fitting and applying take arrays of scores.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from kpqa import __version__
+from kpqa.binary import kappa
+from kpqa.errors import InputError, KpqaError, UsageError
+
+METHODS = ("isotonic", "logistic")
+#: the shipped judge and the metrics it combines
+JUDGE = "KPQA-judge"
+JUDGE_INPUTS = ("BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "Contains")
+MIN_ROWS = 20
+FORMAT = 1
+FILENAME = "calibration.json"
+_PRECISION = re.compile(r"\|precision:[^|]*")
+
+
+class CalibrationError(KpqaError):
+    """A calibration file that cannot be read, or that does not fit the scores it is applied to."""
+
+
+def comparable(signature: str) -> str:
+    """The part of a signature a calibration must match: all but the arithmetic precision."""
+    return _PRECISION.sub("", signature)
+
+
+def default_path(checkpoint: str | Path | None = None) -> Path:
+    """The calibration shipped beside a weighter checkpoint (default: the shipped default weighter's)."""
+    if checkpoint is not None:
+        return Path(checkpoint) / FILENAME
+    try:
+        import kpqa.checkpoints as shipped
+
+        root = Path(shipped.__file__).resolve().parent
+    except ImportError:  # a source tree that is not installed
+        root = Path(__file__).resolve().parents[1] / "checkpoints"
+    return root / "default" / FILENAME
+
+
+def binary_labels(values: Sequence[Any], positive_above: float | None = None, *, source: str = "<labels>",
+                  column: str = "scores") -> np.ndarray:
+    """Human labels as a 0/1 array: the values themselves when all are 0 or 1, else ``value > positive_above``;
+    InputError naming the first row that is not a number (or not 0/1 without ``positive_above``)."""
+    import pandas as pd
+
+    raw = pd.Series(list(values), dtype=object)
+    numeric = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(numeric)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"human label {raw.iloc[row]!r} is not a number", file=source, row=row + 1, column=column)
+    if positive_above is not None:
+        return (numeric > positive_above).astype(float)
+    other = ~np.isin(numeric, (0.0, 1.0))
+    if other.any():
+        row = int(np.flatnonzero(other)[0])
+        raise InputError(f"human label {raw.iloc[row]!r} is not 0 or 1; give --positive-above T to count labels "
+                         "above T as correct", file=source, row=row + 1, column=column)
+    return numeric
+
+
+def check_labels(labels: np.ndarray, source: str = "the calibration data") -> None:
+    """InputError unless there are at least ``MIN_ROWS`` labels, of both classes."""
+    if len(labels) < MIN_ROWS:
+        raise InputError(f"{len(labels)} labelled rows: a calibration needs at least {MIN_ROWS}", file=source)
+    if labels.min() == labels.max():
+        which = "correct (1)" if labels[0] else "wrong (0)"
+        raise InputError(f"every label is {which}: a calibration needs both classes", file=source)
+
+
+def thresholds(scores: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(candidate thresholds, accuracy, kappa) of the rules ``score >= t``: the lowest score (all correct), the
+    midpoints between adjacent distinct scores, and just above the highest (none correct)."""
+    values, inverse = np.unique(scores, return_inverse=True)
+    pos = np.bincount(inverse, labels, minlength=len(values))
+    neg = np.bincount(inverse, 1 - labels, minlength=len(values))
+    n, p = len(labels), labels.sum()
+    cut = np.concatenate([values[:1], (values[:-1] + values[1:]) / 2, [np.nextafter(values[-1], np.inf)]])
+    tp = p - np.concatenate([[0], np.cumsum(pos)])  # positives at or above each cut
+    tn = np.concatenate([[0], np.cumsum(neg)])  # negatives below it
+    acc = (tp + tn) / n
+    predicted = tp + (n - p - tn)  # rows judged correct
+    chance = (p / n) * (predicted / n) + (1 - p / n) * (1 - predicted / n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kap = np.where(chance < 1, (acc - chance) / (1 - chance), np.nan)
+    return cut, acc, kap
+
+
+@dataclass
+class MetricCalibration:
+    """The calibration of one metric (see the module docstring); ``fit`` holds what it scored on its own data."""
+
+    metric: str
+    signature: str
+    method: str
+    threshold: float
+    kappa_threshold: float
+    params: dict[str, Any]
+    fit: dict[str, Any] = field(default_factory=dict)
+
+    def prob(self, scores: Sequence[float]) -> np.ndarray:
+        """P(correct) of each score."""
+        s = np.asarray(scores, dtype=float)
+        if self.method == "isotonic":
+            return np.interp(s, self.params["x"], self.params["y"])
+        z = self.params["coef"] * s + self.params["intercept"]
+        return 1 / (1 + np.exp(-z))
+
+    def decide(self, scores: Sequence[float]) -> np.ndarray:
+        """1.0 where a score is judged correct (>= the threshold), else 0.0."""
+        return (np.asarray(scores, dtype=float) >= self.threshold).astype(float)
+
+
+def fit_metric(metric: str, signature: str, scores: Sequence[float], labels: Sequence[float],
+               method: str = "isotonic") -> MetricCalibration:
+    """Fit one metric's map and thresholds; InputError with fewer than ``MIN_ROWS`` rows, one class, or non-finite
+    scores."""
+    s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
+    check_labels(y)
+    if not np.all(np.isfinite(s)):
+        raise InputError(f"{metric}: {int(np.sum(~np.isfinite(s)))} scores are not finite numbers")
+    if method == "isotonic":
+        from sklearn.isotonic import IsotonicRegression
+
+        iso = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip").fit(s, y)
+        params: dict[str, Any] = {"x": iso.X_thresholds_.tolist(), "y": iso.y_thresholds_.tolist()}
+    elif method == "logistic":
+        from sklearn.linear_model import LogisticRegression
+
+        lr = LogisticRegression(C=1e6).fit(s[:, None], y)  # effectively unpenalised: a one-feature fit
+        params = {"coef": float(lr.coef_[0, 0]), "intercept": float(lr.intercept_[0])}
+    else:
+        raise UsageError(f"unknown calibration method {method!r}; one of {', '.join(METHODS)}")
+    cut, acc, kap = thresholds(s, y)
+    best, best_kappa = int(np.argmax(acc)), int(np.nanargmax(kap))
+    fitted = {"n": len(y), "positives": int(y.sum()), "accuracy": float(acc[best]), "kappa": float(kap[best]),
+              "max_kappa": float(kap[best_kappa]), "accuracy_at_max_kappa": float(acc[best_kappa])}
+    return MetricCalibration(metric, signature, method, float(cut[best]), float(cut[best_kappa]), params, fitted)
+
+
+@dataclass
+class JudgeCalibration:
+    """A judge: logistic regression on the standardised scores of ``inputs`` (signatures recorded), its logit
+    calibrated by ``calibration``."""
+
+    name: str
+    inputs: list[str]
+    signatures: dict[str, str]
+    mean: list[float]
+    scale: list[float]
+    coef: list[float]
+    intercept: float
+    calibration: MetricCalibration
+
+    def logit(self, scores: Mapping[str, Sequence[float]]) -> np.ndarray:
+        """The regression's logit of each row, from the input metrics' scores."""
+        x = np.stack([np.asarray(scores[m], dtype=float) for m in self.inputs], axis=1)
+        return ((x - self.mean) / self.scale) @ np.asarray(self.coef) + self.intercept
+
+    def prob(self, scores: Mapping[str, Sequence[float]]) -> np.ndarray:
+        """P(correct) of each row."""
+        return self.calibration.prob(self.logit(scores))
+
+    def decide(self, scores: Mapping[str, Sequence[float]]) -> np.ndarray:
+        """1.0 where a row is judged correct, else 0.0."""
+        return self.calibration.decide(self.logit(scores))
+
+
+def fit_judge(name: str, scores: Mapping[str, Sequence[float]], signatures: Mapping[str, str],
+              labels: Sequence[float], method: str = "isotonic") -> JudgeCalibration:
+    """Fit a judge on the columns of ``scores`` (scikit-learn's L2-regularised logistic regression, C=1, on
+    standardised scores), then calibrate its logit with :func:`fit_metric`."""
+    from sklearn.linear_model import LogisticRegression
+
+    inputs = list(scores)
+    x = np.stack([np.asarray(scores[m], dtype=float) for m in inputs], axis=1)
+    y = np.asarray(labels, dtype=float)
+    check_labels(y)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    lr = LogisticRegression().fit((x - mean) / scale, y)
+    judge = JudgeCalibration(name, inputs, {m: signatures[m] for m in inputs}, mean.tolist(), scale.tolist(),
+                             lr.coef_[0].tolist(), float(lr.intercept_[0]), None)  # type: ignore[arg-type]
+    judge.calibration = fit_metric(name, f"{name}|logit", judge.logit(scores), y, method)
+    return judge
+
+
+@dataclass
+class Calibration:
+    """Calibrations of several metrics (and judges) fitted on the same labelled rows, with a record of them."""
+
+    metrics: dict[str, MetricCalibration]
+    data: list[dict[str, Any]]
+    labels: str
+    judges: dict[str, JudgeCalibration] = field(default_factory=dict)
+    kpqa_version: str = __version__
+    format: int = FORMAT
+    path: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (what the file holds)."""
+        return {"format": self.format, "kpqa_version": self.kpqa_version, "labels": self.labels, "data": self.data,
+                "metrics": {name: asdict(m) for name, m in self.metrics.items()},
+                "judges": {name: asdict(j) for name, j in self.judges.items()}}
+
+    def to_json(self) -> str:
+        """The file's text."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+    @property
+    def digest(self) -> str:
+        """Short sha256 of the file's text: the ``cal:`` part of the signatures of decisions made with it."""
+        return hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()[:12]
+
+    def save(self, path: str | Path) -> None:
+        """Write the file atomically (a temp file beside ``path``, then rename)."""
+        import os
+        import tempfile
+
+        from kpqa.io import _umask
+
+        path = Path(path)
+        folder = path.parent if str(path.parent) else Path(".")
+        if not folder.is_dir():
+            raise InputError("output folder does not exist", file=str(folder))
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(self.to_json())
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        self.path = str(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Calibration":
+        """Read a calibration file; CalibrationError when it is missing or malformed."""
+        path = Path(path)
+        if not path.is_file():
+            raise CalibrationError(f"calibration {path}: no such file (fit one with `kpqa calibrate`)")
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            if raw.get("format") != FORMAT:
+                raise CalibrationError(f"calibration {path}: format {raw.get('format')!r}, expected {FORMAT}")
+            metrics = {name: MetricCalibration(**m) for name, m in raw["metrics"].items()}
+            judges = {name: JudgeCalibration(**{**j, "calibration": MetricCalibration(**j["calibration"])})
+                      for name, j in raw.get("judges", {}).items()}
+            for m in [*metrics.values(), *(j.calibration for j in judges.values())]:
+                if m.method not in METHODS:
+                    raise CalibrationError(f"calibration {path}: {m.metric}: unknown method {m.method!r}")
+            return cls(metrics, raw["data"], raw["labels"], judges, raw["kpqa_version"], raw["format"], str(path))
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
+            raise CalibrationError(f"calibration {path}: not a kpqa calibration file ({type(e).__name__}: {e})")
+
+    def entry(self, metric: str, signature: str) -> MetricCalibration:
+        """The calibration of ``metric`` for scores with ``signature``; CalibrationError when the file has none or
+        was fitted on scores with another signature (another weighter, tokenizer or metric option)."""
+        where = self.path or "<calibration>"
+        if metric not in self.metrics:
+            raise CalibrationError(f"calibration {where} has no entry for {metric} (it has: "
+                                   f"{', '.join(self.metrics)}); fit one with `kpqa calibrate --metrics {metric}`")
+        fitted = self.metrics[metric].signature
+        if comparable(fitted) != comparable(signature):
+            raise CalibrationError(f"calibration {where} was fitted on {fitted}, not {signature} (another weighter "
+                                   "or other settings); refit it with `kpqa calibrate`")
+        return self.metrics[metric]
+
+    def usable_judges(self, signatures: Mapping[str, str]) -> list[JudgeCalibration]:
+        """The judges whose inputs are all among ``signatures``' columns; CalibrationError when one of those was
+        fitted on scores with another signature."""
+        usable = [j for j in self.judges.values() if all(m in signatures for m in j.inputs)]
+        for judge in usable:
+            for m in judge.inputs:
+                if comparable(judge.signatures[m]) != comparable(signatures[m]):
+                    raise CalibrationError(f"calibration {self.path or '<calibration>'}: {judge.name} was fitted on "
+                                           f"{judge.signatures[m]}, not {signatures[m]} (another weighter or other "
+                                           "settings); refit it with `kpqa calibrate`")
+        return usable
+
+
+def fit(scores: Mapping[str, Sequence[float]], signatures: Mapping[str, str], labels: Sequence[float], *,
+        method: str = "isotonic", data: list[dict[str, Any]] | None = None, label_rule: str = "") -> Calibration:
+    """One :class:`MetricCalibration` per column of ``scores`` (all on the same ``labels``), and the
+    ``KPQA-judge`` when its inputs are all there."""
+    y = np.asarray(labels, dtype=float)
+    check_labels(y)
+    metrics = {name: fit_metric(name, signatures[name], s, y, method) for name, s in scores.items()}
+    judges = {}
+    if all(m in scores for m in JUDGE_INPUTS):
+        judges[JUDGE] = fit_judge(JUDGE, {m: scores[m] for m in JUDGE_INPUTS}, signatures, y, method)
+    return Calibration(metrics, data or [], label_rule, judges)
+
+
+def describe_file(path: str | Path, rows: int, positives: int) -> dict[str, Any]:
+    """The record of one fitting file: path as given, sha256, rows and positives."""
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return {"path": str(path), "sha256": digest, "rows": rows, "positives": positives}
