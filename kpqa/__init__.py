@@ -1,8 +1,23 @@
-"""kpqa: keyphrase-weighted metrics for judging generated answers to questions."""
+"""kpqa: keyphrase-weighted metrics for judging generated answers to questions.
+
+The scoring API (:func:`score`, :class:`Scorer`, :class:`Result`, ``DEFAULT_METRICS``) is imported on first use, so
+that importing a low-level module (``kpqa.metrics.ngrams``, ``kpqa.text``) does not load pandas and every metric.
+"""
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from typing import TYPE_CHECKING, Any
 
-from kpqa.scoring import DEFAULT_METRICS, Result, Scorer, score  # noqa: E402
+from kpqa.version import __version__
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kpqa.scoring import DEFAULT_METRICS, Result, Scorer, score
 
 __all__ = ["DEFAULT_METRICS", "Result", "Scorer", "score", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("DEFAULT_METRICS", "Result", "Scorer", "score"):
+        from kpqa import scoring
+
+        return getattr(scoring, name)
+    raise AttributeError(f"module 'kpqa' has no attribute {name!r}")

@@ -21,16 +21,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from kpqa import __version__
+from kpqa.version import __version__
 from kpqa.binary import kappa
 from kpqa.errors import InputError, KpqaError, UsageError
+from kpqa.signature import Signature
 
 METHODS = ("isotonic", "logistic")
 #: the shipped judge and the metrics it combines
@@ -39,16 +39,16 @@ JUDGE_INPUTS = ("BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "Contains")
 MIN_ROWS = 20
 FORMAT = 1
 FILENAME = "calibration.json"
-_PRECISION = re.compile(r"\|precision:[^|]*")
 
 
 class CalibrationError(KpqaError):
     """A calibration file that cannot be read, or that does not fit the scores it is applied to."""
 
 
-def comparable(signature: str) -> str:
-    """The part of a signature a calibration must match: all but the arithmetic precision."""
-    return _PRECISION.sub("", signature)
+def comparable(signature: str) -> tuple[str, frozenset[tuple[str, str]], str]:
+    """The part of a signature a calibration must match: all fields but the arithmetic precision, in any order
+    (files written before the version moved to the end of the signature still match)."""
+    return Signature.parse(signature).comparable(ignore=("precision",))
 
 
 def default_path(checkpoint: str | Path | None = None) -> Path:

@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Callable, Sequence
 
-from kpqa import __version__
+from kpqa.version import __version__
 from kpqa.errors import KpqaError
 
 

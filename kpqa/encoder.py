@@ -179,8 +179,10 @@ class Encoder:
             for ids, offs in zip(enc["input_ids"], enc["offset_mapping"])
         ]
 
-    def encode(self, texts: Sequence[str], layers: Sequence[int] | None = None) -> list[TokenEmbeddings]:
-        """Embeddings of each text: one layer (``self.layer``) when ``layers`` is None, else ``[k, n, d]``."""
+    def encode(self, texts: Sequence[str], layers: Sequence[int] | None = None,
+               batch_size: int | None = None) -> list[TokenEmbeddings]:
+        """Embeddings of each text: one layer (``self.layer``) when ``layers`` is None, else ``[k, n, d]``;
+        ``batch_size`` windows per forward pass (default ``self.batch_size``)."""
         wanted = [self.layer] if layers is None else [self._check_layer(x) for x in layers]
         unique = list(dict.fromkeys(texts))
         toks = self.tokenize(unique)
@@ -193,7 +195,7 @@ class Encoder:
             ends.append((len(jobs), len(jobs) + len(spans) - 1))
             jobs += [(i, s, e) for s, e in spans]
         inputs = [self._prefix + toks[i][0][s:e].tolist() + self._suffix for i, s, e in jobs]
-        outputs = self._forward(inputs, wanted)
+        outputs = self._forward(inputs, wanted, batch_size or self.batch_size)
         head, tail = len(self._prefix), len(self._suffix)
         result: dict[str, TokenEmbeddings] = {}
         for i, text in enumerate(unique):
@@ -209,7 +211,7 @@ class Encoder:
             result[text] = TokenEmbeddings(ids, offs, vecs, special)
         return [result[t] for t in texts]
 
-    def _forward(self, inputs: list[list[int]], layers: list[int]) -> list[np.ndarray]:
+    def _forward(self, inputs: list[list[int]], layers: list[int], batch_size: int) -> list[np.ndarray]:
         """Normalised hidden states ``[k, len(input), d]`` of each input, in length-sorted, padded batches."""
         import torch
 
@@ -218,8 +220,8 @@ class Encoder:
         pad = self.tokenizer.pad_token_id or 0
         autocast = torch.autocast(self.device.split(":")[0], dtype=self.dtype, enabled=self.dtype is not None)
         with torch.inference_mode(), autocast:
-            for b in range(0, len(order), self.batch_size):
-                batch = order[b : b + self.batch_size]
+            for b in range(0, len(order), batch_size):
+                batch = order[b : b + batch_size]
                 longest = max(len(inputs[j]) for j in batch)
                 ids = torch.full((len(batch), longest), pad, dtype=torch.long)
                 mask = torch.zeros((len(batch), longest), dtype=torch.long)

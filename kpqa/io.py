@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from kpqa.errors import InputError, UsageError
-from kpqa.metrics.base import Rows
+from kpqa.rows import Rows
 
 _REF = re.compile(r"^reference(\d*)$")
 _REF_LABEL = re.compile(r"^reference(\d*)_label$")

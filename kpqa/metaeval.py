@@ -31,7 +31,7 @@ from typing import Any, Callable, Hashable, Sequence
 import numpy as np
 import pandas as pd
 
-from kpqa import __version__
+from kpqa.version import __version__
 from kpqa import meta
 from kpqa.errors import InputError, UsageError
 from kpqa.io import Table, read_input
@@ -181,7 +181,7 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
 
         contains = get_metric("Contains")
         scores["Contains"] = contains.score(table.rows, Context())["Contains"]
-        signatures["Contains"] = contains.signature(Context())
+        signatures["Contains"] = str(contains.signature(Context()))
     keys = item_keys(table)
     systems, how = detect_systems(table, keys, settings.system_column)
     return Dataset(name or Path(str(path)).stem, table.source, table, human, scores, signatures, keys, systems, how)

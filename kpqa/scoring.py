@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import atexit
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -19,8 +19,11 @@ import pandas as pd
 import kpqa.metrics  # noqa: F401  (registers the metrics)
 from kpqa.calibration import Calibration, JudgeCalibration, MetricCalibration
 from kpqa.errors import InputError, UsageError
+from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION, DEFAULT_TOKENIZER
 from kpqa.io import Table, concat_rows, read_input, take_rows
-from kpqa.metrics.base import Context, Metric, Rows, get_metric
+from kpqa.metrics.base import Context, Metric, Rows, Totals, get_metric
+from kpqa.metrics.spec import split_kp
+from kpqa.signature import Signature
 
 DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA")
 #: the default metrics when deciding: the default suite plus what the shipped judge also needs
@@ -59,14 +62,6 @@ class StreamResult:
         return _summary(self.corpus, self.signatures)
 
 
-def _split_kp(name: str, no_question: bool) -> tuple[str, bool]:
-    """Map a requested column name to (registered metric name, uses the no-question weighter)."""
-    base, sep, spec = name.partition(":")
-    if base.endswith("-KP"):
-        return base + "QA" + sep + spec, True
-    return name, no_question and base.endswith("-KPQA")
-
-
 class Scorer:
     """Reusable scorer: resolves metrics once, loads the weighter(s) and encoders on first use.
 
@@ -85,12 +80,12 @@ class Scorer:
         self,
         metrics: Sequence[str] | None = None,
         *,
-        tokenize: str = "ptb",
+        tokenize: str = DEFAULT_TOKENIZER,
         checkpoint: str | None = None,
         no_question: bool = False,
-        device: str = "auto",
-        batch_size: int = 64,
-        precision: str = "auto",
+        device: str = DEFAULT_DEVICE,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        precision: str = DEFAULT_PRECISION,
         progress: bool = False,
         data_parallel: bool = False,
         decide: bool = False,
@@ -111,7 +106,7 @@ class Scorer:
             raise UsageError("no metric named (--metrics is empty)")
         default = DECIDE_METRICS if decide or calibration is not None else DEFAULT_METRICS
         for name in default if metrics is None else [n for n in metrics if n.strip()]:
-            registered, kp = _split_kp(name.strip(), no_question)
+            registered, kp = split_kp(name.strip(), no_question)
             metric = get_metric(registered)
             if kp:
                 if not hasattr(metric, "suffix"):
@@ -167,8 +162,7 @@ class Scorer:
     def _context(self, no_question: bool, weighted: bool) -> Context:
         key = no_question if weighted else None
         if key not in self._contexts:
-            extras = {"device": self.device, "batch_size": self.batch_size, "precision": self.precision}
-            ctx = Context(tokenizer=self.tokenize, extras=extras)
+            weighter = None
             if weighted:
                 from kpqa.weighter import Weighter
 
@@ -176,10 +170,10 @@ class Scorer:
                     self.checkpoint, no_question=no_question, device=self.device, batch_size=self.batch_size,
                     precision=self.precision,
                 )
-                ctx.word_weights = weighter.word_weights
-                ctx.piece_tokens = weighter.piece_tokens
-                ctx.extras["weighter"] = weighter
-            self._contexts[key] = ctx
+            self._contexts[key] = Context(
+                tokenizer=self.tokenize, weighter=weighter, no_question=weighted and no_question, device=self.device,
+                batch_size=self.batch_size, precision=self.precision,
+            )
         return self._contexts[key]
 
     def _metric_context(self, metric: Metric, kp: bool) -> Context:
@@ -197,50 +191,53 @@ class Scorer:
                             column="question",
                         )
 
-    def _per_row(self, rows: Rows, progress: bool, whole_input: bool | None = None) -> dict[str, np.ndarray]:
-        """Per-row scores of this process's shard of ``rows`` (only the metrics whose ``whole_input`` is that
-        value, unless None)."""
-        metrics = [(m, kp) for m, kp in self._metrics if whole_input is None or m.whole_input == whole_input]
+    def _per_row(
+        self, rows: Rows, progress: bool, whole_input: bool | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
+        """Per-row scores of this process's shard of ``rows`` and each metric's summed statistics (by index in
+        ``self._metrics``; only the metrics whose ``whole_input`` is that value, unless None)."""
+        chosen = [(i, m, kp) for i, (m, kp) in enumerate(self._metrics)
+                  if whole_input is None or m.whole_input == whole_input]
         if not len(rows):
-            return {c: np.empty(0) for m, _ in metrics for c in m.columns()}
+            return {c: np.empty(0) for _, m, _ in chosen for c in m.columns()}, {i: Totals() for i, _, _ in chosen}
+        todo: Iterable[tuple[int, Metric, bool]] = chosen
         if progress:
             from tqdm.auto import tqdm
 
-            metrics = tqdm(metrics, desc="metrics", unit="metric", leave=False)
+            todo = tqdm(chosen, desc="metrics", unit="metric", leave=False)
         per_row: dict[str, np.ndarray] = {}
-        for metric, kp in metrics:
-            per_row.update(metric.score(rows, self._metric_context(metric, kp)))
-        return per_row
+        totals: dict[int, Totals] = {}
+        memo: dict = {}  # work shared by the metrics of this batch (n-gram counts, embeddings); dropped after it
+        for i, metric, kp in todo:
+            ctx = replace(self._metric_context(metric, kp), memo=memo)
+            stats = metric.stats(rows, ctx)
+            per_row.update(metric.per_row(stats))
+            totals[i] = Totals.of(stats)
+        return per_row, totals
 
-    def _gathered(self, rows: Rows, progress: bool, whole_input: bool | None = None) -> dict[str, np.ndarray]:
-        """Per-row scores of all of ``rows``: scored here, or in shards by every process and gathered in order."""
+    def _gathered(
+        self, rows: Rows, progress: bool, whole_input: bool | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
+        """Per-row scores of all of ``rows`` and the metrics' statistics summed over them: scored here, or in
+        shards by every process, per-row scores gathered in order and statistics summed."""
         if self.world == 1:
             return self._per_row(rows, progress, whole_input)
         from accelerate.utils import gather_object
 
         bounds = [len(rows) * k // self.world for k in range(self.world + 1)]
         shard = take_rows(rows, bounds[self.rank], bounds[self.rank + 1])
-        local = self._per_row(shard, progress and self.is_main, whole_input)
-        shards = gather_object([local])  # one dict per process, in process order
-        return {c: np.concatenate([s[c] for s in shards]) for c in local}
+        local, totals = self._per_row(shard, progress and self.is_main, whole_input)
+        shards = gather_object([(local, totals)])  # one pair per process, in process order
+        summed = {i: sum((t[i] for _, t in shards), Totals()) for i in totals}
+        return {c: np.concatenate([s[c] for s, _ in shards]) for c in local}, summed
 
-    def _signature(self, metric: Metric, kp: bool) -> str:
-        from kpqa.encoder import precision_name
-
-        ctx = self._metric_context(metric, kp)
-        signature = metric.signature(ctx)
-        if "weights" in metric.requires:
-            weighter = ctx.extras["weighter"]
-            question = "no" if kp else "yes"
-            signature += f"|kpw:{weighter.checkpoint_hash}|backbone:{weighter.backbone}|question:{question}"
-            if "|precision:" not in signature:  # BERTScore-KPQA's names its encoder's, which is the same
-                signature += f"|precision:{precision_name(weighter.dtype)}"
-        return signature
+    def _signature(self, metric: Metric, kp: bool) -> Signature:
+        return metric.signature(self._metric_context(metric, kp))
 
     @property
     def signatures(self) -> dict[str, str]:
         """The signature of every metric column (loads the weighter when a metric needs it)."""
-        return {c: self._signature(m, kp) for m, kp in self._metrics for c in m.columns()}
+        return {c: str(self._signature(m, kp)) for m, kp in self._metrics for c in m.columns()}
 
     def _calibrated(self) -> dict[str, MetricCalibration]:
         """Each metric column's calibration entry, checked against its signature (before any scoring)."""
@@ -266,28 +263,34 @@ class Scorer:
                 out[f"{judge.name}-correct"] = judge.decide(per_row)
         return out
 
-    def _corpus(self, rows: Rows, per_row: dict[str, np.ndarray]) -> tuple[dict[str, float], dict[str, str]]:
+    def _decision_totals(self, per_row: dict[str, np.ndarray]) -> dict[str, Totals]:
+        """The sums of the ``-prob`` and ``-correct`` columns in ``per_row`` (their corpus values are means)."""
+        if self.calibration is None:
+            return {}
+        return {c: Totals.of(np.asarray(v, dtype=float).reshape(-1, 1)) for c, v in per_row.items()
+                if c.endswith(("-prob", "-correct")) and c not in self.score_columns}
+
+    def _corpus(
+        self, totals: dict[int, Totals], decisions: dict[str, Totals]
+    ) -> tuple[dict[str, float], dict[str, str]]:
+        """Corpus scores and signatures from the metrics' summed statistics (and the decision columns' sums)."""
         corpus: dict[str, float] = {}
-        signatures: dict[str, str] = {}
-        for metric, kp in self._metrics:
-            ctx = self._metric_context(metric, kp)
-            corpus.update(metric.corpus_score(rows, ctx, {c: per_row[c] for c in metric.columns()}))
+        signatures: dict[str, Signature] = {}
+        for i, (metric, kp) in enumerate(self._metrics):
+            corpus.update(metric.corpus(totals.get(i, Totals())))
             signature = self._signature(metric, kp)
             for column in metric.columns():
                 signatures[column] = signature
         if self.calibration is not None:
-            from kpqa import __version__
-
-            cal = f"cal:{self.calibration.digest}"
-            decided = {c: f"{signatures[c]}|{cal}" for c in self.score_columns}
-            decided.update({j.name: f"{j.name}|inputs:{'+'.join(j.inputs)}|{cal}|version:{__version__}"
+            cal = [("cal", self.calibration.digest)]
+            decided = {c: signatures[c].with_fields(cal) for c in self.score_columns}
+            decided.update({j.name: Signature.of(j.name, [("inputs", "+".join(j.inputs)), *cal])
                             for j in self._judges})
             for column, signature in decided.items():
                 for suffix in ("-prob", "-correct"):
-                    values = per_row[column + suffix]
-                    corpus[column + suffix] = float(np.mean(values)) if len(values) else float("nan")
+                    corpus[column + suffix] = decisions.get(column + suffix, Totals()).mean(0)
                     signatures[column + suffix] = signature
-        return corpus, signatures
+        return corpus, {c: str(s) for c, s in signatures.items()}
 
     def score_rows(
         self, rows: Rows, source: str = "<rows>", numbers: Sequence[int] | None = None
@@ -297,8 +300,9 @@ class Scorer:
         self._check(rows, source, numbers)
         if self.calibration is not None:
             self._calibrated()
-        per_row = self._with_decisions(self._gathered(rows, self.progress))
-        corpus, signatures = self._corpus(rows, per_row)
+        scores, totals = self._gathered(rows, self.progress)
+        per_row = self._with_decisions(scores)
+        corpus, signatures = self._corpus(totals, self._decision_totals(per_row))
         return per_row, corpus, signatures
 
     def score(self, data: Any) -> Result:
@@ -326,16 +330,23 @@ class Scorer:
             from tqdm.auto import tqdm
 
             bar = tqdm(desc="rows", unit="row")
+        keep = any(m.whole_input for m, _ in self._metrics)  # only then are the rows' texts needed at the end
         kept: list[Rows] = []
-        scores: list[dict[str, np.ndarray]] = []
+        totals: dict[int, Totals] = {}
+        decisions: dict[str, Totals] = {}
         total = 0
         for table in tables:
             self._check(table.rows, table.source, table.numbers)
             total += len(table.rows)
-            per_row = self._with_decisions(self._gathered(table.rows, progress=False, whole_input=False))
+            scores, chunk_totals = self._gathered(table.rows, progress=False, whole_input=False)
+            per_row = self._with_decisions(scores)
+            for i, t in chunk_totals.items():
+                totals[i] = totals.get(i, Totals()) + t
+            for c, t in self._decision_totals(per_row).items():
+                decisions[c] = decisions.get(c, Totals()) + t
             if self.is_main:
-                kept.append(table.rows)
-                scores.append(per_row)
+                if keep:
+                    kept.append(table.rows)
                 if write is not None:
                     nan = np.full(len(table.rows), np.nan)
                     write(_with_scores(table.frame, {c: per_row.get(c, nan) for c in self.columns}))
@@ -343,16 +354,18 @@ class Scorer:
                 bar.update(len(table.rows))
         if bar is not None:
             bar.close()
-        if not self.is_main or not kept:
+        if not self.is_main or not total:
             return StreamResult(rows=total, corpus={}, signatures={})
-        rows = kept[0] if len(kept) == 1 else concat_rows(kept)
-        per_row = {c: np.concatenate([s[c] for s in scores]) for c in scores[0]}
-        late = self._with_decisions(self._per_row(rows, progress=False, whole_input=True))  # main process only
-        if late and fill is not None:
-            fill(late)
-        per_row = {c: late[c] if c in late else per_row[c] for c in self.columns}
-        corpus, signatures = self._corpus(rows, per_row)
-        return StreamResult(rows=len(rows), corpus=corpus, signatures=signatures)
+        if keep:
+            rows = kept[0] if len(kept) == 1 else concat_rows(kept)
+            late_scores, late_totals = self._per_row(rows, progress=False, whole_input=True)  # main process only
+            totals.update(late_totals)
+            late = self._with_decisions(late_scores)
+            if fill is not None:
+                fill(late)
+            decisions.update(self._decision_totals(late))  # judges on whole-input metrics: known only now
+        corpus, signatures = self._corpus(totals, decisions)
+        return StreamResult(rows=total, corpus=corpus, signatures=signatures)
 
 
 def _with_scores(frame: pd.DataFrame, per_row: dict[str, np.ndarray]) -> pd.DataFrame:

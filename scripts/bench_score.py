@@ -268,8 +268,8 @@ def timing(args: argparse.Namespace, rows) -> None:
     suite.score_rows(warm)
     suite_bf16.score_rows(warm)
     bs.score(warm.candidates, [g[0] for g in warm.references])
-    weighters = [ctx.extras["weighter"] for scorer in (suite, suite_bf16) for ctx in scorer._contexts.values()
-                 if "weighter" in ctx.extras]
+    weighters = [ctx.weighter for scorer in (suite, suite_bf16) for ctx in scorer._contexts.values()
+                 if ctx.weighter is not None]
 
     def cold() -> None:
         _cached_spans.cache_clear()
@@ -391,8 +391,8 @@ def variants(args: argparse.Namespace) -> None:
             scorer.score_rows(take_rows(table.rows, 0, 20))  # load the models
             _cached_spans.cache_clear()
             for ctx in scorer._contexts.values():
-                if "weighter" in ctx.extras:
-                    ctx.extras["weighter"]._cache.clear()
+                if ctx.weighter is not None:
+                    ctx.weighter._cache.clear()
             rows = take_rows(table.rows, 0, len(table.rows))
             start = time.process_time()
             scores[mode] = scorer.score_rows(rows)[0]

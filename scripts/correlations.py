@@ -105,7 +105,7 @@ def variants(data: Path, checkpoint: str | None, device: str) -> dict[str, dict]
         res = out.setdefault(name, {})
         for floor, mapping, layer in settings:
             variant = Variant(weighter, floor, mapping or "max")
-            ctx = Context(word_weights=variant.word_weights, extras={"weighter": variant, "device": device})
+            ctx = Context(word_weights=variant.word_weights, weighter=variant, device=device)
             scores = {}
             if mapping is not None:
                 for metric in ("BLEU-1-KPQA", "ROUGE-L-KPQA"):

@@ -145,4 +145,4 @@ def test_metric_rows_and_corpus():
     qa = get_metric("AEv-0.3-2")
     scores = qa.score(rows, ctx)["AEv-0.3-2"]
     assert scores.shape == (4,) and np.all((scores > 0) & (scores <= 1))
-    assert "B:1.0|W:2.0|stop:nltk|stem:porter" in qa.signature(ctx)
+    assert "B:1.0|W:2.0|stop:nltk|stem:porter" in str(qa.signature(ctx))

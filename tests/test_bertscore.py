@@ -223,7 +223,7 @@ ROWS = Rows(questions=["q"] * len(CANDS), candidates=CANDS, references=[[r] for 
 
 
 def ctx(weighter=None) -> Context:
-    return Context(extras={"device": "cpu", **({"weighter": weighter} if weighter else {})})
+    return Context(device="cpu", weighter=weighter)
 
 
 def test_registered_columns():

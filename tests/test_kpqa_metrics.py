@@ -96,8 +96,7 @@ def test_with_the_shipped_checkpoint():
     if not (shipped_checkpoint() / "metadata.json").exists():
         pytest.skip(f"no trained checkpoint at {shipped_checkpoint()}")
     weighter = Weighter.load(device="cpu")
-    ctx = Context(word_weights=weighter.word_weights, piece_tokens=weighter.piece_tokens,
-                  extras={"weighter": weighter, "device": "cpu"})
+    ctx = Context(weighter=weighter, device="cpu")
     same = Rows(ROWS.questions, [g[0] for g in ROWS.references], ROWS.references)
     for name in ("BLEU-1-KPQA", "ROUGE-L-KPQA", "BLEU-1-KPQA:tok=words", "ROUGE-L-KPQA:tok=words", "BERTScore-KPQA"):
         got = get_metric(name).score(ROWS, ctx)[name]

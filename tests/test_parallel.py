@@ -48,7 +48,7 @@ def test_each_process_scores_its_shard_and_the_output_keeps_input_order(tmp_path
         import numpy as np
         from accelerate import PartialState
         from kpqa.io import OutputWriter, iter_input
-        from kpqa.metrics.base import Metric, register
+        from kpqa.metrics.base import Metric, Totals, register
         from kpqa.scoring import Scorer
 
         @register("Who")
@@ -56,9 +56,13 @@ def test_each_process_scores_its_shard_and_the_output_keeps_input_order(tmp_path
             name = "Who"
             def columns(self):
                 return ["rank", "row"]
-            def score(self, rows, ctx):  # the process that scored each row, and the row's number from its text
-                return {"rank": np.full(len(rows), PartialState().process_index, dtype=float),
-                        "row": np.array([float(c.split()[-1]) for c in rows.candidates])}
+            def stats(self, rows, ctx):  # the process that scored each row, and the row's number from its text
+                return np.stack([np.full(len(rows), PartialState().process_index, dtype=float),
+                                 np.array([float(c.split()[-1]) for c in rows.candidates])], axis=1)
+            def per_row(self, stats):
+                return {"rank": stats[:, 0], "row": stats[:, 1]}
+            def corpus(self, totals):
+                return {"rank": totals.mean(0), "row": totals.mean(1)}
 
         scorer = Scorer(["Who", "BLEU-4"], data_parallel=True)
         assert scorer.world == 2

@@ -234,7 +234,7 @@ def shipped_scorer():
 @pytest.mark.model
 def test_bertscore_identity_range_and_uniform_weights():
     bert = get_metric("BERTScore")
-    ctx = Context(extras={"device": "cpu", "weighter": UniformWeighter()})
+    ctx = Context(device="cpu", weighter=UniformWeighter())
     plain = bert.score(FIXED, ctx)["BERTScore"]
     assert np.all((plain > 0) & (plain <= 1 + 1e-6))
     uniform = get_metric("BERTScore-KPQA").score(FIXED, ctx)["BERTScore-KPQA"]

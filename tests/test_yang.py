@@ -169,7 +169,7 @@ def test_metrics_on_rows(ws):
     plain.alpha = plain.beta = 0.0
     assert plain.corpus_score(rows, ws, plain.score(rows, ws))["BLEU-4-adapted"] < corpus
     assert np.all((per_row["BLEU-4-adapted"] >= 0) & (per_row["BLEU-4-adapted"] <= 1))
-    assert "alpha:2.0|beta:1.0" in bleu.signature(ws)
+    assert "alpha:2.0|beta:1.0" in str(bleu.signature(ws))
 
 
 def test_entities_only_input_is_enough(ws):

@@ -37,8 +37,9 @@ from typing import Sequence
 import numpy as np
 
 from kpqa.errors import UsageError
-from kpqa.metrics.base import Context, Metric, Rows, register_pattern
+from kpqa.metrics.base import Context, Metric, Rows, Totals, register_pattern
 from kpqa.metrics.ngrams import clipped_matches, max_ref_counts, ngram_counts
+from kpqa.metrics.spec import parse_spec
 
 NLTK_ENGLISH_STOPWORDS: frozenset[str] = frozenset(
     """
@@ -97,6 +98,20 @@ class AEvCounts:
     def corpus(self) -> "AEvCounts":
         """One row holding the sums over all rows."""
         return AEvCounts(*(getattr(self, f).sum(axis=0, keepdims=True) for f in self.__dataclass_fields__))
+
+    def to_array(self) -> np.ndarray:
+        """The counts as one int64 array ``[rows, 4 * max_n + 4]`` (the metric's statistics)."""
+        return np.concatenate([self.cand_match, self.cand_total, self.ref_match, self.ref_total,
+                               np.stack([self.cand_len, self.closest_ref_len, self.ref_len, self.paired_cand_len],
+                                        axis=1)], axis=1).astype(np.int64)
+
+    @classmethod
+    def from_array(cls, stats: np.ndarray, max_n: int) -> "AEvCounts":
+        """The inverse of :meth:`to_array`."""
+        a = np.asarray(stats, dtype=np.int64).reshape(-1, 4 * max_n + 4)
+        n = max_n
+        return cls(a[:, :n], a[:, n : 2 * n], a[:, 2 * n : 3 * n], a[:, 3 * n : 4 * n],
+                   *(a[:, 4 * n + k] for k in range(4)))
 
 
 def aev_counts(
@@ -183,7 +198,7 @@ def aev(counts: AEvCounts, alpha: float, n: int, brevity: float = 1.0, wordiness
     return aev_grid(counts, [alpha], [n], brevity, wordiness)[0, 0]
 
 
-_NAME = re.compile(r"^AEv-(?P<alpha>[0-9]+(?:\.[0-9]+)?)-(?P<n>[0-9]+)(?P<opts>(?::[A-Za-z]+=[^:]+)*)$")
+_NAME = re.compile(r"^AEv-(?P<alpha>[0-9]+(?:\.[0-9]+)?)-(?P<n>[0-9]+)$")
 
 
 class AEv(Metric):
@@ -219,7 +234,6 @@ class AEv(Metric):
         self.alpha, self.n, self.brevity, self.wordiness = float(alpha), int(n), float(brevity), float(wordiness)
         self.stopwords, self.stem = stopwords, stem
         self.name = name or self._canonical_name()
-        self._last: tuple[Rows, str, AEvCounts] | None = None
 
     def _canonical_name(self) -> str:
         defaults = {"B": 1.0, "W": 2.0, "stop": "nltk", "stem": "porter"}
@@ -231,37 +245,43 @@ class AEv(Metric):
         return {"B": self.brevity, "W": self.wordiness, "stop": self.stopwords, "stem": self.stem}
 
     def counts(self, rows: Rows, ctx: Context) -> AEvCounts:
-        """Preprocessed per-row counts of ``rows`` (reused between :meth:`score` and :meth:`corpus_score`)."""
-        if self._last is None or self._last[0] is not rows or self._last[1] != ctx.tokenizer:
+        """Preprocessed per-row counts of ``rows`` for orders 1..N (shared, within a batch, by the AEv metrics
+        with the same N, stop words and stemming)."""
+
+        def compute() -> AEvCounts:
             from kpqa.text import get_tokenizer
 
             tok = get_tokenizer(ctx.tokenizer).tokenize
             sw, stem = STOPWORD_LISTS[self.stopwords], self.stem == "porter"
             cands = [preprocess(tok(c), sw, stem) for c in rows.candidates]
             refs = [[preprocess(tok(r), sw, stem) for r in rs] for rs in rows.references]
-            self._last = (rows, ctx.tokenizer, aev_counts(cands, refs, self.n))
-        return self._last[2]
+            return aev_counts(cands, refs, self.n)
 
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
-        counts = self.counts(rows, ctx)
+        return ctx.shared(("aev-counts", ctx.tokenizer, self.stopwords, self.stem, self.n), compute)
+
+    def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
+        return self.counts(rows, ctx).to_array()
+
+    def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
+        counts = AEvCounts.from_array(stats, self.n)
         return {self.name: aev(counts, self.alpha, self.n, self.brevity, self.wordiness)}
 
-    def corpus_score(self, rows: Rows, ctx: Context, per_row: dict[str, np.ndarray]) -> dict[str, float]:
-        counts = self.counts(rows, ctx).corpus()
-        return {self.name: float(aev(counts, self.alpha, self.n, self.brevity, self.wordiness)[0])}
+    def corpus(self, totals: Totals) -> dict[str, float]:
+        sums = np.array([[int(totals.exact(k)) for k in range(4 * self.n + 4)]], dtype=np.int64)
+        return {self.name: float(aev(AEvCounts.from_array(sums, self.n), self.alpha, self.n, self.brevity,
+                                     self.wordiness)[0])}
 
 
 def build(name: str) -> AEv:
     """The metric named ``AEv-<alpha>-<N>[:B=..][:W=..][:stop=..][:stem=..]``."""
-    m = _NAME.match(name)
-    if m is None:
+    keys = {"B": ("brevity", float), "W": ("wordiness", float), "stop": ("stopwords", str), "stem": ("stem", str)}
+    m = _NAME.match(name.split(":")[0])
+    if m is None or any(not item.partition("=")[2] for item in name.split(":")[1:]):
         raise UsageError(
             f"bad AEv name {name!r}; expected AEv-<alpha>-<N>[:B=<b>][:W=<w>][:stop=nltk|none][:stem=porter|none]"
         )
     kwargs: dict[str, object] = {}
-    keys = {"B": ("brevity", float), "W": ("wordiness", float), "stop": ("stopwords", str), "stem": ("stem", str)}
-    for item in filter(None, m.group("opts").split(":")):
-        key, _, value = item.partition("=")
+    for key, value in parse_spec(name, known=f"known: {', '.join(keys)}").options:
         if key not in keys:
             raise UsageError(f"unknown AEv option {key!r} in {name!r}; known: {', '.join(keys)}")
         field, cast = keys[key]

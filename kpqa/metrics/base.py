@@ -1,59 +1,82 @@
-"""The one metric interface, the rows it scores, and the registry that names metrics.
+"""The one metric interface, the statistics it sums, and the registry that names metrics.
 
-A metric takes a :class:`Rows` batch and a :class:`Context` (shared tokenizers, weighter, encoder) and returns one
-array of per-row scores per output column. Lexical metrics never touch torch: the context hands them tokens and,
-for the KPQA forms, per-token weights.
+A metric works in three steps, as sacrebleu's ``_extract_corpus_statistics`` / ``_compute_score_from_stats`` and
+torchmetrics' ``_update`` / ``_compute``:
+
+* :meth:`Metric.stats` -- per-row sufficient statistics of a :class:`~kpqa.rows.Rows` batch under a
+  :class:`~kpqa.context.Context`: an array ``[rows, k]`` (integer counts for BLEU / AEv, the per-row scores for
+  metrics whose corpus score is a mean);
+* :meth:`Metric.per_row` -- the per-row scores (one float array per output column) from those statistics;
+* :meth:`Metric.corpus` -- the corpus scores from :class:`Totals`, the statistics summed over all rows, which the
+  scorer accumulates over chunks and processes (exactly: integers as integers, floats as fractions), so that a
+  corpus score never needs the rows' texts again.
+
+Lexical metrics never touch torch: the context hands them tokens and, for the KPQA forms, per-token weights.
 """
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, ClassVar, Sequence
+from fractions import Fraction
+from typing import Callable, ClassVar
 
 import numpy as np
 
-if TYPE_CHECKING:  # pragma: no cover
-    from kpqa.text import Tokenizer
+from kpqa.context import Context, PieceTokensFn, WordWeightFn  # noqa: F401  (re-exported)
+from kpqa.rows import Rows  # noqa: F401  (re-exported)
+from kpqa.signature import Signature
+
+#: the modules of the built-in metrics, imported (registering their metrics) on the first registry look-up
+BUILTIN = ("yang", "aev", "bleu", "rouge", "meteor", "cider", "squad", "bertscore", "kpqa")
 
 
-@dataclass
-class Rows:
-    """A batch of examples. ``references[i]`` holds the non-empty references of row ``i`` (at least one).
+class Totals:
+    """Statistics summed over rows, exactly: integer columns as ``int``, float columns as ``Fraction`` (so a sum
+    does not depend on how the rows were split into chunks or processes). ``n`` counts the rows."""
 
-    Optional fields are ``None`` when the input has no such column: ``candidate_labels[i]`` and
-    ``reference_labels[i][k]`` are Yes / No / Depends opinion labels (Yang et al.), ``entities[i]`` the gold
-    entity strings of row ``i``.
-    """
+    def __init__(self, n: int = 0, sums: list[int | Fraction | float] | None = None) -> None:
+        self.n = n
+        self.sums = sums
 
-    questions: list[str]
-    candidates: list[str]
-    references: list[list[str]]
-    candidate_labels: list[str | None] | None = None
-    reference_labels: list[list[str | None]] | None = None
-    entities: list[list[str]] | None = None
+    @classmethod
+    def of(cls, stats: np.ndarray) -> "Totals":
+        """The totals of one ``[rows, k]`` statistics array."""
+        stats = np.asarray(stats)
+        if stats.ndim != 2:
+            raise ValueError(f"statistics must be [rows, k], got shape {stats.shape}")
+        sums: list[int | Fraction | float] = []
+        for column in stats.T:
+            if column.dtype.kind in "iub":
+                sums.append(int(column.astype(np.int64).sum()))
+            elif np.isfinite(column).all():
+                sums.append(sum(map(Fraction, column.tolist()), Fraction(0)))
+            else:
+                sums.append(float(column.sum()))
+        return cls(len(stats), sums)
 
-    def __len__(self) -> int:
-        return len(self.candidates)
+    def __add__(self, other: "Totals") -> "Totals":
+        if self.sums is None:
+            return Totals(self.n + other.n, other.sums)
+        if other.sums is None:
+            return Totals(self.n + other.n, self.sums)
+        if len(self.sums) != len(other.sums):
+            raise ValueError("cannot add statistics of different widths")
+        return Totals(self.n + other.n, [a + b for a, b in zip(self.sums, other.sums)])  # type: ignore[operator]
 
+    def exact(self, k: int) -> int | Fraction | float:
+        """The sum of column ``k`` (0 when no row was added)."""
+        return 0 if self.sums is None else self.sums[k]
 
-WordWeightFn = Callable[[Sequence[tuple[str, str]], "Tokenizer"], list[np.ndarray]]
-"""``fn(pairs, tokenizer)``: for each (question, text) pair, one weight per ``tokenizer.tokenize(text)`` token."""
-PieceTokensFn = Callable[[Sequence[tuple[str, str]]], list[tuple[list[str], np.ndarray]]]
-"""``fn(pairs)``: for each (question, text) pair, the text's word pieces (as strings) and one weight per piece."""
-
-
-@dataclass
-class Context:
-    """Resources shared by the metrics of one scoring run, created once and reused across batches."""
-
-    tokenizer: str = "ptb"
-    word_weights: WordWeightFn | None = None
-    piece_tokens: PieceTokensFn | None = None
-    extras: dict = field(default_factory=dict)
+    def mean(self, k: int = 0) -> float:
+        """The mean of column ``k`` over the rows, correctly rounded; NaN without rows."""
+        if not self.n:
+            return float("nan")
+        return float(self.exact(k) / self.n)
 
 
 class Metric(ABC):
-    """A metric: per-row scores (max over references unless it says otherwise) and a corpus score."""
+    """A metric: per-row statistics, per-row scores (max over references unless it says otherwise) and corpus
+    scores from summed statistics."""
 
     name: ClassVar[str]
     #: what the rows must carry beyond question/candidate/references: "labels", "entities", "weights"
@@ -67,27 +90,84 @@ class Metric(ABC):
         return [self.name]
 
     @abstractmethod
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
-        """Per-row scores, one float array of ``len(rows)`` per column."""
+    def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
+        """Per-row sufficient statistics, ``[len(rows), k]``."""
 
-    def corpus_score(self, rows: Rows, ctx: Context, per_row: dict[str, np.ndarray]) -> dict[str, float]:
-        """Corpus-level score per column; the mean of the per-row scores unless the metric defines its own."""
-        return {c: float(np.mean(v)) if len(v) else float("nan") for c, v in per_row.items()}
+    @abstractmethod
+    def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
+        """Per-row scores from :meth:`stats`, one float array per column."""
+
+    @abstractmethod
+    def corpus(self, totals: Totals) -> dict[str, float]:
+        """Corpus scores per column from the statistics summed over all rows."""
+
+    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+        """Per-row scores of ``rows``: :meth:`per_row` of :meth:`stats`."""
+        return self.per_row(self.stats(rows, ctx))
+
+    def corpus_score(self, rows: Rows, ctx: Context, per_row: object = None) -> dict[str, float]:
+        """Corpus scores of ``rows`` alone (``per_row`` is not needed and ignored)."""
+        return self.corpus(Totals.of(self.stats(rows, ctx)))
 
     def options(self) -> dict[str, object]:
         """Settings that change the score; they go into the signature."""
         return {}
 
-    def signature(self, ctx: Context) -> str:
-        """sacrebleu-style string naming the metric, tokenizer and options."""
-        from kpqa import __version__
+    def token_unit(self, ctx: Context) -> str | None:
+        """What the metric counts as a token (the signature's ``tok``); None when it normalises on its own."""
+        return ctx.tokenizer
 
-        parts = [self.name, f"tok:{ctx.tokenizer}"] + [f"{k}:{v}" for k, v in self.options().items()]
-        return "|".join(parts + [f"version:{__version__}"])
+    def signature_name(self) -> str:
+        """The name the signature starts with."""
+        return self.name
+
+    def signature(self, ctx: Context) -> Signature:
+        """Metric name, token unit and options; for the metrics that need weights, the weighter's checkpoint hash,
+        backbone, whether it reads the question, and its arithmetic precision."""
+        tok = self.token_unit(ctx)
+        fields = ([("tok", tok)] if tok is not None else []) + list(self.options().items())
+        signature = Signature.of(self.signature_name(), fields)
+        weighter = ctx.weighter
+        if "weights" in self.requires and weighter is not None and hasattr(weighter, "checkpoint_hash"):
+            from kpqa.encoder import precision_name
+
+            signature = signature.with_fields([
+                ("kpw", weighter.checkpoint_hash), ("backbone", getattr(weighter, "backbone", "?")),
+                ("question", "no" if ctx.no_question else "yes"),
+                ("precision", precision_name(getattr(weighter, "dtype", None))),
+            ])
+        return signature
+
+
+class MeanMetric(Metric):
+    """A metric with one column whose corpus score is the mean of its per-row scores (the statistics are the
+    scores themselves)."""
+
+    @abstractmethod
+    def row_scores(self, rows: Rows, ctx: Context) -> np.ndarray:
+        """One float per row."""
+
+    def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
+        return np.asarray(self.row_scores(rows, ctx), dtype=float).reshape(len(rows), 1)
+
+    def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
+        return {self.columns()[0]: stats[:, 0]}
+
+    def corpus(self, totals: Totals) -> dict[str, float]:
+        return {self.columns()[0]: totals.mean(0)}
 
 
 _REGISTRY: dict[str, Callable[[], Metric]] = {}
 _PATTERNS: list[tuple[Callable[[str], bool], Callable[[str], Metric]]] = []
+_LOADED = False
+
+
+def _load_builtin() -> None:
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        for module in BUILTIN:
+            importlib.import_module(f"kpqa.metrics.{module}")
 
 
 def register(name: str) -> Callable[[Callable[[], Metric]], Callable[[], Metric]]:
@@ -109,6 +189,7 @@ def register_pattern(matches: Callable[[str], bool], build: Callable[[str], Metr
 
 def available() -> list[str]:
     """Names of the registered metrics (parametrised families not expanded)."""
+    _load_builtin()
     return sorted(_REGISTRY)
 
 
@@ -116,6 +197,7 @@ def get_metric(name: str) -> Metric:
     """Build the metric registered under ``name``; :class:`~kpqa.errors.UsageError` when unknown."""
     from kpqa.errors import UsageError
 
+    _load_builtin()
     if name in _REGISTRY:
         return _REGISTRY[name]()
     for matches, build in _PATTERNS:

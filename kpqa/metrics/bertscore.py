@@ -33,16 +33,17 @@ layer use bert-score's tuned layer for hub names it knows, else 3/4 of the depth
 """
 from __future__ import annotations
 
-import weakref
 from collections import Counter
-from dataclasses import dataclass
 from math import log
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
 from kpqa.errors import UsageError
-from kpqa.metrics.base import Context, Metric, Rows, register, register_pattern
+from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION
+from kpqa.metrics.base import Context, Metric, Rows, Totals, register, register_pattern
+from kpqa.metrics.spec import parse_spec
+from kpqa.signature import Signature
 
 if TYPE_CHECKING:  # pragma: no cover
     from kpqa.encoder import Encoder, TokenEmbeddings
@@ -117,56 +118,37 @@ def score_embeddings(
 _ENCODERS: dict[tuple[str, str, str], "Encoder"] = {}
 
 
-def get_encoder(backbone: str = DEFAULT_BACKBONE, device: str = "auto", batch_size: int = 64,
-                precision: str = "auto") -> "Encoder":
+def get_encoder(backbone: str = DEFAULT_BACKBONE, device: str = DEFAULT_DEVICE, precision: str = DEFAULT_PRECISION,
+                ) -> "Encoder":
     """A loaded :class:`~kpqa.encoder.Encoder`, shared by the metrics of a process (one per backbone, device and
-    precision)."""
+    precision; the batch size is given per call, so scorers with different batch sizes can share it)."""
     from kpqa.encoder import Encoder
 
     key = (backbone, device, precision)
     if key not in _ENCODERS:
-        _ENCODERS[key] = Encoder(backbone, device=device, batch_size=batch_size, precision=precision)
-    _ENCODERS[key].batch_size = batch_size
+        _ENCODERS[key] = Encoder(backbone, device=device, precision=precision)
     return _ENCODERS[key]
-
-
-@dataclass
-class _Embedded:
-    rows: weakref.ref
-    key: tuple
-    cands: list
-    refs: list[list]
-
-
-_LAST: list[_Embedded] = []  # the embeddings of the last rows scored, shared by BERTScore and BERTScore-KPQA
-
-
-def _encoder(backbone: str, ctx: Context) -> "Encoder":
-    extras = ctx.extras
-    return get_encoder(backbone, extras.get("device", "auto"), int(extras.get("batch_size", 64)),
-                       extras.get("precision", "auto"))
 
 
 def embed_rows(
     rows: Rows, ctx: Context, backbone: str = DEFAULT_BACKBONE, layer: int | None = None
 ) -> tuple[list["TokenEmbeddings"], list[list["TokenEmbeddings"]]]:
-    """One-layer embeddings of the candidates and of each row's references (reused while the same rows object is
-    scored again, e.g. by BERTScore then BERTScore-KPQA)."""
+    """One-layer embeddings of the candidates and of each row's references (computed once per batch through
+    ``ctx.shared``, e.g. for BERTScore then BERTScore-KPQA)."""
     from kpqa.encoder import TokenEmbeddings
 
-    encoder = _encoder(backbone, ctx)
+    encoder = get_encoder(backbone, ctx.device, ctx.precision)
     layer = encoder.layer if layer is None else layer
-    key = (backbone, encoder.device, encoder.dtype, layer)
-    if _LAST and _LAST[0].rows() is rows and _LAST[0].key == key:
-        return _LAST[0].cands, _LAST[0].refs
-    flat = [r for g in rows.references for r in g]
-    embs = [
-        TokenEmbeddings(e.ids, e.offsets, e.vectors[0], e.special[0])
-        for e in encoder.encode(list(rows.candidates) + flat, layers=[layer])
-    ]
-    cands, refs = embs[: len(rows)], regroup(embs[len(rows) :], rows.references)
-    _LAST[:] = [_Embedded(weakref.ref(rows), key, cands, refs)]
-    return cands, refs
+
+    def compute() -> tuple[list[TokenEmbeddings], list[list[TokenEmbeddings]]]:
+        flat = [r for g in rows.references for r in g]
+        embs = [
+            TokenEmbeddings(e.ids, e.offsets, e.vectors[0], e.special[0])
+            for e in encoder.encode(list(rows.candidates) + flat, layers=[layer], batch_size=ctx.batch_size)
+        ]
+        return embs[: len(rows)], regroup(embs[len(rows) :], rows.references)
+
+    return ctx.shared(("embeddings", backbone, encoder.device, encoder.dtype, layer), compute)
 
 
 def regroup(items: Sequence, groups: Sequence[Sequence[str]]) -> list[list]:
@@ -200,9 +182,9 @@ def bertscore(
     backbone: str = DEFAULT_BACKBONE,
     layer: int | None = None,
     idf: bool | Mapping[int, float] = False,
-    device: str = "auto",
-    batch_size: int = 64,
-    precision: str = "auto",
+    device: str = DEFAULT_DEVICE,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    precision: str = DEFAULT_PRECISION,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """P, R, F arrays, in the shape bert-score users know. ``refs[i]`` is one reference or a list of them; ``idf``
     is False (uniform), True (from ``refs``) or a mapping token id -> weight (ids it lacks get ``log(N+1)``, N the
@@ -210,7 +192,7 @@ def bertscore(
     if len(cands) != len(refs):
         raise UsageError(f"{len(cands)} candidates but {len(refs)} references")
     rows = Rows([""] * len(cands), list(cands), [[r] if isinstance(r, str) else list(r) for r in refs])
-    ctx = Context(extras={"device": device, "batch_size": batch_size, "precision": precision})
+    ctx = Context(device=device, batch_size=batch_size, precision=precision)
     out = score_idf(*embed_rows(rows, ctx, backbone, layer), idf)
     return out[:, 0], out[:, 1], out[:, 2]
 
@@ -228,17 +210,24 @@ class _BERTScoreBase(Metric):
 
         return self.layer if self.layer is not None else DEFAULT_LAYERS.get(self.backbone, "default")
 
-    def signature(self, ctx: Context) -> str:
-        """Like the base signature, with the encoder's word pieces in place of the lexical tokenizer, and the
-        encoder's precision."""
-        from kpqa import __version__
+    def signature_name(self) -> str:
+        return self.columns()[0]
+
+    def token_unit(self, ctx: Context) -> str | None:
+        return f"{self.backbone}-pieces"
+
+    def signature(self, ctx: Context) -> Signature:
+        """The base signature (the encoder's word pieces as the token unit) with the encoder's precision."""
         from kpqa.encoder import amp_dtype, pick_device, precision_name
 
-        device = pick_device(ctx.extras.get("device", "auto"))
-        precision = precision_name(amp_dtype(device, ctx.extras.get("precision", "auto")))
-        opts = [f"{k}:{v}" for k, v in self.options().items()]
-        return "|".join([self.columns()[0], f"tok:{self.backbone}-pieces", *opts, f"precision:{precision}",
-                         f"version:{__version__}"])
+        precision = precision_name(amp_dtype(pick_device(ctx.device), ctx.precision))
+        return super().signature(ctx).with_fields([("precision", precision)])
+
+    def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
+        return {self.columns()[0]: stats[:, "PRF".index(self.part)]}
+
+    def corpus(self, totals: Totals) -> dict[str, float]:
+        return {self.columns()[0]: totals.mean("PRF".index(self.part))}
 
 
 @register("BERTScore")
@@ -246,7 +235,7 @@ class BERTScore(_BERTScoreBase):
     """BERTScore F (``part="F"``), or its P / R (registered as ``BERTScore-P`` / ``BERTScore-R``)."""
 
     name = "BERTScore"
-    part = "F"
+    part = "F"  # the statistics are [P, R, F] per row; the column reports one of them
 
     def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None, idf: bool = False) -> None:
         super().__init__(backbone, layer)
@@ -258,9 +247,10 @@ class BERTScore(_BERTScoreBase):
     def options(self) -> dict[str, object]:
         return {"encoder": self.backbone, "layer": self._layer(), "idf": "yes" if self.idf else "no", "rescale": "no"}
 
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
-        out = score_idf(*embed_rows(rows, ctx, self.backbone, self.layer), self.idf)
-        return {self.columns()[0]: out[:, "PRF".index(self.part)]}
+    def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
+        """[P, R, F] per row (shared by BERTScore, -P and -R with the same options)."""
+        return ctx.shared(("bertscore-prf", self.backbone, self.layer, self.idf),
+                          lambda: score_idf(*embed_rows(rows, ctx, self.backbone, self.layer), self.idf))
 
 
 @register("BERTScore-P")
@@ -285,6 +275,7 @@ class BERTScoreKPQA(_BERTScoreBase):
     name = "BERTScore-KPQA"
     requires = frozenset({"weights"})
     suffix = "KPQA"
+    part = "F"
 
     def columns(self) -> list[str]:
         return [f"BERTScore-{self.suffix}{self.spec}"]
@@ -292,10 +283,11 @@ class BERTScoreKPQA(_BERTScoreBase):
     def options(self) -> dict[str, object]:
         return {"encoder": self.backbone, "layer": self._layer(), "rescale": "no"}
 
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
-        weighter = ctx.extras.get("weighter")
+    def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
+        """[P, R, F] per row."""
+        weighter = ctx.weighter
         if weighter is None:
-            raise UsageError(f"{self.columns()[0]} needs a keyphrase weighter in Context.extras['weighter']")
+            raise UsageError(f"{self.columns()[0]} needs a keyphrase weighter (Context.weighter is not set)")
         cands, refs = embed_rows(rows, ctx, self.backbone, self.layer)
         pairs = list(zip(rows.questions, rows.candidates))
         pairs += [(q, r) for q, g in zip(rows.questions, rows.references) for r in g]
@@ -303,8 +295,7 @@ class BERTScoreKPQA(_BERTScoreBase):
         cw = [align(e.offsets, *kpw[i]) for i, e in enumerate(cands)]
         flat = [e for g in refs for e in g]
         rw = regroup([align(e.offsets, *kpw[len(rows) + k]) for k, e in enumerate(flat)], rows.references)
-        out = score_embeddings(cands, refs, cw, rw)
-        return {self.columns()[0]: out[:, 2]}
+        return score_embeddings(cands, refs, cw, rw)
 
 
 _CLASSES = {"BERTScore": BERTScore, "BERTScore-P": BERTScorePrecision, "BERTScore-R": BERTScoreRecall,
@@ -314,16 +305,14 @@ _CLASSES = {"BERTScore": BERTScore, "BERTScore-P": BERTScorePrecision, "BERTScor
 def build(name: str) -> _BERTScoreBase:
     """``BERTScore[-P|-R|-KPQA]:key=value...`` with keys ``encoder`` (backbone), ``layer`` (int) and, except for
     BERTScore-KPQA, ``idf`` (yes/no); e.g. ``BERTScore:idf=yes`` or ``BERTScore-KPQA:encoder=mpnet:layer=10``."""
-    base, *items = name.split(":")
+    base = name.split(":")[0]
     if base not in _CLASSES:
         raise UsageError(f"unknown metric {name!r}: options follow BERTScore, BERTScore-P, -R or -KPQA")
     cls = _CLASSES[base]
     kwargs: dict[str, object] = {}
     allowed = {"encoder", "layer"} | ({"idf"} if cls is not BERTScoreKPQA else set())
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or key not in allowed or key in kwargs:
-            raise UsageError(f"bad option {item!r} in {name!r}; known: {', '.join(sorted(allowed))}=VALUE, once each")
+    spec = parse_spec(name, allowed, f"known: {', '.join(sorted(allowed))}=VALUE")
+    for key, value in spec.options:
         if key == "layer":
             if not value.isdigit():
                 raise UsageError(f"layer must be a non-negative integer in {name!r}, not {value!r}")
@@ -334,8 +323,8 @@ def build(name: str) -> _BERTScoreBase:
             kwargs["idf"] = value == "yes"
         else:
             kwargs["backbone"] = value
-    metric = cls(**kwargs)
-    metric.spec = name[len(base) :]
+    metric = cls(**kwargs)  # type: ignore[arg-type]
+    metric.spec = spec.text
     return metric
 
 

@@ -15,13 +15,12 @@ reports as its corpus BLEU, and what sacrebleu computes with ``tokenize="none"``
 from __future__ import annotations
 
 import math
-import weakref
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
-from kpqa.metrics.base import Context, Metric, Rows, register
+from kpqa.metrics.base import Context, Metric, Rows, Totals, register
 from kpqa.metrics.lexical import tokenize_rows
 from kpqa.metrics.ngrams import clipped_matches, max_ref_counts, ngram_counts
 
@@ -133,34 +132,48 @@ def _check_weights(
         raise ValueError("reference weights do not match the reference tokens")
 
 
-_memo: tuple[weakref.ref, str, list[BleuStats]] | None = None
+def row_stats(rows: Rows, ctx: Context) -> np.ndarray:
+    """Statistics of every row for orders 1..4, ``[rows, 2 + 2 * MAX_N]`` int64: test length, closest reference
+    length, clipped matches per order, candidate n-grams per order (shared by BLEU-1..4 through ``ctx.shared``)."""
 
-
-def _row_stats(rows: Rows, ctx: Context) -> list[BleuStats]:
-    """Statistics of every row, computed once for BLEU-1..4 scoring the same rows object."""
-    global _memo
-    if _memo is None or _memo[0]() is not rows or _memo[1] != ctx.tokenizer:
+    def compute() -> np.ndarray:
         cands, refs = tokenize_rows(rows, ctx)
-        _memo = (weakref.ref(rows), ctx.tokenizer, [bleu_stats(c, r, MAX_N) for c, r in zip(cands, refs)])
-    return _memo[2]
+        out = np.zeros((len(rows), 2 + 2 * MAX_N), dtype=np.int64)
+        for i, (c, r) in enumerate(zip(cands, refs)):
+            s = bleu_stats(c, r, MAX_N)
+            out[i] = (s.testlen, s.reflen, *s.correct, *s.guess)
+        return out
+
+    return ctx.shared(("bleu-stats", ctx.tokenizer), compute)
+
+
+def _unpack(stats: Sequence[int]) -> tuple[list[int], list[int], int, int]:
+    """(correct, guess, testlen, reflen) of one row of :func:`row_stats` (or of their sums)."""
+    values = [int(v) for v in stats]
+    return values[2 : 2 + MAX_N], values[2 + MAX_N :], values[0], values[1]
 
 
 class _Bleu(Metric):
-    """Per-row COCO sentence BLEU-n; corpus score is corpus BLEU-n."""
+    """Per-row COCO sentence BLEU-n; corpus score is corpus BLEU-n (from the summed counts)."""
 
     n: int
 
     def options(self) -> dict[str, object]:
         return {"ref_len": "closest", "smooth": "coco"}
 
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+    def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
+        return row_stats(rows, ctx)
+
+    def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
         k = self.n - 1  # BLEU-n depends on orders 1..n only: scoring all orders at once changes nothing
-        values = [bleu_from_stats(s.correct, s.guess, s.testlen, s.reflen)[k] for s in _row_stats(rows, ctx)]
+        values = [bleu_from_stats(*_unpack(row))[k] for row in stats.tolist()]
         return {self.name: np.array(values, dtype=float)}
 
-    def corpus_score(self, rows: Rows, ctx: Context, per_row: dict[str, np.ndarray]) -> dict[str, float]:
-        stats = _row_stats(rows, ctx)
-        return {self.name: corpus_bleu_from_stats(stats)[self.n - 1] if stats else float("nan")}
+    def corpus(self, totals: Totals) -> dict[str, float]:
+        if not totals.n:
+            return {self.name: float("nan")}
+        sums = [int(totals.exact(k)) for k in range(2 + 2 * MAX_N)]
+        return {self.name: bleu_from_stats(*_unpack(sums))[self.n - 1]}
 
 
 @register("BLEU-1")

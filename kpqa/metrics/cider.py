@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from kpqa.metrics.base import Context, Metric, Rows, register
+from kpqa.metrics.base import Context, MeanMetric, Rows, register
 from kpqa.metrics.lexical import tokenize_rows
 from kpqa.metrics.ngrams import ngram_counts
 
@@ -80,7 +80,7 @@ def cider_d(
 
 
 @register("CIDEr")
-class Cider(Metric):
+class Cider(MeanMetric):
     """COCO's CIDEr (CIDEr-D: clipping, length penalty sigma 6, x10); idf from the scored rows' references."""
 
     name = "CIDEr"
@@ -89,6 +89,6 @@ class Cider(Metric):
     def options(self) -> dict[str, object]:
         return {"n": MAX_N, "sigma": SIGMA, "idf": "refs"}
 
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+    def row_scores(self, rows: Rows, ctx: Context) -> np.ndarray:
         cands, refs = tokenize_rows(rows, ctx)
-        return {self.name: cider_d(cands, refs)}
+        return cider_d(cands, refs)

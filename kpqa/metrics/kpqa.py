@@ -17,11 +17,12 @@ from typing import ClassVar, Sequence
 import numpy as np
 
 from kpqa.errors import UsageError
-from kpqa.metrics.base import Context, Metric, Rows, register, register_pattern
+from kpqa.metrics.base import Context, MeanMetric, Rows, register, register_pattern
 from kpqa.metrics.bertscore import regroup
 from kpqa.metrics.bleu import weighted_bleu1
 from kpqa.metrics.lexical import tokenize_rows
 from kpqa.metrics.rouge import weighted_rouge_l
+from kpqa.metrics.spec import parse_spec
 from kpqa.text import Tokenizer, get_tokenizer
 
 
@@ -40,7 +41,7 @@ def row_weights(rows: Rows, ctx: Context, tokenizer: Tokenizer) -> tuple[list[np
     return weights[: len(rows)], regroup(weights[len(rows) :], rows.references)
 
 
-class _WeightedLexical(Metric):
+class _WeightedLexical(MeanMetric):
     """A lexical metric on KPW-weighted tokens: the weighter's word pieces (``tok="pieces"``, the default) or the
     words of the context's lexical tokenizer with word weights (``tok="words"``)."""
 
@@ -57,10 +58,9 @@ class _WeightedLexical(Metric):
     def columns(self) -> list[str]:
         return [f"{self.base}-{self.suffix}{self.spec}"]
 
-    def signature(self, ctx: Context) -> str:
-        """The base signature, naming the weighter's pieces as the tokenizer when they are used."""
-        signature = super().signature(ctx)
-        return signature if self.tok == "words" else signature.replace(f"|tok:{ctx.tokenizer}|", "|tok:kpw-pieces|", 1)
+    def token_unit(self, ctx: Context) -> str | None:
+        """The lexical tokenizer's words, or the weighter's pieces."""
+        return ctx.tokenizer if self.tok == "words" else "kpw-pieces"
 
     @abstractmethod
     def _score_one(
@@ -80,9 +80,9 @@ class _WeightedLexical(Metric):
         tokens, weights = [t for t, _ in found], [w for _, w in found]
         return tokens[:n], weights[:n], regroup(tokens[n:], rows.references), regroup(weights[n:], rows.references)
 
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+    def row_scores(self, rows: Rows, ctx: Context) -> np.ndarray:
         values = [self._score_one(*args) for args in zip(*self._weighted_tokens(rows, ctx))]
-        return {self.columns()[0]: np.asarray(values, dtype=float)}
+        return np.asarray(values, dtype=float)
 
 
 @register("BLEU-1-KPQA")
@@ -120,15 +120,9 @@ _CLASSES = {"BLEU-1-KPQA": Bleu1KPQA, "ROUGE-L-KPQA": RougeLKPQA}
 
 def build(name: str) -> _WeightedLexical:
     """``BLEU-1-KPQA:tok=words`` or ``ROUGE-L-KPQA:tok=words`` (``tok=pieces`` is the default)."""
-    base, *items = name.split(":")
-    tok = None
-    for item in items:
-        key, sep, value = item.partition("=")
-        if key != "tok" or not sep or tok is not None:
-            raise UsageError(f"bad option {item!r} in {name!r}; known: tok=pieces|words, once")
-        tok = value
-    metric = _CLASSES[base](tok or "pieces")
-    metric.spec = name[len(base):]
+    spec = parse_spec(name, {"tok"}, "known: tok=pieces|words")
+    metric = _CLASSES[spec.base](spec.as_dict().get("tok", "pieces"))
+    metric.spec = spec.text
     return metric
 
 

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from kpqa.errors import KpqaError
-from kpqa.metrics.base import Context, Metric, Rows, register
+from kpqa.metrics.base import Context, MeanMetric, Rows, register
 from kpqa.metrics.lexical import tokenize_rows
 
 ALPHA, BETA, GAMMA = 0.9, 3.0, 0.5
@@ -70,7 +70,7 @@ def meteor(cand: Sequence[str], refs: Sequence[Sequence[str]]) -> float:
 
 
 @register("METEOR")
-class Meteor(Metric):
+class Meteor(MeanMetric):
     """nltk METEOR with WordNet 3.0 (not the METEOR 1.5 jar); corpus score is the mean of the rows."""
 
     name = "METEOR"
@@ -80,6 +80,6 @@ class Meteor(Metric):
 
         return {"impl": f"nltk-{nltk.__version__}", "wordnet": "3.0", "alpha": ALPHA, "beta": BETA, "gamma": GAMMA}
 
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+    def row_scores(self, rows: Rows, ctx: Context) -> np.ndarray:
         cands, refs = tokenize_rows(rows, ctx)
-        return {self.name: np.array([meteor(c, r) for c, r in zip(cands, refs)], dtype=float)}
+        return np.array([meteor(c, r) for c, r in zip(cands, refs)], dtype=float)

@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from kpqa.metrics.base import Context, Metric, Rows, register
+from kpqa.metrics.base import Context, MeanMetric, Rows, register
 from kpqa.metrics.lexical import tokenize_rows
 from kpqa.metrics.ngrams import lcs_length
 
@@ -117,7 +117,7 @@ def weighted_rouge_l(
 
 
 @register("ROUGE-L")
-class RougeL(Metric):
+class RougeL(MeanMetric):
     """ROUGE-L F (beta 1.2), COCO convention; the corpus score is the mean of the rows."""
 
     name = "ROUGE-L"
@@ -125,6 +125,6 @@ class RougeL(Metric):
     def options(self) -> dict[str, object]:
         return {"beta": BETA, "refs": "max-p-max-r"}
 
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+    def row_scores(self, rows: Rows, ctx: Context) -> np.ndarray:
         cands, refs = tokenize_rows(rows, ctx)
-        return {self.name: np.array([rouge_l(c, r)[2] for c, r in zip(cands, refs)], dtype=float)}
+        return np.array([rouge_l(c, r)[2] for c, r in zip(cands, refs)], dtype=float)

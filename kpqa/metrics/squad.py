@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from kpqa.metrics.base import Context, Metric, Rows, register
+from kpqa.metrics.base import Context, MeanMetric, Rows, register
 
 _PUNCT = str.maketrans("", "", string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -54,14 +54,12 @@ def token_f1(prediction: str, references: Sequence[str]) -> float:
     return max((_f1(pred, normalize_answer(r).split()) for r in references), default=0.0)
 
 
-class _Squad(Metric):
+class _Squad(MeanMetric):
     def options(self) -> dict[str, object]:
         return {"norm": "squad-v1.1"}
 
-    def signature(self, ctx: Context) -> str:
-        from kpqa import __version__
-
-        return f"{self.name}|norm:squad-v1.1|version:{__version__}"
+    def token_unit(self, ctx: Context) -> str | None:
+        return None  # SQuAD's own normalisation, named by ``norm``
 
 
 @register("EM")
@@ -70,8 +68,8 @@ class ExactMatch(_Squad):
 
     name = "EM"
 
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
-        return {self.name: np.array([exact_match(c, r) for c, r in zip(rows.candidates, rows.references)], float)}
+    def row_scores(self, rows: Rows, ctx: Context) -> np.ndarray:
+        return np.array([exact_match(c, r) for c, r in zip(rows.candidates, rows.references)], float)
 
 
 @register("F1")
@@ -80,8 +78,8 @@ class TokenF1(_Squad):
 
     name = "F1"
 
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
-        return {self.name: np.array([token_f1(c, r) for c, r in zip(rows.candidates, rows.references)], float)}
+    def row_scores(self, rows: Rows, ctx: Context) -> np.ndarray:
+        return np.array([token_f1(c, r) for c, r in zip(rows.candidates, rows.references)], float)
 
 
 @register("Contains")
@@ -91,5 +89,5 @@ class Contains(_Squad):
 
     name = "Contains"
 
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
-        return {self.name: np.array([contains(c, r) for c, r in zip(rows.candidates, rows.references)], float)}
+    def row_scores(self, rows: Rows, ctx: Context) -> np.ndarray:
+        return np.array([contains(c, r) for c, r in zip(rows.candidates, rows.references)], float)

@@ -30,7 +30,7 @@ from typing import Hashable, Sequence
 import numpy as np
 
 from kpqa.errors import InputError, UsageError
-from kpqa.metrics.base import Context, Metric, Rows, register
+from kpqa.metrics.base import Context, MeanMetric, Metric, Rows, Totals, register
 from kpqa.metrics.ngrams import clipped_matches, lcs_length, max_ref_counts, ngram_counts
 
 Tokens = Sequence[Hashable]
@@ -244,25 +244,35 @@ class AdaptedBleu(_Adapted):
     """Yang et al.'s BLEU-4 with yes-no and entity bonuses; per-row sentence BLEU, corpus BLEU over sums."""
 
     name = "BLEU-4-adapted"
+    max_n = 4
 
-    _last: tuple[Rows, str, list[BleuCounts]] | None = None
+    def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
+        """Per row: matches, same-opinion matches, entity matches and candidate n-grams (orders 1..4 each), the
+        candidate length and the closest reference length; int64 ``[rows, 4 * 4 + 2]``."""
+        out = np.zeros((len(rows), 4 * self.max_n + 2), dtype=np.int64)
+        for i, kw in enumerate(self.inputs(rows, ctx)):
+            c = bleu_counts(**kw, max_n=self.max_n)
+            out[i] = (*c.matches, *c.same, *c.entity, *c.totals, c.cand_len, c.ref_len)
+        return out
 
-    def _counts(self, rows: Rows, ctx: Context) -> list[BleuCounts]:
-        """Counts of ``rows``, reused between :meth:`score` and :meth:`corpus_score` of the same rows object."""
-        if self._last is None or self._last[0] is not rows or self._last[1] != ctx.tokenizer:
-            self._last = (rows, ctx.tokenizer, [bleu_counts(**kw) for kw in self.inputs(rows, ctx)])
-        return self._last[2]
+    def _counts(self, values: Sequence[int]) -> BleuCounts:
+        n = self.max_n
+        v = [int(x) for x in values]
+        return BleuCounts(tuple(v[:n]), tuple(v[n : 2 * n]), tuple(v[2 * n : 3 * n]), tuple(v[3 * n : 4 * n]),
+                          v[4 * n], v[4 * n + 1])
 
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
-        counts = self._counts(rows, ctx)
-        return {self.name: np.array([bleu_from_counts(c, self.alpha, self.beta) for c in counts], dtype=float)}
+    def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
+        scores = [bleu_from_counts(self._counts(row), self.alpha, self.beta) for row in stats.tolist()]
+        return {self.name: np.array(scores, dtype=float)}
 
-    def corpus_score(self, rows: Rows, ctx: Context, per_row: dict[str, np.ndarray]) -> dict[str, float]:
-        return {self.name: bleu_from_counts(self._counts(rows, ctx), self.alpha, self.beta)}
+    def corpus(self, totals: Totals) -> dict[str, float]:
+        # the sums of the counts give exactly what bleu_from_counts computes over the list of rows
+        counts = self._counts([int(totals.exact(k)) for k in range(4 * self.max_n + 2)])
+        return {self.name: bleu_from_counts([counts] if totals.n else [], self.alpha, self.beta)}
 
 
 @register("ROUGE-L-adapted")
-class AdaptedRougeL(_Adapted):
+class AdaptedRougeL(_Adapted, MeanMetric):
     """Yang et al.'s ROUGE-L with yes-no and entity bonuses (gamma 1.2); the corpus score is the per-row mean."""
 
     name = "ROUGE-L-adapted"
@@ -274,9 +284,9 @@ class AdaptedRougeL(_Adapted):
     def options(self) -> dict[str, object]:
         return {**super().options(), "gamma": self.gamma}
 
-    def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
+    def row_scores(self, rows: Rows, ctx: Context) -> np.ndarray:
         scores = [
             adapted_rouge_l(**kw, alpha=self.alpha, beta=self.beta, gamma=self.gamma).fmeasure
             for kw in self.inputs(rows, ctx)
         ]
-        return {self.name: np.array(scores, dtype=float)}
+        return np.array(scores, dtype=float)

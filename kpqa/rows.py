@@ -1,0 +1,24 @@
+"""The batch of examples every stage passes along: questions, candidates, references and optional labels."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Rows:
+    """A batch of examples. ``references[i]`` holds the non-empty references of row ``i`` (at least one).
+
+    Optional fields are ``None`` when the input has no such column: ``candidate_labels[i]`` and
+    ``reference_labels[i][k]`` are Yes / No / Depends opinion labels (Yang et al.), ``entities[i]`` the gold
+    entity strings of row ``i``.
+    """
+
+    questions: list[str]
+    candidates: list[str]
+    references: list[list[str]]
+    candidate_labels: list[str | None] | None = None
+    reference_labels: list[list[str | None]] | None = None
+    entities: list[list[str]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.candidates)
