@@ -21,7 +21,7 @@ from kpqa.metrics.base import Context, Metric, Rows, register, register_pattern
 from kpqa.metrics.bertscore import regroup
 from kpqa.metrics.bleu import weighted_bleu1
 from kpqa.metrics.lexical import tokenize_rows
-from kpqa.metrics.rouge import weighted_rouge_l
+from kpqa.metrics.rouge import SUBSEQUENCES, weighted_rouge_l
 from kpqa.text import Tokenizer, get_tokenizer
 
 
@@ -103,15 +103,17 @@ class RougeLKPQA(_WeightedLexical):
     name = "ROUGE-L-KPQA"
     base = "ROUGE-L"
 
-    def __init__(self, tok: str = "pieces", beta: float = 1.2) -> None:
+    def __init__(self, tok: str = "pieces", beta: float = 1.2, lcs: str = "longest") -> None:
         super().__init__(tok)
-        self.beta = beta
+        if lcs not in SUBSEQUENCES:
+            raise UsageError(f"lcs must be {' or '.join(SUBSEQUENCES)}, not {lcs!r}")
+        self.beta, self.lcs = beta, lcs
 
     def options(self) -> dict[str, object]:
-        return {"beta": self.beta}
+        return {"beta": self.beta, "lcs": self.lcs}
 
     def _score_one(self, cand, cand_w, refs, refs_w) -> float:
-        return float(weighted_rouge_l(cand, cand_w, refs, refs_w, beta=self.beta)[2])
+        return float(weighted_rouge_l(cand, cand_w, refs, refs_w, beta=self.beta, lcs=self.lcs)[2])
 
 
 TOKENS = ("pieces", "words")
@@ -119,15 +121,18 @@ _CLASSES = {"BLEU-1-KPQA": Bleu1KPQA, "ROUGE-L-KPQA": RougeLKPQA}
 
 
 def build(name: str) -> _WeightedLexical:
-    """``BLEU-1-KPQA:tok=words`` or ``ROUGE-L-KPQA:tok=words`` (``tok=pieces`` is the default)."""
+    """``BLEU-1-KPQA:tok=words``, ``ROUGE-L-KPQA:tok=words``, ``ROUGE-L-KPQA:lcs=heaviest`` (defaults:
+    ``tok=pieces``, ``lcs=longest``)."""
     base, *items = name.split(":")
-    tok = None
+    known = {"tok": "pieces|words"} | ({"lcs": "|".join(SUBSEQUENCES)} if base == "ROUGE-L-KPQA" else {})
+    options: dict[str, str] = {}
     for item in items:
         key, sep, value = item.partition("=")
-        if key != "tok" or not sep or tok is not None:
-            raise UsageError(f"bad option {item!r} in {name!r}; known: tok=pieces|words, once")
-        tok = value
-    metric = _CLASSES[base](tok or "pieces")
+        if key not in known or not sep or key in options:
+            names = ", ".join(f"{k}={v}" for k, v in known.items())
+            raise UsageError(f"bad option {item!r} in {name!r}; known: {names}, once each")
+        options[key] = value
+    metric = _CLASSES[base](**options)
     metric.spec = name[len(base):]
     return metric
 
