@@ -2,6 +2,7 @@
 the AEv alpha x N heat map, Pearson r by group, and the keyphrase-weight heat map of :mod:`kpqa.explain`."""
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -11,7 +12,9 @@ import numpy as np
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-DPI = 100
+DPI = 300
+#: figure formats (``--plot-format``): matplotlib writes each by its extension
+FORMATS = ("png", "pdf", "svg")
 
 
 def _pyplot():
@@ -23,11 +26,23 @@ def _pyplot():
     return plt
 
 
-def _save(fig: "Figure", path: str | Path, dpi: int = DPI) -> Path:
+def _save(fig: "Figure", path: str | Path, dpi: int = DPI, inputs: Sequence[Any] = (), force: bool = False) -> Path:
+    """Write ``fig`` in the format ``path``'s extension names (PNG at ``dpi``), the way every output is written
+    (:func:`kpqa.io.output_path`)."""
+    from kpqa.errors import UsageError
+    from kpqa.io import output_path
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi, bbox_inches="tight")
-    _pyplot().close(fig)
+    fmt = path.suffix.lower().lstrip(".") or "png"
+    if fmt not in FORMATS:
+        raise UsageError(f"figure {path}: unknown format {fmt!r}; use {', '.join('.' + f for f in FORMATS)}")
+    if str(path) != "-":
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with output_path(path, inputs=inputs, force=force) as tmp:
+            fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight")
+    finally:
+        _pyplot().close(fig)
     return path
 
 
@@ -111,25 +126,74 @@ def breakdown(groups: Mapping[str, Mapping[str, float | None]], path: str | Path
     return _save(fig, path)
 
 
+#: fonts with Chinese / Japanese glyphs, in order of preference (family name, file name fragment)
+CJK_FONTS = (("Noto Sans CJK SC", "notosanscjk"), ("Noto Sans CJK JP", "notosanscjk"), ("Noto Sans SC", "notosanssc"),
+             ("WenQuanYi Micro Hei", "wqy-microhei"), ("WenQuanYi Zen Hei", "wqy-zenhei"),
+             ("Source Han Sans SC", "sourcehansans"), ("Droid Sans Fallback", "droidsansfallback"))
+CJK_HINT = ("no font with Chinese / Japanese glyphs is installed, so those characters are drawn as blank boxes; "
+            "install one, e.g. `apt-get install fonts-noto-cjk` (Debian / Ubuntu; fonts-wqy-microhei is smaller)")
+
+
+def cjk_font() -> str | None:
+    """The family name of an installed font with CJK glyphs (:data:`CJK_FONTS`), registered with matplotlib (its
+    font cache may predate the font), or None."""
+    from matplotlib import font_manager
+
+    known = {f.name for f in font_manager.fontManager.ttflist}
+    for name, _ in CJK_FONTS:
+        if name in known:
+            return name
+    files = font_manager.findSystemFonts()
+    for name, fragment in CJK_FONTS:
+        for path in files:
+            if fragment in Path(path).name.lower().replace("-", "").replace("_", "") or fragment in Path(path).name.lower():
+                font_manager.fontManager.addfont(path)
+                if name in {f.name for f in font_manager.fontManager.ttflist}:
+                    return name
+    return None
+
+
 def weight_heatmap(
     lines: Sequence[tuple[str, Sequence[tuple[str, float | None]]]],
     path: str | Path,
     *,
     title: str = "",
+    legend: str = "weight",
     cmap: str = "Reds",
     width: float = 10.0,
     fontsize: float = 10.0,
+    inputs: Sequence[Any] = (),
+    force: bool = False,
 ) -> Path:
     """Each line: a label and its tokens, each with a weight in [0, 1] (None: not weighted), drawn as coloured
-    boxes that wrap like text (``width`` inches of text), as in the KPQA paper's Table 5."""
+    boxes that wrap like text (``width`` inches of text), as in the KPQA paper's Table 5, with a colour scale
+    (``legend`` its label) below. Chinese / Japanese text is drawn in an installed CJK font (:func:`cjk_font`;
+    a :class:`~kpqa.errors.KpqaWarning` says what to install when there is none). PNG, PDF or SVG by ``path``'s
+    extension."""
     plt = _pyplot()
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
     from matplotlib.font_manager import FontProperties
+
+    from kpqa.text import is_cjk
 
     colormap = plt.get_cmap(cmap)
     scratch = plt.figure(dpi=DPI)
     renderer = scratch.canvas.get_renderer()
-    font = FontProperties(size=fontsize)
-    bold = FontProperties(size=fontsize, weight="bold")
+    family = ["DejaVu Sans"]
+    if any(is_cjk(text) for label, tokens in lines for text, _ in [(label, None), *tokens]):
+        found = cjk_font()
+        if found is None:
+            import warnings
+
+            from kpqa.errors import KpqaWarning
+
+            warnings.warn(CJK_HINT, KpqaWarning, stacklevel=2)
+        else:
+            family.append(found)  # matplotlib falls back to it for the glyphs DejaVu lacks
+    font = FontProperties(family=family, size=fontsize)
+    bold = FontProperties(family=family, size=fontsize, weight="bold")
+    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)  # "no bold CJK face": the regular one is fine
 
     def measure(text: str, prop: FontProperties) -> float:
         return renderer.get_text_width_height_descent(text, prop, ismath=False)[0]
@@ -154,7 +218,8 @@ def weight_heatmap(
         row += 0.4  # a gap between texts
     plt.close(scratch)
     title_px = line_px if title else 0.0
-    total_w, total_h = label_px + text_px + space, row * line_px + title_px + line_px * 0.3
+    legend_px = line_px * 1.9
+    total_w, total_h = label_px + text_px + space, row * line_px + title_px + line_px * 0.3 + legend_px
     fig = plt.figure(figsize=(total_w / DPI, total_h / DPI), dpi=DPI)
 
     def ypos(r: float) -> float:
@@ -169,5 +234,10 @@ def weight_heatmap(
                  color="white" if dark else "black",
                  bbox={"boxstyle": "square,pad=0.2", "facecolor": face, "edgecolor": "none"})
     if title:
-        fig.text(0.5, 1 - 0.5 * title_px / total_h, title, ha="center", va="center", fontsize=fontsize)
-    return _save(fig, path)
+        fig.text(label_px / total_w, 1 - 0.5 * title_px / total_h, title, ha="left", va="center", fontproperties=font)
+    bar = fig.add_axes((label_px / total_w, 0.9 * line_px / total_h, min(0.4, 0.5 * text_px / total_w),
+                        0.25 * line_px / total_h))
+    scale = fig.colorbar(ScalarMappable(Normalize(0, 1), colormap), cax=bar, orientation="horizontal")
+    scale.set_label(legend, fontsize=fontsize * 0.8)
+    scale.ax.tick_params(labelsize=fontsize * 0.7)
+    return _save(fig, path, inputs=inputs, force=force)
