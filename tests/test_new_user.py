@@ -200,3 +200,16 @@ def test_cjk_text_under_ptb_warns_and_auto_picks_zh():
     assert auto.signatures["BLEU-1"].startswith("BLEU-1|tok:zh|")
     english = Scorer(["BLEU-1"], tokenize="auto").score(pd.DataFrame({"answer": ["a b"], "reference1": ["a c"]}))
     assert english.signatures["BLEU-1"].startswith("BLEU-1|tok:ptb|")
+
+
+def test_reproduce_writes_to_the_folder_it_is_given(tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "reproduce.py"
+    spec = importlib.util.spec_from_file_location("reproduce", script)
+    reproduce = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reproduce)
+    args = reproduce.parse_args([str(tmp_path / "out")])
+    assert (args.out, args.figures) == (tmp_path / "out" / "results.md", tmp_path / "out" / "figures")
+    assert reproduce.parse_args([]).out == script.parents[1] / "docs" / "results.md"
