@@ -215,7 +215,16 @@ def load_examples(specs: Sequence[str]) -> tuple[list[TaggedExample], list[dict]
 
 
 def train(config: TrainConfig) -> dict:
-    """Train, resuming from ``OUTPUT/state`` when present; returns the final checkpoint metadata."""
+    """Train, resuming from ``OUTPUT/state`` when present; returns the final checkpoint metadata. The first Ctrl-C
+    lets the current step finish, saves a resumable state and raises KeyboardInterrupt."""
+    interrupted = _defer_interrupt()
+    try:
+        return _train(config, interrupted)
+    finally:
+        _restore_interrupt()
+
+
+def _train(config: TrainConfig, interrupted: list[bool]) -> dict:
     from accelerate import Accelerator
     from accelerate.utils import set_seed
     from safetensors.torch import load_file, save_file
@@ -310,7 +319,6 @@ def train(config: TrainConfig) -> dict:
         **config.extra,
     }
     model.train()
-    interrupted = _defer_interrupt()
     for epoch in range(progress["epoch"], config.epochs):
         sampler.epoch = epoch
         skip = progress["step_in_epoch"]
@@ -356,7 +364,6 @@ def train(config: TrainConfig) -> dict:
         progress["epoch"], progress["step_in_epoch"] = epoch + 1, 0
         save_state()
 
-    _restore_interrupt()
     accelerator.wait_for_everyone()
     best = load_file(str(state_dir / BEST))
     dev32 = next(h for h in progress["history"] if h["epoch"] == progress["best_epoch"])
@@ -411,29 +418,26 @@ def _warn_if_untrained(k_f1: float, spread: float) -> None:
                       "metrics with it are close to their unweighted bases", KpqaWarning, stacklevel=3)
 
 
-_INTERRUPTED: list[bool] = []
+_PREVIOUS_HANDLER: list = []
 
 
 def _defer_interrupt() -> list[bool]:
     """Make the first Ctrl-C (SIGINT) set a flag, checked after each training step, instead of raising at once; a
     second one interrupts as usual. Returns the flag (a list: true once it holds an item)."""
-    _INTERRUPTED.clear()
+    interrupted: list[bool] = []
     if threading.current_thread() is threading.main_thread():
         previous = signal.getsignal(signal.SIGINT)
 
         def handler(signum, frame) -> None:  # noqa: ANN001
-            _INTERRUPTED.append(True)
+            interrupted.append(True)
             signal.signal(signal.SIGINT, previous)
 
         signal.signal(signal.SIGINT, handler)
-        _INTERRUPTED_HANDLER[:] = [previous]
-    return _INTERRUPTED
-
-
-_INTERRUPTED_HANDLER: list = []
+        _PREVIOUS_HANDLER[:] = [previous]
+    return interrupted
 
 
 def _restore_interrupt() -> None:
     """Put back the SIGINT handler :func:`_defer_interrupt` replaced."""
-    if _INTERRUPTED_HANDLER and threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, _INTERRUPTED_HANDLER.pop())
+    if _PREVIOUS_HANDLER and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _PREVIOUS_HANDLER.pop())
