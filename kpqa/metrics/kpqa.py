@@ -45,6 +45,8 @@ class _WeightedLexical(Metric):
     words of the context's lexical tokenizer with word weights (``tok="words"``)."""
 
     requires = frozenset({"weights"})
+    uses_model = True
+    spec_help = ":tok=pieces|words"
     base: ClassVar[str]
     suffix: str = "KPQA"
     spec: str = ""  # the ``:tok=...`` part of the name it was asked by
@@ -58,8 +60,9 @@ class _WeightedLexical(Metric):
         return [f"{self.base}-{self.suffix}{self.spec}"]
 
     def signature(self, ctx: Context) -> str:
-        """The base signature, naming the weighter's pieces as the tokenizer when they are used."""
-        signature = super().signature(ctx)
+        """The base signature under the column's own name (``-KP`` for the question-free weighter), naming the
+        weighter's pieces as the tokenizer when they are used."""
+        signature = f"{self.base}-{self.suffix}" + super().signature(ctx)[len(self.name):]
         return signature if self.tok == "words" else signature.replace(f"|tok:{ctx.tokenizer}|", "|tok:kpw-pieces|", 1)
 
     @abstractmethod
