@@ -74,7 +74,31 @@ def resolve(name: str) -> str:
         return str(_minilm())
     if name == "mpnet" or name == ALIASES["mpnet"]:
         return str(_mpnet())
+    if not Path(name).exists():
+        _offline_unless_hub_reachable()
     return name
+
+
+#: seconds to wait for the model hub before loading hub names from the local cache only
+HUB_TIMEOUT = 3.0
+
+
+def _offline_unless_hub_reachable() -> None:
+    """Set ``HF_HUB_OFFLINE`` when the model hub cannot be reached within :data:`HUB_TIMEOUT` seconds, so that a
+    hub name loads from the local cache or fails at once (not after transformers' 30-55 s of retries)."""
+    import socket
+    from urllib.parse import urlparse
+
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        return
+    url = urlparse(constants.ENDPOINT)
+    try:
+        socket.create_connection((url.hostname, url.port or 443), timeout=HUB_TIMEOUT).close()
+    except OSError:
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        constants.HF_HUB_OFFLINE = True
 
 
 def weights_file(path: str) -> Path | None:

@@ -8,6 +8,7 @@ names (sha256) and that the installed backbone is the one the checkpoint was tra
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import torch
@@ -30,6 +31,9 @@ def save(folder: str | Path, tensors: dict[str, torch.Tensor], metadata: dict) -
     stored = {k: v.detach().to("cpu", STORE_DTYPE).contiguous() for k, v in sorted(tensors.items())}
     tmp = folder / (WEIGHTS + ".tmp")
     save_file(stored, str(tmp))
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)  # safetensors writes 0600; a checkpoint is an ordinary file
     tmp.replace(folder / WEIGHTS)
     digest = file_sha256(folder / WEIGHTS)
     metadata = {**metadata, "weights_sha256": digest}

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
+import warnings
 from typing import Callable, Sequence
 
+from kpqa.errors import KpqaError, KpqaWarning
 from kpqa.version import __version__
-from kpqa.errors import KpqaError
 
 
 def _int_at_least(low: int) -> Callable[[str], int]:
@@ -46,14 +48,24 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         description="Score each row of INPUT (CSV: question, answer, reference1..N; or JSONL) with the chosen "
         "metrics; print corpus scores and signatures, and write the per-row table with -o.",
     )
-    p.add_argument("input", help="CSV or JSONL file")
-    p.add_argument("-o", "--output", help="write input columns + one column per metric here (.csv or .jsonl)")
+    p.add_argument("input", help="CSV, TSV, JSONL, JSON (array) or Parquet file")
+    p.add_argument("-o", "--output",
+                   help="write input columns + one column per metric here, in the format the extension names (.csv, "
+                   ".tsv, .jsonl, .json, .parquet); '-' (or no -o when stdout is a pipe): CSV on stdout, the corpus "
+                   "scores then go to stderr")
+    p.add_argument("--force", action="store_true", help="allow -o to replace the input file")
+    p.add_argument("--on-error", choices=("raise", "skip", "zero"), default="raise",
+                   help="a row that cannot be scored (empty answer, no reference, empty question under a KPQA "
+                   "metric): stop (raise, default), or leave its scores empty (skip) or 0 (zero), say why in an "
+                   "'error' column and list the rows at the end")
     p.add_argument(
         "--metrics",
         help=f"comma-separated metric names (default: {','.join(DEFAULT_METRICS)}; with --decide also Contains); "
         "see `kpqa metrics`",
     )
-    p.add_argument("--tokenize", default="ptb", help="tokenizer for lexical metrics: ptb (default), whitespace, zh")
+    p.add_argument("--tokenize", default="ptb",
+                   help="tokenizer for lexical metrics: ptb (default), whitespace, zh (Chinese), auto (zh when most "
+                   "texts are Chinese / Japanese, else ptb; the signatures name the one taken)")
     p.add_argument("--no-question", action="store_true", help="use the -KP weighter (no question); columns end in -KP")
     p.add_argument("--checkpoint", help="weighter checkpoint folder (default: the shipped one)")
     p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
@@ -79,14 +91,20 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                    "Contains (the judge's input)")
     p.add_argument("--calibration", metavar="FILE",
                    help="calibration for --decide (implies it; default: calibration.json beside the weighter)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a terminal)")
     p.set_defaults(run=_run_score)
+
+
+def _wrote(path: str, what: str = "") -> None:
+    """Say on stderr where an output went."""
+    where = "stdout" if path == "-" else path
+    print(f"wrote {where}{f' ({what})' if what else ''}", file=sys.stderr)
 
 
 def _run_score(args: argparse.Namespace) -> int:
     import contextlib
 
-    from kpqa.io import OutputWriter, iter_input
+    from kpqa.io import STDOUT, OutputWriter
     from kpqa.scoring import Scorer
 
     scorer = Scorer(
@@ -98,31 +116,50 @@ def _run_score(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         precision=args.precision,
         progress=not args.quiet,
+        on_error=args.on_error,
         data_parallel=True,
         decide=args.decide,
         calibration=args.calibration,
     )
-    writer = OutputWriter(args.output, last_columns=scorer.columns) if args.output and scorer.is_main else None
+    output = args.output or (None if sys.stdout.isatty() else STDOUT)
+    writer = None
+    if output and scorer.is_main:
+        writer = OutputWriter(output, last_columns=scorer.columns, inputs=[args.input], force=args.force)
     with writer or contextlib.nullcontext():
-        result = scorer.score_stream(iter_input(args.input, args.chunk_rows), writer.write if writer else None,
-                                     writer.fill if writer else None)
+        result = scorer.score_file(args.input, writer.write if writer else None, writer.fill if writer else None,
+                                   chunk_rows=args.chunk_rows)
     if scorer.is_main:
-        print(f"{result.rows} rows from {args.input}")
-        print(result.summary())
+        report = sys.stderr if output == STDOUT else sys.stdout
+        print(f"{result.rows} rows from {args.input}", file=report)
+        print(result.summary(), file=report)
+        if writer is not None:
+            _wrote(output, f"{result.rows} rows, {writer.format.upper()}")
+        if result.errors:
+            numbers = list(result.errors)
+            shown = ", ".join(map(str, numbers[:20])) + (", ..." if len(numbers) > 20 else "")
+            kept = "empty scores" if args.on_error == "skip" else "scores 0"
+            print(f"kpqa: warning: {len(numbers)} of {result.rows} rows not scored ({kept}; the 'error' column says "
+                  f"why): rows {shown}", file=sys.stderr)
     return 0
 
 
 def _add_metrics(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("metrics", help="list the registered metrics", description="List the registered metric names.")
+    p = sub.add_parser("metrics", help="list the metrics", description="List every metric name (with the -KP forms and "
+                       "the parametrised families), a one-line description and the options it takes.")
     p.set_defaults(run=_run_metrics)
 
 
 def _run_metrics(args: argparse.Namespace) -> int:
-    import kpqa.metrics as metrics
+    from kpqa.metrics.base import describe
+    from kpqa.scoring import DEFAULT_METRICS
 
-    for name in metrics.available():
-        print(name)
-    print("AEv-<alpha>-<N>  (Soricut & Brill family, e.g. AEv-0.3-2)")
+    rows = describe()
+    width = max(len(name) for name, _, _ in rows)
+    for name, description, options in rows:
+        mark = "*" if name in DEFAULT_METRICS else " "
+        print(f"{name:<{width}} {mark} {description}{f'  [options {options}]' if options else ''}")
+    print(f"\n* in the default suite. Names are matched case-insensitively; options follow the name, e.g. "
+          f"BERTScore:idf=yes or ROUGE-L-KPQA:tok=words.")
     return 0
 
 
@@ -186,7 +223,10 @@ def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
                    help="calibration for the binary section (default: calibration.json beside the weighter)")
     p.add_argument("-o", "--output", help="write the markdown report here (default: print it)")
     p.add_argument("--json", help="write the report as JSON here")
-    p.add_argument("--plots", metavar="DIR", help="write PNG figures into this folder")
+    p.add_argument("--plots", metavar="DIR", help="write figures into this folder")
+    p.add_argument("--plot-format", default="png", metavar="FORMATS",
+                   help="comma-separated figure formats: png (300 dpi), pdf, svg (default: %(default)s)")
+    p.add_argument("--force", action="store_true", help="allow -o / --json to replace an input file")
     p.add_argument("--tokenize", default="ptb", help="tokenizer for lexical metrics (default: %(default)s)")
     p.add_argument("--checkpoint", help="weighter checkpoint folder (default: the shipped one)")
     p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
@@ -196,10 +236,9 @@ def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_meta_eval(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from kpqa import metaeval
+    from kpqa import metaeval, plots
     from kpqa.errors import UsageError
+    from kpqa.io import Destination, write_text
 
     compare = []
     for item in args.compare:
@@ -216,18 +255,25 @@ def _run_meta_eval(args: argparse.Namespace) -> int:
         scorer_options={"checkpoint": args.checkpoint, "device": args.device, "batch_size": args.batch_size,
                         "progress": not args.quiet},
     )
+    formats = [f.strip().lower() for f in args.plot_format.split(",") if f.strip()]
+    for fmt in formats:
+        if fmt not in plots.FORMATS:
+            raise UsageError(f"--plot-format: unknown format {fmt!r}; use {', '.join(plots.FORMATS)}")
+    outputs = [Destination(p, inputs=args.inputs, force=args.force) for p in (args.output, args.json) if p]
     datasets = metaeval.load_all(args.inputs, settings)
     report = metaeval.build_report(datasets, settings)
     markdown = metaeval.to_markdown(report)
     if args.output:
-        Path(args.output).write_text(markdown, encoding="utf-8")
+        write_text(args.output, markdown, inputs=args.inputs, force=args.force)
+        _wrote(args.output, "report")
     else:
         print(markdown)
     if args.json:
-        Path(args.json).write_text(metaeval.to_json(report), encoding="utf-8")
+        write_text(args.json, metaeval.to_json(report), inputs=args.inputs, force=args.force)
+        _wrote(args.json, "report as JSON")
     if args.plots:
-        for path in metaeval.write_plots(report, args.plots, datasets):
-            print(f"wrote {path}", file=sys.stderr)
+        for path in metaeval.write_plots(report, args.plots, datasets, formats=formats or ["png"]):
+            _wrote(str(path))
     for dataset in report["datasets"]:
         for warning in dataset["warnings"]:
             print(f"kpqa: warning: {dataset['name']}: {warning}", file=sys.stderr)
@@ -250,8 +296,10 @@ def _add_explain(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--unit", choices=("word", "piece"), default="word",
                    help="word: the metrics' tokens (default); piece: the weighter's word pieces")
     p.add_argument("--normalize", action="store_true", help="min-max normalise weights per text (as in Table 5)")
-    p.add_argument("-o", "--output", help="write HTML here")
-    p.add_argument("--png", help="write a PNG here")
+    p.add_argument("-o", "--output", help="write HTML here ('-': stdout)")
+    p.add_argument("--png", metavar="PATH",
+                   help="write the heat map with a colour scale here: PNG (300 dpi), or PDF / SVG by PATH's extension")
+    p.add_argument("--force", action="store_true", help="allow -o / --png to replace INPUT")
     p.add_argument("--tokenize", default="ptb", help="tokenizer for --unit word (default: %(default)s)")
     p.add_argument("--no-question", action="store_true", help="use the -KP weighter (no question)")
     p.add_argument("--checkpoint", help="weighter checkpoint folder (default: the shipped one)")
@@ -260,20 +308,25 @@ def _add_explain(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_explain(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from kpqa import explain
+    from kpqa.io import Destination, write_text
     from kpqa.weighter import Weighter
 
+    inputs = [args.input] if args.input else []
+    for path in (args.output, args.png):
+        if path:
+            Destination(path, inputs=inputs, force=args.force)  # refuse before the model is loaded
     question, references, candidate, scores = explain.texts_from_args(
         args.input, args.row, args.question, args.reference, args.candidate)
     weighter = Weighter.load(args.checkpoint, no_question=args.no_question, device=args.device)
     result = explain.explain(question, references, candidate, weighter, tokenize=args.tokenize, unit=args.unit,
                              normalize=args.normalize, scores=scores)
     if args.output:
-        Path(args.output).write_text(explain.to_html(result), encoding="utf-8")
+        write_text(args.output, explain.to_html(result), inputs=inputs, force=args.force)
+        _wrote(args.output, "HTML heat map")
     if args.png:
-        explain.to_png(result, args.png)
+        explain.to_png(result, args.png, inputs=inputs, force=args.force)
+        _wrote(args.png, "heat map")
     if not args.output and not args.png:
         print(explain.to_text(result))
     return 0
@@ -358,6 +411,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: the library's parameter names and the flags that set them: library messages speak of ``name=value``, which the
+#: CLI says as ``--flag value`` (``name=True``: ``--flag``)
+FLAGS = {"no_question": "--no-question", "force": "--force", "on_error": "--on-error", "batch_size": "--batch-size",
+         "precision": "--precision", "device": "--device", "tokenize": "--tokenize"}
+_API_WORD = re.compile(r"\b(%s)=(True|'[^']*'|[^\s:;,)']+)" % "|".join(FLAGS))
+
+
+def cli_words(message: str) -> str:
+    """A library message in the command line's words: ``device='cuda'`` -> ``--device cuda``."""
+    def flag(m: re.Match) -> str:
+        value = m.group(2)
+        return FLAGS[m.group(1)] if value == "True" else f"{FLAGS[m.group(1)]} {value.strip(chr(39))}"
+
+    return _API_WORD.sub(flag, message)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+    """Library warnings as one line each (``kpqa: warning: ...``), in the command line's words."""
+    if issubclass(category, KpqaWarning):
+        print(f"kpqa: warning: {cli_words(str(message))}", file=sys.stderr)
+    else:
+        _default_showwarning(message, category, filename, lineno, file, line)
+
+
+_default_showwarning = warnings.showwarning
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kpqa`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -367,9 +447,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         run = lambda: args.run(args)
     try:
-        return run()
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", KpqaWarning)
+            warnings.showwarning = _show_warning
+            return run()
     except KpqaError as e:
-        print(f"kpqa: error: {e}", file=sys.stderr)
+        print(f"kpqa: error: {cli_words(str(e))}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("kpqa: interrupted", file=sys.stderr)

@@ -47,7 +47,7 @@ PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 def check_precision(precision: str) -> str:
     """``precision`` unchanged if it is one of :data:`PRECISIONS`, else a UsageError (no torch needed)."""
     if precision not in PRECISIONS:
-        raise UsageError(f"--precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
+        raise UsageError(f"precision={precision!r}: must be one of {', '.join(PRECISIONS)}")
     return precision
 
 
@@ -61,7 +61,7 @@ def amp_dtype(device: str, precision: str = "auto") -> "torch.dtype | None":
     if precision == "fp32" or (precision == "auto" and not cuda):
         return None
     if precision == "fp16" and not cuda:
-        raise UsageError("--precision fp16 needs a CUDA device (use bf16 on CPU)")
+        raise UsageError("precision='fp16' needs a CUDA device (use precision='bf16' on CPU)")
     if precision == "auto":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     return torch.bfloat16 if precision == "bf16" else torch.float16
@@ -75,12 +75,23 @@ def precision_name(dtype: "torch.dtype | None") -> str:
 
 
 def pick_device(device: str) -> str:
-    """``auto`` -> ``cuda`` when available, else ``cpu``; any other value unchanged."""
-    if device != "auto":
-        return device
+    """The one device check of every model (encoder, weighter): ``auto`` -> ``cuda`` when available, else ``cpu``;
+    ``cpu``, ``cuda``, ``cuda:N`` or another torch device unchanged once checked. A device torch does not know,
+    or a GPU that is not there, is a :class:`UsageError` (not a failure deep inside torch)."""
     import torch
 
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise UsageError(f"device={device!r}: unknown device (use 'auto', 'cpu', 'cuda' or 'cuda:N')") from None
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise UsageError(f"device={device!r}: no CUDA GPU is available (use device='cpu' or 'auto')")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise UsageError(f"device={device!r}: there are only {torch.cuda.device_count()} CUDA GPUs")
+    return device
 
 
 def default_layer(backbone: str, num_layers: int) -> int:

@@ -21,6 +21,7 @@ class InputError(KpqaError):
             where.append(f"column {column!r}")
         super().__init__(f"{': '.join([', '.join(where), message]) if where else message}")
         self.file, self.row, self.column = file, row, column
+        self.reason = message if column is None else f"{message} (column {column!r})"  # without the file and row
 
 
 class UsageError(KpqaError):
@@ -29,3 +30,7 @@ class UsageError(KpqaError):
 
 class CheckpointError(KpqaError):
     """A weighter checkpoint that is missing, incomplete or built on another backbone."""
+
+
+class KpqaWarning(UserWarning):
+    """Something the user should know that does not stop the run (the CLI prints ``kpqa: warning: ...``)."""

@@ -150,8 +150,10 @@ def to_text(explanation: Explanation) -> str:
     return "\n".join(out)
 
 
-def to_png(explanation: Explanation, path: str | Path, title: str = "") -> Path:
-    """The heat map as a PNG (whitespace dropped, every other segment a box)."""
+def to_png(explanation: Explanation, path: str | Path, title: str = "", *, inputs: Sequence[Any] = (),
+           force: bool = False) -> Path:
+    """The heat map as a figure (whitespace dropped, every other segment a box, a colour scale below): PNG, or PDF /
+    SVG by ``path``'s extension; ``inputs`` / ``force`` as in :class:`kpqa.io.Destination`."""
     from kpqa.plots import weight_heatmap
 
     lines = []
@@ -162,7 +164,8 @@ def to_png(explanation: Explanation, path: str | Path, title: str = "") -> Path:
                 tokens.append((piece, weight))
         lines.append((line.label, tokens))
     caption = ", ".join(f"{k}: {v:.3f}" for k, v in explanation.scores.items())
-    return weight_heatmap(lines, path, title=" | ".join(x for x in (title, caption) if x))
+    return weight_heatmap(lines, path, title=" | ".join(x for x in (title, caption) if x), inputs=inputs, force=force,
+                          legend=f"keyphrase weight ({explanation.unit}{', min-max normalised' if explanation.normalized else ''})")
 
 
 def texts_from_args(

@@ -505,9 +505,11 @@ def to_json(report: dict[str, Any]) -> str:
     return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False)
 
 
-def write_plots(report: dict[str, Any], folder: str | Path, data: Sequence[Dataset] | None = None) -> list[Path]:
-    """PNG figures of a report, per data set: metric-vs-human scatter plots (for the data sets in ``data``, which
-    hold the per-row scores), the AEv grid heat map and the by-group bars when the report has them."""
+def write_plots(report: dict[str, Any], folder: str | Path, data: Sequence[Dataset] | None = None,
+                formats: Sequence[str] = ("png",)) -> list[Path]:
+    """Figures of a report, per data set and in each of ``formats`` (png at 300 dpi, pdf, svg): metric-vs-human
+    scatter plots (for the data sets in ``data``, which hold the per-row scores), the AEv grid heat map and the
+    by-group bars with bootstrap intervals when the report has them."""
     from kpqa import plots
 
     folder = Path(folder)
@@ -515,19 +517,23 @@ def write_plots(report: dict[str, Any], folder: str | Path, data: Sequence[Datas
     by_name = {d.name: d for d in data or []}
     for d in report["datasets"]:
         pearson = {m: c["pearson"]["value"] for m, c in d["correlations"].items()}
-        if d["name"] in by_name:
-            loaded = by_name[d["name"]]
-            written.append(plots.scatter(loaded.human, loaded.scores, folder / f"{d['name']}-scatter.png",
-                                         title=d["name"], pearson=pearson, human_label=d["human_column"]))
         if d.get("binary", {}).get("reliability"):
-            written.append(plots.reliability(d["binary"]["reliability"], folder / f"{d['name']}-reliability.png",
-                                             title=f"{d['name']}: reliability of P(correct)"))
-        if "aev_grid" in d:
-            written.append(plots.grid_heatmap(d["aev_grid"], folder / f"{d['name']}-aev-grid.png",
-                                              title=f"{d['name']}: AEv(α, N), R² × 100"))
-        if "by" in d:
-            groups = {label: {m: c["pearson"]["value"] for m, c in g["correlations"].items()}
-                      for label, g in d["by"]["groups"].items()}
-            written.append(plots.breakdown(groups, folder / f"{d['name']}-by-{d['by']['column']}.png",
-                                           title=f"{d['name']}: Pearson r by {d['by']['column']}"))
+            for fmt in formats:
+                written.append(plots.reliability(d["binary"]["reliability"],
+                                                 folder / f"{d['name']}-reliability.{fmt}",
+                                                 title=f"{d['name']}: reliability of P(correct)"))
+        for fmt in formats:
+            if d["name"] in by_name:
+                loaded = by_name[d["name"]]
+                written.append(plots.scatter(loaded.human, loaded.scores, folder / f"{d['name']}-scatter.{fmt}",
+                                             title=d["name"], pearson=pearson, human_label=d["human_column"]))
+            if "aev_grid" in d:
+                written.append(plots.grid_heatmap(d["aev_grid"], folder / f"{d['name']}-aev-grid.{fmt}",
+                                                  title=f"{d['name']}: AEv(α, N), R² × 100"))
+            if "by" in d:
+                groups = {label: {m: c["pearson"] for m, c in g["correlations"].items()}
+                          for label, g in d["by"]["groups"].items()}
+                counts = {label: g["rows"] for label, g in d["by"]["groups"].items()}
+                written.append(plots.breakdown(groups, folder / f"{d['name']}-by-{d['by']['column']}.{fmt}",
+                                               title=f"{d['name']}: Pearson r by {d['by']['column']}", counts=counts))
     return written

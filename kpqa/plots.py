@@ -2,6 +2,7 @@
 the reliability diagram of calibrated probabilities, the AEv alpha x N heat map, Pearson r by group, and the keyphrase-weight heat map of :mod:`kpqa.explain`."""
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -11,7 +12,9 @@ import numpy as np
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-DPI = 100
+DPI = 300
+#: figure formats (``--plot-format``): matplotlib writes each by its extension
+FORMATS = ("png", "pdf", "svg")
 
 
 def _pyplot():
@@ -23,12 +26,38 @@ def _pyplot():
     return plt
 
 
-def _save(fig: "Figure", path: str | Path, dpi: int = DPI) -> Path:
+def _save(fig: "Figure", path: str | Path, dpi: int = DPI, inputs: Sequence[Any] = (), force: bool = False) -> Path:
+    """Write ``fig`` in the format ``path``'s extension names (PNG at ``dpi``), the way every output is written
+    (:func:`kpqa.io.output_path`)."""
+    from kpqa.errors import UsageError
+    from kpqa.io import output_path
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi, bbox_inches="tight")
-    _pyplot().close(fig)
+    fmt = path.suffix.lower().lstrip(".") or "png"
+    if fmt not in FORMATS:
+        raise UsageError(f"figure {path}: unknown format {fmt!r}; use {', '.join('.' + f for f in FORMATS)}")
+    if str(path) != "-":
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with output_path(path, inputs=inputs, force=force) as tmp, _pyplot().rc_context({"svg.fonttype": "none"}):
+            fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight")  # SVG keeps its text as text
+    finally:
+        _pyplot().close(fig)
     return path
+
+
+def _panels(plt, n: int, cols: int, panel: tuple[float, float]):
+    """A figure with ``n`` panels, ``cols`` a row, the last row centred (no empty slots)."""
+    cols = min(cols, max(1, n))
+    rows = max(1, math.ceil(n / cols))
+    fig = plt.figure(figsize=(panel[0] * cols, panel[1] * rows))
+    grid = fig.add_gridspec(rows, 2 * cols)
+    axes = []
+    for k in range(n):
+        row, col = divmod(k, cols)
+        shift = cols - (n - row * cols) if row == rows - 1 else 0  # half-slots to centre a short last row
+        axes.append(fig.add_subplot(grid[row, 2 * col + shift:2 * col + shift + 2]))
+    return fig, axes
 
 
 def scatter(
@@ -41,22 +70,31 @@ def scatter(
     human_label: str = "human score",
     dpi: int = DPI,
 ) -> Path:
-    """One panel per metric: metric score (x) against human score (y), Pearson r in each panel's title."""
+    """One panel per metric: metric score (x, labelled with the metric's name) against human score (y, labelled
+    ``human_label``), a least-squares fit line, and n and Pearson r in the panel (r from ``pearson`` when given,
+    else computed). Panels run four a row, the last row centred. PNG at ``dpi``, or PDF / SVG by extension."""
     plt = _pyplot()
     names = list(scores)
-    cols = min(4, max(1, len(names)))
-    rows = max(1, math.ceil(len(names) / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.9 * rows), squeeze=False)
+    fig, axes = _panels(plt, len(names), 4, (3.2, 2.9))
     h = np.asarray(human, dtype=float)
-    for ax, name in zip(axes.flat, names):
-        ax.scatter(np.asarray(scores[name], dtype=float), h, s=6, alpha=0.35, linewidths=0)
+    for ax, name in zip(axes, names):
+        x = np.asarray(scores[name], dtype=float)
+        ok = np.isfinite(x) & np.isfinite(h)
+        ax.scatter(x[ok], h[ok], s=6, alpha=0.35, linewidths=0)
         r = (pearson or {}).get(name)
-        ax.set_title(name if r is None else f"{name}  r={r:.3f}", fontsize=9)
-        ax.set_xlabel("metric", fontsize=8)
+        defined = ok.sum() >= 3 and np.ptp(x[ok]) > 0 and np.ptp(h[ok]) > 0
+        if r is None and defined:
+            r = float(np.corrcoef(x[ok], h[ok])[0, 1])
+        if defined:
+            slope, intercept = np.polyfit(x[ok], h[ok], 1)
+            line = np.array([x[ok].min(), x[ok].max()])
+            ax.plot(line, slope * line + intercept, color="C3", linewidth=1.2)
+        note = f"n = {int(ok.sum())}" + (f"\nr = {r:.3f}" if r is not None else "")
+        ax.text(0.03, 0.97, note, transform=ax.transAxes, ha="left", va="top", fontsize=8,
+                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1.5})
+        ax.set_xlabel(name, fontsize=8)
         ax.set_ylabel(human_label, fontsize=8)
         ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[len(names):]:
-        ax.set_visible(False)
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
@@ -108,26 +146,68 @@ def grid_heatmap(grid: Mapping[str, Any], path: str | Path, *, title: str = "", 
     return _save(fig, path)
 
 
-def breakdown(groups: Mapping[str, Mapping[str, float | None]], path: str | Path, *, title: str = "") -> Path:
-    """Grouped bars: Pearson r of each metric (bars) in each group (clusters), like the KPQA paper's Figure 4."""
+def breakdown(groups: Mapping[str, Mapping[str, Any]], path: str | Path, *, title: str = "",
+              counts: Mapping[str, int] | None = None) -> Path:
+    """Grouped bars: Pearson r of each metric (bars) in each group (clusters), like the KPQA paper's Figure 4. A
+    value is a number or a dict with ``value`` and, for an error bar, ``ci_low`` / ``ci_high`` (bootstrap
+    interval); ``counts`` puts each group's n under its name."""
     plt = _pyplot()
     labels = list(groups)
     metrics = list(dict.fromkeys(m for g in groups.values() for m in g))
     width = 0.8 / max(1, len(metrics))
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.5 * len(labels) * len(metrics) + 1.5), 3.2))
+    fig, ax = plt.subplots(figsize=(min(14.0, max(4.0, 0.17 * len(labels) * len(metrics) + 1.5)), 3.4))
     x = np.arange(len(labels))
+
+    def part(entry: Any, key: str) -> float:
+        value = entry.get(key) if isinstance(entry, Mapping) else (entry if key == "value" else None)
+        return np.nan if value is None else float(value)
+
     for k, metric in enumerate(metrics):
-        values = [groups[label].get(metric) for label in labels]
-        ax.bar(x + (k - (len(metrics) - 1) / 2) * width, [np.nan if v is None else v for v in values], width,
-               label=metric)
-    ax.set_xticks(x, labels, fontsize=8)
-    ax.set_ylabel("Pearson r")
+        entries = [groups[label].get(metric) for label in labels]
+        values = np.array([part(e, "value") for e in entries])
+        low = np.array([part(e, "ci_low") for e in entries])
+        high = np.array([part(e, "ci_high") for e in entries])
+        errors = np.nan_to_num(np.stack([values - low, high - values]), nan=0.0).clip(min=0)
+        ax.bar(x + (k - (len(metrics) - 1) / 2) * width, values, width, label=metric,
+               yerr=errors if np.isfinite(low).any() else None, capsize=2, error_kw={"linewidth": 0.8})
+    names = [f"{label}\n(n = {counts[label]})" if counts and label in counts else label for label in labels]
+    ax.set_xticks(x, names, fontsize=8)
+    ax.set_ylabel("Pearson r" + (" (95% bootstrap interval)" if any(
+        isinstance(e, Mapping) and e.get("ci_low") is not None for g in groups.values() for e in g.values()) else ""),
+        fontsize=9)
     ax.axhline(0, color="black", linewidth=0.5)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     if title:
         ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return _save(fig, path)
+
+
+#: fonts with Chinese / Japanese glyphs, in order of preference (family name, file name fragment)
+CJK_FONTS = (("Noto Sans CJK SC", "notosanscjk"), ("Noto Sans CJK JP", "notosanscjk"), ("Noto Sans SC", "notosanssc"),
+             ("WenQuanYi Micro Hei", "wqy-microhei"), ("WenQuanYi Zen Hei", "wqy-zenhei"),
+             ("Source Han Sans SC", "sourcehansans"), ("Droid Sans Fallback", "droidsansfallback"))
+CJK_HINT = ("no font with Chinese / Japanese glyphs is installed, so those characters are drawn as blank boxes; "
+            "install one, e.g. `apt-get install fonts-noto-cjk` (Debian / Ubuntu; fonts-wqy-microhei is smaller)")
+
+
+def cjk_font() -> str | None:
+    """The family name of an installed font with CJK glyphs (:data:`CJK_FONTS`), registered with matplotlib (its
+    font cache may predate the font), or None."""
+    from matplotlib import font_manager
+
+    known = {f.name for f in font_manager.fontManager.ttflist}
+    for name, _ in CJK_FONTS:
+        if name in known:
+            return name
+    files = font_manager.findSystemFonts()
+    for name, fragment in CJK_FONTS:
+        for path in files:
+            if fragment in Path(path).name.lower().replace("-", "").replace("_", "") or fragment in Path(path).name.lower():
+                font_manager.fontManager.addfont(path)
+                if name in {f.name for f in font_manager.fontManager.ttflist}:
+                    return name
+    return None
 
 
 def weight_heatmap(
@@ -135,20 +215,42 @@ def weight_heatmap(
     path: str | Path,
     *,
     title: str = "",
+    legend: str = "weight",
     cmap: str = "Reds",
     width: float = 10.0,
     fontsize: float = 10.0,
+    inputs: Sequence[Any] = (),
+    force: bool = False,
 ) -> Path:
     """Each line: a label and its tokens, each with a weight in [0, 1] (None: not weighted), drawn as coloured
-    boxes that wrap like text (``width`` inches of text), as in the KPQA paper's Table 5."""
+    boxes that wrap like text (``width`` inches of text), as in the KPQA paper's Table 5, with a colour scale
+    (``legend`` its label) below. Chinese / Japanese text is drawn in an installed CJK font (:func:`cjk_font`;
+    a :class:`~kpqa.errors.KpqaWarning` says what to install when there is none). PNG, PDF or SVG by ``path``'s
+    extension."""
     plt = _pyplot()
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
     from matplotlib.font_manager import FontProperties
+
+    from kpqa.text import is_cjk
 
     colormap = plt.get_cmap(cmap)
     scratch = plt.figure(dpi=DPI)
     renderer = scratch.canvas.get_renderer()
-    font = FontProperties(size=fontsize)
-    bold = FontProperties(size=fontsize, weight="bold")
+    family = ["DejaVu Sans"]
+    if any(is_cjk(text) for label, tokens in lines for text, _ in [(label, None), *tokens]):
+        found = cjk_font()
+        if found is None:
+            import warnings
+
+            from kpqa.errors import KpqaWarning
+
+            warnings.warn(CJK_HINT, KpqaWarning, stacklevel=2)
+        else:
+            family.append(found)  # matplotlib falls back to it for the glyphs DejaVu lacks
+    font = FontProperties(family=family, size=fontsize)
+    bold = FontProperties(family=family, size=fontsize, weight="bold")
+    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)  # "no bold CJK face": the regular one is fine
 
     def measure(text: str, prop: FontProperties) -> float:
         return renderer.get_text_width_height_descent(text, prop, ismath=False)[0]
@@ -173,7 +275,8 @@ def weight_heatmap(
         row += 0.4  # a gap between texts
     plt.close(scratch)
     title_px = line_px if title else 0.0
-    total_w, total_h = label_px + text_px + space, row * line_px + title_px + line_px * 0.3
+    legend_px = line_px * 1.9
+    total_w, total_h = label_px + text_px + space, row * line_px + title_px + line_px * 0.3 + legend_px
     fig = plt.figure(figsize=(total_w / DPI, total_h / DPI), dpi=DPI)
 
     def ypos(r: float) -> float:
@@ -188,5 +291,10 @@ def weight_heatmap(
                  color="white" if dark else "black",
                  bbox={"boxstyle": "square,pad=0.2", "facecolor": face, "edgecolor": "none"})
     if title:
-        fig.text(0.5, 1 - 0.5 * title_px / total_h, title, ha="center", va="center", fontsize=fontsize)
-    return _save(fig, path)
+        fig.text(label_px / total_w, 1 - 0.5 * title_px / total_h, title, ha="left", va="center", fontproperties=font)
+    bar = fig.add_axes((label_px / total_w, 0.9 * line_px / total_h, min(0.4, 0.5 * text_px / total_w),
+                        0.25 * line_px / total_h))
+    scale = fig.colorbar(ScalarMappable(Normalize(0, 1), colormap), cax=bar, orientation="horizontal")
+    scale.set_label(legend, fontsize=fontsize * 0.8)
+    scale.ax.tick_params(labelsize=fontsize * 0.7)
+    return _save(fig, path, inputs=inputs, force=force)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
@@ -18,9 +19,9 @@ import pandas as pd
 
 import kpqa.metrics  # noqa: F401  (registers the metrics)
 from kpqa.calibration import Calibration, JudgeCalibration, MetricCalibration
-from kpqa.errors import InputError, UsageError
+from kpqa.errors import InputError, KpqaWarning, UsageError
 from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION, DEFAULT_TOKENIZER
-from kpqa.io import Table, concat_rows, read_input, take_rows
+from kpqa.io import Table, check_on_error, concat_rows, count_rows, iter_input, read_input, select_rows, take_rows
 from kpqa.metrics.base import Context, Metric, Rows, Totals, get_metric
 from kpqa.metrics.spec import split_kp
 from kpqa.signature import Signature
@@ -37,11 +38,14 @@ def _summary(corpus: dict[str, float], signatures: dict[str, str]) -> str:
 
 @dataclass
 class Result:
-    """Per-row scores (``frame``: the input columns plus one column per metric), corpus scores and signatures."""
+    """Per-row scores (``frame``: the input columns plus one column per metric, and an ``error`` column when
+    ``on_error`` is ``skip`` or ``zero``), corpus scores, signatures, and the rows left unscored (row number ->
+    why)."""
 
     frame: pd.DataFrame
     corpus: dict[str, float]
     signatures: dict[str, str] = field(default_factory=dict)
+    errors: dict[int, str] = field(default_factory=dict)
 
     def summary(self) -> str:
         """Corpus scores and signatures as an aligned plain-text table."""
@@ -50,16 +54,21 @@ class Result:
 
 @dataclass
 class StreamResult:
-    """What :meth:`Scorer.score_stream` returns: the number of rows, corpus scores and signatures (the per-row
-    tables went to its ``write`` callback). Empty on processes other than the main one."""
+    """What :meth:`Scorer.score_stream` returns: the number of rows, corpus scores, signatures and the rows left
+    unscored (the per-row tables went to its ``write`` callback). Empty on processes other than the main one."""
 
     rows: int
     corpus: dict[str, float]
     signatures: dict[str, str] = field(default_factory=dict)
+    errors: dict[int, str] = field(default_factory=dict)
 
     def summary(self) -> str:
         """Corpus scores and signatures as an aligned plain-text table."""
         return _summary(self.corpus, self.signatures)
+
+
+#: the ``error`` column of the output when ``on_error`` is ``skip`` or ``zero``
+ERROR_COLUMN = "error"
 
 
 class Scorer:
@@ -74,6 +83,12 @@ class Scorer:
     columns of ``calibration`` (a file or :class:`~kpqa.calibration.Calibration`; default: the one beside the
     weighter checkpoint), which must hold an entry fitted on scores with each metric's signature; deciding, the
     default metrics are ``DECIDE_METRICS``.
+    ``tokenize="auto"`` takes ``zh`` when most texts of the first rows scored are Chinese / Japanese, else ``ptb``
+    (the signatures name the one taken); CJK text under ``ptb`` or ``whitespace`` gives a :class:`KpqaWarning`.
+    ``on_error``: ``raise`` (default) stops at the first bad row (empty answer, no reference, an empty question
+    under a KPQA metric...); ``skip`` leaves its scores empty and ``zero`` sets them to 0, both saying why in an
+    ``error`` column and leaving the row out of the corpus scores. ``progress`` shows a bar of rows scored (on a
+    terminal only), advanced every ``batch_size`` rows.
     """
 
     def __init__(
@@ -87,23 +102,26 @@ class Scorer:
         batch_size: int = DEFAULT_BATCH_SIZE,
         precision: str = DEFAULT_PRECISION,
         progress: bool = False,
+        on_error: str = "raise",
         data_parallel: bool = False,
         decide: bool = False,
         calibration: str | os.PathLike | Calibration | None = None,
     ) -> None:
         if batch_size < 1:
-            raise UsageError(f"--batch-size must be a positive integer, got {batch_size}")
+            raise UsageError(f"batch_size={batch_size}: must be a positive integer")
         from kpqa.encoder import check_precision
-        from kpqa.text import get_tokenizer
+        from kpqa.text import AUTO, get_tokenizer
 
         self.precision = check_precision(precision)
-
-        get_tokenizer(tokenize)  # fail early on an unknown tokenizer
+        self.on_error = check_on_error(on_error)
+        if tokenize != AUTO:
+            get_tokenizer(tokenize)  # fail early on an unknown tokenizer
         self.tokenize, self.checkpoint, self.device, self.batch_size = tokenize, checkpoint, device, batch_size
         self.progress = progress
+        self._warned_cjk = False
         self._metrics: list[tuple[Metric, bool]] = []
         if metrics is not None and not any(name.strip() for name in metrics):
-            raise UsageError("no metric named (--metrics is empty)")
+            raise UsageError("no metric named (metrics is empty)")
         default = DECIDE_METRICS if decide or calibration is not None else DEFAULT_METRICS
         for name in default if metrics is None else [n for n in metrics if n.strip()]:
             registered, kp = split_kp(name.strip(), no_question)
@@ -113,6 +131,10 @@ class Scorer:
                     raise UsageError(f"metric {name!r} has no -KP form")
                 metric.suffix = "KP"
             self._metrics.append((metric, kp))
+        if any(m.uses_model for m, _ in self._metrics):
+            from kpqa.encoder import pick_device
+
+            pick_device(device)  # the one device check, before any input is read
         self._contexts: dict[bool | None, Context] = {}
         self.calibration: Calibration | None = None
         if decide or calibration is not None:
@@ -147,12 +169,17 @@ class Scorer:
         return [c for m, _ in self._metrics for c in m.columns()]
 
     @property
-    def columns(self) -> list[str]:
-        """The output columns, in order: the metric columns, then (deciding) ``-prob`` and ``-correct`` of each."""
+    def value_columns(self) -> list[str]:
+        """The metric columns, then (deciding) ``-prob`` and ``-correct`` of each and of the judges."""
         if self.calibration is None:
             return self.score_columns
         judges = [j.name for j in self.calibration.judges.values() if set(j.inputs) <= set(self.score_columns)]
         return self.score_columns + [f"{c}{s}" for c in self.score_columns + judges for s in ("-prob", "-correct")]
+
+    @property
+    def columns(self) -> list[str]:
+        """The output columns, in order: :attr:`value_columns`, then ``error`` when ``on_error`` is not ``raise``."""
+        return self.value_columns + ([ERROR_COLUMN] if self.on_error != "raise" else [])
 
     @property
     def is_main(self) -> bool:
@@ -179,57 +206,98 @@ class Scorer:
     def _metric_context(self, metric: Metric, kp: bool) -> Context:
         return self._context(kp, "weights" in metric.requires)
 
-    def _check(self, rows: Rows, source: str, numbers: Sequence[int] | None = None) -> None:
-        for metric, kp in self._metrics:
-            if "weights" in metric.requires and not kp:
-                for number, question in zip(numbers or range(1, len(rows) + 1), rows.questions):
-                    if not question.strip():
-                        raise InputError(
-                            f"empty question, needed by {metric.columns()[0]} (use --no-question for the -KP weighter)",
-                            file=source,
-                            row=number,
-                            column="question",
-                        )
+    def _check_text(self, rows: Rows) -> None:
+        """Resolve ``tokenize="auto"`` on the first rows seen; warn (once) of CJK text under a tokenizer for
+        space-separated languages."""
+        from kpqa.text import AUTO, cjk_share, pick_tokenizer
 
-    def _per_row(
-        self, rows: Rows, progress: bool, whole_input: bool | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
-        """Per-row scores of this process's shard of ``rows`` and each metric's summed statistics (by index in
-        ``self._metrics``; only the metrics whose ``whole_input`` is that value, unless None)."""
-        chosen = [(i, m, kp) for i, (m, kp) in enumerate(self._metrics)
-                  if whole_input is None or m.whole_input == whole_input]
-        if not len(rows):
-            return {c: np.empty(0) for _, m, _ in chosen for c in m.columns()}, {i: Totals() for i, _, _ in chosen}
-        todo: Iterable[tuple[int, Metric, bool]] = chosen
-        if progress:
-            from tqdm.auto import tqdm
+        texts = list(rows.candidates) + [r for g in rows.references for r in g]
+        if self.tokenize == AUTO:
+            self.tokenize = pick_tokenizer(texts)
+        if self.tokenize != "zh" and not self._warned_cjk and cjk_share(texts) > 0:
+            self._warned_cjk = True
+            warnings.warn(f"{cjk_share(texts):.0%} of the texts are Chinese / Japanese, which tokenize={self.tokenize!r} "
+                          "cannot split into words (one token per clause: meaningless lexical scores); use "
+                          "tokenize='zh' or 'auto'", KpqaWarning, stacklevel=3)
 
-            todo = tqdm(chosen, desc="metrics", unit="metric", leave=False)
-        per_row: dict[str, np.ndarray] = {}
-        totals: dict[int, Totals] = {}
-        memo: dict = {}  # work shared by the metrics of this batch (n-gram counts, embeddings); dropped after it
-        for i, metric, kp in todo:
-            ctx = replace(self._metric_context(metric, kp), memo=memo)
-            stats = metric.stats(rows, ctx)
-            per_row.update(metric.per_row(stats))
-            totals[i] = Totals.of(stats)
-        return per_row, totals
+    def _prepare(self, table: Table, strict: bool = False) -> Table:
+        """The table with the rows that cannot be scored by these metrics (an empty question under a KPQA metric)
+        raised as errors (``strict``, or ``on_error="raise"``) or moved to ``table.errors``. A calibration that
+        does not fit the metrics stops the run here, before any scoring."""
+        if self.calibration is not None:
+            self._calibrated()
+        self._check_text(table.rows)
+        needs = [m.columns()[0] for m, kp in self._metrics if "weights" in m.requires and not kp]
+        if not needs:
+            return table
+        keep = list(range(len(table.frame))) if table.keep is None else table.keep
+        bad = [i for i, q in enumerate(table.rows.questions) if not q.strip()]
+        if not bad:
+            return table
+        error = InputError(f"empty question, needed by {needs[0]} (use no_question=True for the -KP weighter)",
+                           file=table.source, row=table.row_numbers()[bad[0]], column="question")
+        if strict or self.on_error == "raise":
+            raise error
+        good = [i for i in range(len(table.rows)) if i not in set(bad)]
+        errors = {**table.errors, **{keep[i]: error.reason for i in bad}}
+        return replace(table, rows=select_rows(table.rows, good), keep=[keep[i] for i in good], errors=errors)
 
-    def _gathered(
-        self, rows: Rows, progress: bool, whole_input: bool | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
+    def _per_row(self, rows: Rows, advance: Callable[[int], None] | None = None,
+                 whole_input: bool | None = None) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
+        """Per-row scores of this process's shard of ``rows`` and each metric's statistics summed over it (by
+        index in ``self._metrics``; only the metrics whose ``whole_input`` is that value, unless None),
+        ``batch_size`` rows at a time (all at once for a metric whose rows share statistics), calling
+        ``advance(rows done)`` after each batch."""
+        metrics = [(i, m, kp) for i, (m, kp) in enumerate(self._metrics)
+                   if whole_input is None or m.whole_input == whole_input]
+        totals = {i: Totals() for i, _, _ in metrics}
+        if not len(rows) or not metrics:
+            return {c: np.empty(0) for _, m, _ in metrics for c in m.columns()}, totals
+        pooled = [(i, m, kp) for i, m, kp in metrics if m.whole_input or m.pooled]
+        batched = [(i, m, kp) for i, m, kp in metrics if not (m.whole_input or m.pooled)]
+        parts: dict[str, list[np.ndarray]] = {c: [] for _, m, _ in metrics for c in m.columns()}
+
+        def run(chosen: list[tuple[int, Metric, bool]], batch: Rows) -> None:
+            memo: dict = {}  # work shared by the metrics of this batch (n-gram counts, embeddings); dropped after it
+            for i, metric, kp in chosen:
+                stats = metric.stats(batch, replace(self._metric_context(metric, kp), memo=memo))
+                for column, values in metric.per_row(stats).items():
+                    parts[column].append(values)
+                totals[i] = totals[i] + Totals.of(stats)
+
+        if pooled:
+            run(pooled, rows)
+        for start in range(0, len(rows), self.batch_size if batched else len(rows)):
+            batch = take_rows(rows, start, start + self.batch_size)
+            run(batched, batch)
+            if advance is not None:
+                advance(len(batch))
+        return {c: np.concatenate(v) for c, v in parts.items()}, totals
+
+    def _gathered(self, rows: Rows, advance: Callable[[int], None] | None = None,
+                  whole_input: bool | None = None) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
         """Per-row scores of all of ``rows`` and the metrics' statistics summed over them: scored here, or in
-        shards by every process, per-row scores gathered in order and statistics summed."""
+        shards by every process, the per-row scores gathered in order and the statistics summed."""
         if self.world == 1:
-            return self._per_row(rows, progress, whole_input)
+            return self._per_row(rows, advance, whole_input)
         from accelerate.utils import gather_object
 
         bounds = [len(rows) * k // self.world for k in range(self.world + 1)]
         shard = take_rows(rows, bounds[self.rank], bounds[self.rank + 1])
-        local, totals = self._per_row(shard, progress and self.is_main, whole_input)
+        scaled = (lambda n: advance(n * self.world)) if advance is not None and self.is_main else None
+        local, totals = self._per_row(shard, scaled, whole_input)
         shards = gather_object([(local, totals)])  # one pair per process, in process order
         summed = {i: sum((t[i] for _, t in shards), Totals()) for i in totals}
         return {c: np.concatenate([s[c] for s, _ in shards]) for c in local}, summed
+
+    def _bar(self, total: int | None) -> Any:
+        """A progress bar of rows (None when ``progress`` is off or not on the main process); tqdm hides it when
+        stderr is not a terminal."""
+        if not (self.progress and self.is_main):
+            return None
+        from tqdm.auto import tqdm
+
+        return tqdm(total=total, desc="scoring", unit="row", disable=None, dynamic_ncols=True, smoothing=0.05)
 
     def _signature(self, metric: Metric, kp: bool) -> Signature:
         return metric.signature(self._metric_context(metric, kp))
@@ -296,83 +364,127 @@ class Scorer:
         self, rows: Rows, source: str = "<rows>", numbers: Sequence[int] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, str]]:
         """Per-row scores, corpus scores and signatures for every metric, in metric order (``numbers``: the row
-        numbers messages give, default 1, 2, ...)."""
-        self._check(rows, source, numbers)
-        if self.calibration is not None:
-            self._calibrated()
-        scores, totals = self._gathered(rows, self.progress)
+        numbers messages give, default 1, 2, ...). Every row must be scorable (``on_error`` applies to tables)."""
+        table = Table(frame=pd.DataFrame(index=range(len(rows))), rows=rows, source=source,
+                      numbers=list(numbers or range(1, len(rows) + 1)))
+        self._prepare(table, strict=True)
+        bar = self._bar(len(rows))
+        scores, totals = self._gathered(rows, bar.update if bar is not None else None)
         per_row = self._with_decisions(scores)
+        if bar is not None:
+            bar.close()
         corpus, signatures = self._corpus(totals, self._decision_totals(per_row))
         return per_row, corpus, signatures
 
     def score(self, data: Any) -> Result:
         """Score a file path, DataFrame, ``datasets.Dataset``, records or :class:`~kpqa.io.Table`."""
-        table = data if isinstance(data, Table) else read_input(data)
-        per_row, corpus, signatures = self.score_rows(table.rows, table.source, table.numbers)
-        return Result(frame=_with_scores(table.frame, per_row), corpus=corpus, signatures=signatures)
+        table = data if isinstance(data, Table) else read_input(data, self.on_error)
+        table = self._prepare(table)
+        bar = self._bar(len(table.rows))
+        scores, totals = self._gathered(table.rows, bar.update if bar is not None else None)
+        per_row = self._with_decisions(scores)
+        if bar is not None:
+            bar.close()
+        corpus, signatures = self._corpus(totals, self._decision_totals(per_row)) if len(table.rows) else ({}, {})
+        return Result(frame=self._with_scores(table, per_row), corpus=corpus, signatures=signatures,
+                      errors=_numbered(table))
+
+    def score_file(self, source: Any, write: Callable[[pd.DataFrame], None] | None = None,
+                   fill: Callable[[dict[str, np.ndarray]], None] | None = None,
+                   chunk_rows: int = 5000) -> StreamResult:
+        """:meth:`score_stream` over :func:`kpqa.io.iter_input` chunks of ``source``, the progress bar's total
+        counted first (:func:`kpqa.io.count_rows`) when there is a bar to show."""
+        total = count_rows(source) if self.progress and self.is_main else None
+        return self.score_stream(iter_input(source, chunk_rows, self.on_error), write, fill, total=total)
 
     def score_stream(
         self,
         tables: Iterable[Table],
         write: Callable[[pd.DataFrame], None] | None = None,
         fill: Callable[[dict[str, np.ndarray]], None] | None = None,
+        total: int | None = None,
     ) -> StreamResult:
         """Score chunks (e.g. :func:`kpqa.io.iter_input`) one at a time, handing each chunk's table (input columns
-        plus scores) to ``write`` in input order, on the main process. Memory holds one chunk's encodings; the
-        texts of all rows are kept (main process only) for the corpus scores, which equal those of one pass over
-        the whole input (corpus BLEU sums counts over all rows). The columns of ``whole_input`` metrics (CIDEr)
-        are written empty and handed to ``fill`` at the end, scored over all rows at once, so that they too do not
-        depend on the chunk size (:meth:`kpqa.io.OutputWriter.fill`)."""
-        if self.calibration is not None:
-            self._calibrated()  # a calibration that does not fit stops the run before any scoring
-        bar = None
-        if self.progress and self.is_main:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(desc="rows", unit="row")
+        plus scores) to ``write`` in input order, on the main process. Memory holds one chunk's encodings; each
+        metric's statistics are summed over the chunks (and processes), so the corpus scores equal those of one
+        pass over the whole input (corpus BLEU sums counts over all rows) without keeping the rows. Only when a
+        ``whole_input`` metric (CIDEr) is asked are the rows' texts kept (main process): its columns are written
+        empty and handed to ``fill`` at the end, scored over all rows at once, so that they too do not depend on
+        the chunk size (:meth:`kpqa.io.OutputWriter.fill`). ``total``: the number of rows, for the progress
+        bar."""
+        bar = self._bar(total)
+        advance = bar.update if bar is not None else None
         keep = any(m.whole_input for m, _ in self._metrics)  # only then are the rows' texts needed at the end
         kept: list[Rows] = []
+        where: list[np.ndarray] = []  # per chunk, the output rows its scored rows are
         totals: dict[int, Totals] = {}
         decisions: dict[str, Totals] = {}
-        total = 0
+        errors: dict[int, str] = {}
+        done = scored = 0
         for table in tables:
-            self._check(table.rows, table.source, table.numbers)
-            total += len(table.rows)
-            scores, chunk_totals = self._gathered(table.rows, progress=False, whole_input=False)
+            table = self._prepare(table)
+            scores, chunk_totals = self._gathered(table.rows, advance, whole_input=False)
             per_row = self._with_decisions(scores)
+            scored += len(table.rows)
             for i, t in chunk_totals.items():
                 totals[i] = totals.get(i, Totals()) + t
             for c, t in self._decision_totals(per_row).items():
                 decisions[c] = decisions.get(c, Totals()) + t
+            if advance is not None and table.errors:
+                advance(len(table.errors))
             if self.is_main:
                 if keep:
                     kept.append(table.rows)
+                    where.append(done + np.asarray(range(len(table.frame)) if table.keep is None else table.keep,
+                                                   int))
+                errors.update(_numbered(table))
                 if write is not None:
-                    nan = np.full(len(table.rows), np.nan)
-                    write(_with_scores(table.frame, {c: per_row.get(c, nan) for c in self.columns}))
-            if bar is not None:
-                bar.update(len(table.rows))
+                    write(self._with_scores(table, per_row))
+            done += len(table.frame)
         if bar is not None:
             bar.close()
-        if not self.is_main or not total:
-            return StreamResult(rows=total, corpus={}, signatures={})
+        if not self.is_main or not scored:
+            return StreamResult(rows=done, corpus={}, signatures={}, errors=errors)
         if keep:
             rows = kept[0] if len(kept) == 1 else concat_rows(kept)
-            late_scores, late_totals = self._per_row(rows, progress=False, whole_input=True)  # main process only
+            late_scores, late_totals = self._per_row(rows, whole_input=True)  # main process only: lexical metrics
             totals.update(late_totals)
             late = self._with_decisions(late_scores)
             if fill is not None:
-                fill(late)
+                fill({c: _spread(v, np.concatenate(where), done, self._missing) for c, v in late.items()})
             decisions.update(self._decision_totals(late))  # judges on whole-input metrics: known only now
         corpus, signatures = self._corpus(totals, decisions)
-        return StreamResult(rows=total, corpus=corpus, signatures=signatures)
+        return StreamResult(rows=done, corpus=corpus, signatures=signatures, errors=errors)
+
+    @property
+    def _missing(self) -> float:
+        """The score of a row that could not be scored: empty (``skip``) or 0 (``zero``)."""
+        return 0.0 if self.on_error == "zero" else np.nan
+
+    def _with_scores(self, table: Table, per_row: dict[str, np.ndarray]) -> pd.DataFrame:
+        """The table's frame with one column per metric (NaN for the ``whole_input`` ones not scored yet) and, when
+        ``on_error`` is not ``raise``, the ``error`` column."""
+        out = table.frame.copy()
+        n = len(out)
+        keep = np.arange(n) if table.keep is None else np.asarray(table.keep, dtype=int)
+        for column in self.value_columns:
+            values = per_row.get(column)
+            out[column] = np.full(n, np.nan) if values is None else _spread(values, keep, n, self._missing)
+        if self.on_error != "raise":
+            out[ERROR_COLUMN] = [table.errors.get(i, "") for i in range(n)]
+        return out
 
 
-def _with_scores(frame: pd.DataFrame, per_row: dict[str, np.ndarray]) -> pd.DataFrame:
-    out = frame.copy()
-    for column, values in per_row.items():
-        out[column] = values
+def _spread(values: np.ndarray, where: np.ndarray, n: int, missing: float) -> np.ndarray:
+    """``n`` values: ``values`` at the positions ``where``, ``missing`` elsewhere."""
+    out = np.full(n, missing, dtype=float)
+    out[where] = values
     return out
+
+
+def _numbered(table: Table) -> dict[int, str]:
+    """The table's errors by row number."""
+    return {table.numbers[i]: reason for i, reason in sorted(table.errors.items())}
 
 
 def score(
@@ -380,12 +492,15 @@ def score(
     candidates: Sequence[str],
     references: Sequence[str] | Sequence[Sequence[str]],
     metrics: Sequence[str] | None = None,
+    *,
+    return_result: bool = False,
     **options: Any,
-) -> pd.DataFrame:
+) -> pd.DataFrame | Result:
     """Score candidates against references (one string or a list of strings per candidate).
 
     ``questions`` may be None with ``no_question=True`` (the -KP weighter) or lexical metrics only.
-    Options are those of :class:`Scorer`. Returns one row per candidate, one column per metric.
+    Options are those of :class:`Scorer`. Returns one row per candidate, one column per metric; with
+    ``return_result=True``, the :class:`Result` (per-row frame, corpus scores, signatures, rows not scored).
     """
     if len(candidates) != len(references) or (questions is not None and len(questions) != len(candidates)):
         raise UsageError("questions, candidates and references must have the same length")
@@ -397,4 +512,5 @@ def score(
         }
         for i in range(len(candidates))
     ]
-    return Scorer(metrics, **options).score(records).frame
+    result = Scorer(metrics, **options).score(records)
+    return result if return_result else result.frame

@@ -305,6 +305,28 @@ def available_tokenizers() -> list[str]:
     return sorted(_TOKENIZERS)
 
 
+AUTO = "auto"
+#: share of a text's letters that must be CJK for the text to count as CJK text
+CJK_SHARE = 0.3
+
+
+def is_cjk(text: str) -> bool:
+    """True when at least :data:`CJK_SHARE` of the letters of ``text`` are CJK characters (Han, kana)."""
+    letters = sum(c.isalpha() for c in text)
+    return letters > 0 and len(re.findall(f"[{_CJK}]", text)) >= CJK_SHARE * letters
+
+
+def cjk_share(texts: list[str]) -> float:
+    """The share of the non-empty ``texts`` that are CJK text (:func:`is_cjk`)."""
+    texts = [t for t in texts if t.strip()]
+    return sum(map(is_cjk, texts)) / len(texts) if texts else 0.0
+
+
+def pick_tokenizer(texts: list[str]) -> str:
+    """What ``tokenize="auto"`` takes for these texts: ``zh`` when most of them are CJK text, else ``ptb``."""
+    return "zh" if cjk_share(texts) > 0.5 else DEFAULT_TOKENIZER
+
+
 def get_tokenizer(name: str) -> Tokenizer:
     """The tokenizer called ``name``; :class:`~kpqa.errors.UsageError` when there is none."""
     try:

@@ -22,7 +22,7 @@ from torch import nn
 
 from kpqa import backbone as backbones
 from kpqa import checkpoint as ckpt
-from kpqa.encoder import amp_dtype
+from kpqa.encoder import amp_dtype, pick_device
 from kpqa.errors import CheckpointError, UsageError
 
 if TYPE_CHECKING:
@@ -214,16 +214,8 @@ def pad(tokenizer, windows: Sequence[Window]) -> dict[str, torch.Tensor]:
 
 
 def resolve_device(device: str) -> torch.device:
-    """``auto`` -> cuda when available else cpu; asking for cuda without a GPU is a UsageError."""
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        dev = torch.device(device)
-    except RuntimeError as e:
-        raise UsageError(f"--device: unknown device {device!r}") from e
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise UsageError("--device cuda: no CUDA GPU is available (use --device cpu or auto)")
-    return dev
+    """:func:`kpqa.encoder.pick_device` (the one device check) as a torch device."""
+    return torch.device(pick_device(device))
 
 
 class Weighter:
@@ -252,7 +244,7 @@ class Weighter:
         folder = Path(checkpoint) if checkpoint is not None else shipped_checkpoint(no_question)
         tensors, metadata, digest = ckpt.load(folder)
         if no_question and metadata["use_question"]:
-            raise UsageError(f"checkpoint {folder} reads the question; --no-question needs one trained without it")
+            raise UsageError(f"checkpoint {folder} reads the question; no_question=True needs one trained without it")
         encoder, tokenizer = load_encoder(metadata["backbone"]["name"])
         lora = metadata["lora"]
         model = (KeyphraseTagger(encoder, 0) if lora is None

@@ -10,7 +10,8 @@
 Every table names the command that recomputes it. The KPQA metrics need the weighter checkpoint
 (``checkpoints/default/metadata.json``); without it they are left out and the document says so.
 
-    python scripts/reproduce.py [--data ../shared/data] [--out docs/results.md] [--figures docs/figures]
+    python scripts/reproduce.py [FOLDER (default docs/)] [--data ../shared/data] [--out FOLDER/results.md]
+        [--figures FOLDER/figures]
 """
 from __future__ import annotations
 
@@ -188,11 +189,14 @@ def dureader(data: Path) -> tuple[str, str]:
     return shown, done.stdout.strip()
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The options; ``--out`` and ``--figures`` default to FOLDER/results.md and FOLDER/figures."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("folder", nargs="?", type=Path, default=REPO / "docs",
+                   help="write results.md, results.json and figures/ here (default: docs/)")
     p.add_argument("--data", type=Path, default=DATA, help="the shared data folder (default: ../shared/data)")
-    p.add_argument("--out", type=Path, default=REPO / "docs" / "results.md", help="markdown to write")
-    p.add_argument("--figures", type=Path, default=REPO / "docs" / "figures", help="folder of the PNGs")
+    p.add_argument("--out", type=Path, help="markdown to write (default: FOLDER/results.md)")
+    p.add_argument("--figures", type=Path, help="folder of the PNGs (default: FOLDER/figures)")
     p.add_argument("--checkpoint", type=Path, default=REPO / "checkpoints" / "default", help="KPQA weighter")
     p.add_argument("--kp-checkpoint", type=Path, default=REPO / "checkpoints" / "no-question",
                    help="question-free weighter for Table 4's -KP rows")
@@ -202,7 +206,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", default="auto")
     p.add_argument("--skip-dureader", action="store_true")
     args = p.parse_args(argv)
+    args.out = args.out or args.folder / "results.md"
+    args.figures = args.figures or args.folder / "figures"
+    return args
 
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     started = time.time()
     checkpoint = _metadata(args.checkpoint)
     kp_checkpoint = _metadata(args.kp_checkpoint)
@@ -360,7 +370,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     (out.with_suffix(".json")).write_text(metaeval.to_json(report), encoding="utf-8")
-    print(f"wrote {out}, {out.with_suffix('.json')} and {len(figures)} figures in {time.time() - started:.0f} s")
+    print(f"wrote {out}, {out.with_suffix('.json')} and {len(figures)} figures in {args.figures} "
+          f"in {time.time() - started:.0f} s")
     return 0
 
 

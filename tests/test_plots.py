@@ -45,9 +45,60 @@ def test_breakdown_bars(tmp_path):
     assert 0.02 < _ink(path) < 0.6
 
 
-@pytest.mark.parametrize("words", [3, 60])
-def test_weight_heatmap_wraps_long_texts(tmp_path, words):
-    tokens = [(f"w{i}", i / words) for i in range(words)]
-    path = plots.weight_heatmap([("Reference", tokens), ("Candidate", tokens[:3])], tmp_path / "h.png")
-    height = image.imread(path).shape[0]
-    assert (height > 100) if words == 60 else (height < 100)
+def test_weight_heatmap_wraps_long_texts(tmp_path):
+    heights = {}
+    for words in (3, 60):
+        tokens = [(f"w{i}", i / words) for i in range(words)]
+        path = plots.weight_heatmap([("Reference", tokens), ("Candidate", tokens[:3])], tmp_path / f"h{words}.png")
+        heights[words] = image.imread(path).shape[0]
+    assert heights[60] > 1.3 * heights[3]  # the long text wraps onto more lines
+
+def test_weight_heatmap_has_a_colour_scale_and_writes_pdf_and_svg(tmp_path):
+    tokens = [("one", 0.0), ("two", 1.0)]
+    png = plots.weight_heatmap([("Reference", tokens)], tmp_path / "h.png", legend="keyphrase weight")
+    pixels = image.imread(png)[..., :3]
+    dark_red = (pixels[..., 0] > 0.35) & (pixels[..., 0] < 0.55) & (pixels[..., 1] < 0.05)
+    assert dark_red.sum() > dark_red.size * 0.002  # the scale's dark end, beside the one weight-1 box
+    assert (tmp_path / "h.pdf").exists() is False
+    assert plots.weight_heatmap([("R", tokens)], tmp_path / "h.pdf").read_bytes().startswith(b"%PDF")
+    assert b"<svg" in plots.weight_heatmap([("R", tokens)], tmp_path / "h.svg").read_bytes()[:500]
+
+
+def test_cjk_text_gets_a_cjk_font_or_says_what_to_install(tmp_path, monkeypatch):
+    from kpqa.errors import KpqaWarning
+
+    tokens = [("一百", 0.9), ("度", 0.2)]
+    if plots.cjk_font() is not None:
+        path = plots.weight_heatmap([("参考", tokens)], tmp_path / "zh.png")
+        assert path.exists()
+    monkeypatch.setattr(plots, "cjk_font", lambda: None)
+    with pytest.warns(KpqaWarning, match="apt-get install fonts-noto-cjk"):
+        plots.weight_heatmap([("参考", tokens)], tmp_path / "zh2.png")
+
+
+def test_scatter_is_fit_for_a_paper(tmp_path):
+    rng = np.random.default_rng(0)
+    human = rng.uniform(1, 5, 200)
+    scores = {f"metric{k}": human + rng.normal(0, k + 0.5, 200) for k in range(5)}
+    svg = plots.scatter(human, scores, tmp_path / "s.svg", human_label="correctness", pearson={"metric0": 0.9})
+    text = svg.read_text()
+    assert "n = 200" in text and "r = 0.900" in text and "correctness" in text and "metric4" in text
+    r4 = float(np.corrcoef(scores["metric4"], human)[0, 1])
+    assert f"r = {r4:.3f}" in text  # computed when not given
+    png = plots.scatter(human, scores, tmp_path / "s.png")
+    pixels = image.imread(png)[..., :3]
+    assert pixels.shape[1] > 3000  # 4 panels of 3.2 in at 300 dpi
+    red = (pixels[..., 0] > 0.75) & (pixels[..., 1] < 0.25) & (pixels[..., 2] < 0.25)
+    assert red.sum() > 1000  # the fit lines (C3)
+    bottom = np.any(pixels[int(pixels.shape[0] * 0.6):] < 0.95, axis=(0, 2))
+    first = int(np.argmax(bottom))
+    assert first > 0.25 * pixels.shape[1]  # the fifth panel is centred, not left in a row of empty slots
+
+
+def test_breakdown_has_counts_and_bootstrap_error_bars(tmp_path):
+    groups = {"what": {"BLEU-1": {"value": 0.5, "ci_low": 0.3, "ci_high": 0.7}},
+              "who": {"BLEU-1": {"value": 0.2, "ci_low": 0.1, "ci_high": 0.35}}}
+    text = plots.breakdown(groups, tmp_path / "b.svg", counts={"what": 120, "who": 30}).read_text()
+    assert "(n = 120)" in text and "(n = 30)" in text and "bootstrap interval" in text
+    plain = plots.breakdown({"what": {"BLEU-1": 0.5}}, tmp_path / "p.svg").read_text()
+    assert "bootstrap" not in plain

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kpqa.metrics import Context, Rows, get_metric
-from kpqa.metrics.rouge import rouge_l, weighted_lcs, weighted_rouge_l
+from kpqa.metrics.rouge import heaviest_common_subsequence, rouge_l, weighted_lcs, weighted_rouge_l
 from kpqa.text import get_tokenizer
 
 tok = get_tokenizer("ptb").tokenize
@@ -133,6 +133,40 @@ def test_weighted_precision_and_recall_stay_in_unit_interval(data):
     rw = [data.draw(st.lists(weights, min_size=len(r), max_size=len(r))) for r in refs]
     p, r, f = weighted_rouge_l(cand, cw, refs, rw)
     assert 0.0 <= p <= 1.0 + 1e-12 and 0.0 <= r <= 1.0 + 1e-12 and 0.0 <= f <= 1.0 + 1e-12
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_heaviest_common_subsequence_against_brute_force(data):
+    a = data.draw(st.lists(st.sampled_from("abc"), max_size=6))
+    b = data.draw(st.lists(st.sampled_from("abc"), max_size=6))
+    wa = data.draw(st.lists(weights, min_size=len(a), max_size=len(a)))
+    wb = data.draw(st.lists(weights, min_size=len(b), max_size=len(b)))
+    best = max(
+        (sum(wa[i] + wb[j] for i, j in zip(ia, ib)), sum(wa[i] for i in ia), sum(wb[j] for j in ib))
+        for k in range(min(len(a), len(b)) + 1)
+        for ia in itertools.combinations(range(len(a)), k)
+        for ib in itertools.combinations(range(len(b)), k)
+        if all(a[i] == b[j] for i, j in zip(ia, ib))
+    )
+    sa, sb = heaviest_common_subsequence(a, wa, b, wb)
+    assert sa + sb == pytest.approx(best[0], abs=1e-12)
+
+
+@given(words, st.lists(words, min_size=1, max_size=3))
+def test_heaviest_subsequence_with_unit_weights_is_rouge_l(cand, refs):
+    unit = weighted_rouge_l(cand, [1.0] * len(cand), refs, [[1.0] * len(r) for r in refs], lcs="heaviest")
+    assert unit == rouge_l(cand, refs)
+
+
+def test_heaviest_subsequence_keeps_the_key_word_the_longest_leaves_out():
+    cand, ref = "ptolemy proposed the geocentric theory".split(), "the geocentric theory was proposed by ptolemy".split()
+    wc, wr = [0.9, 0.1, 0.05, 0.2, 0.2], [0.05, 0.2, 0.2, 0.05, 0.1, 0.05, 0.9]
+    # longest: "the geocentric theory" (0.45 of 1.45 candidate weight); heaviest: "ptolemy" alone (0.9 + 0.9)
+    assert weighted_rouge_l(cand, wc, [ref], [wr])[:2] == pytest.approx((0.45 / 1.45, 0.45 / 1.55))
+    assert weighted_rouge_l(cand, wc, [ref], [wr], lcs="heaviest")[:2] == pytest.approx((0.9 / 1.45, 0.9 / 1.55))
+    with pytest.raises(ValueError, match="lcs must be longest or heaviest"):
+        weighted_rouge_l(cand, wc, [ref], [wr], lcs="shortest")
 
 
 def test_weighted_rouge_l_rejects_mismatched_weights():

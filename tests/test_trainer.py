@@ -183,3 +183,80 @@ def test_cli_answer_form_options():
     config = config_from_args(build_parser().parse_args(argv), argv)
     assert (config.short_answers, config.yes_no, config.max_answer_share) == (0.3, "bare", 0.6)
     assert (config.init, config.precision, config.data) == ("ck", "bf16", ["squad@100:a.json"])
+
+
+def test_ctrl_c_saves_a_resumable_state_at_the_step_it_came(tmp_path, monkeypatch, capsys):
+    import os
+    import signal
+
+    spec = squad_file(tmp_path / "s.json")
+    real, calls = trainer._loss_and_counts, []
+
+    def step(*args):
+        calls.append(1)
+        if len(calls) == 1:  # Ctrl-C in the middle of the first step (states are saved every 2)
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(*args)
+
+    monkeypatch.setattr(trainer, "_loss_and_counts", step)
+    config = small_config(spec, tmp_path / "out")
+    with pytest.raises(KeyboardInterrupt):
+        train(config)
+    state = json.loads((tmp_path / "out" / trainer.STATE / trainer.PROGRESS).read_text())["progress"]
+    assert state["global_step"] == 1  # the step it was in finished and was saved (not the state of step 0)
+    assert "saved a resumable state" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    monkeypatch.setattr(trainer, "_loss_and_counts", real)
+    train(config)
+    assert "resuming at epoch 1, step 1" in capsys.readouterr().out
+
+
+def test_a_weighter_that_learned_nothing_warns():
+    from kpqa.errors import KpqaWarning
+
+    with pytest.warns(KpqaWarning) as caught:
+        trainer._warn_if_untrained(0.0, 0.001)
+    assert [str(w.message).split(":")[0] for w in caught] == [
+        "dev K-F1 is 0.0000", "the weighter's K-probabilities are nearly uniform on the dev set (std 0.0010)"]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        trainer._warn_if_untrained(0.6, 0.3)
+
+
+def test_train_help_shows_every_default():
+    text = " ".join(build_parser().format_help().split())
+    for fragment in ("--epochs EPOCHS passes over the training examples (default: 5)", "(default: 16)",
+                     "(default: 0.0001)", "(default: 128)", "(default: minilm)", "(default: 13)", "(default: 200)"):
+        assert fragment in text
+
+
+def test_checkpoint_files_get_the_umask_mode(tmp_path):
+    import os
+
+    old = os.umask(0o022)
+    try:
+        ckpt.save(tmp_path / "c", {"head.weight": torch.zeros(2, 2)}, {"x": 1})
+    finally:
+        os.umask(old)
+    assert {p.name: oct(p.stat().st_mode & 0o777) for p in (tmp_path / "c").iterdir()} == {
+        ckpt.WEIGHTS: "0o644", ckpt.METADATA: "0o644"}
+
+
+def test_a_hub_name_offline_fails_fast(monkeypatch):
+    import socket
+    import time
+
+    from huggingface_hub import constants
+
+    from kpqa.errors import CheckpointError
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(socket, "create_connection", lambda *a, **k: (_ for _ in ()).throw(OSError("no network")))
+    started = time.monotonic()
+    with pytest.raises(CheckpointError, match="cannot load backbone 'some-org/no-such-model'"):
+        load_encoder("some-org/no-such-model")
+    assert time.monotonic() - started < 15
+    assert constants.HF_HUB_OFFLINE is True

@@ -15,7 +15,8 @@ from .trainer import PRECISIONS, TrainConfig, train
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
     """Add the training options to ``parser`` (a new one when None)."""
-    p = parser or argparse.ArgumentParser(prog="kpqa train", description=__doc__)
+    p = parser or argparse.ArgumentParser(prog="kpqa train", description=__doc__,
+                                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     d = TrainConfig(data=[], output="")
     p.add_argument("--data", action="append", required=True, metavar="NAME[@N]:PATH",
                    help="training source, repeatable: squad, squadshifts, policyqa, covidqa (SQuAD layout), "
@@ -23,31 +24,29 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                         "sample of N examples (leave one source out by omitting it)")
     p.add_argument("--output", required=True, metavar="DIR", help="checkpoint folder (re-running resumes there)")
     p.add_argument("--no-question", action="store_true", help="train without the question ([CLS] text [SEP]; -KP)")
-    p.add_argument("--epochs", type=int, default=d.epochs)
-    p.add_argument("--batch-size", type=int, default=d.batch_size)
+    p.add_argument("--epochs", type=int, default=d.epochs, help="passes over the training examples")
+    p.add_argument("--batch-size", type=int, default=d.batch_size, help="windows per training step")
     p.add_argument("--lr", type=float, default=d.lr,
-                   help="peak learning rate (default: %(default)s, for fine-tuning the layers; LoRA wants more, "
-                        "e.g. 1e-3)")
+                   help="peak learning rate (the default suits fine-tuning the layers; LoRA wants more, e.g. 1e-3)")
     p.add_argument("--max-length", type=int, default=d.max_length,
                    help="word pieces per window; longer texts are split into overlapping windows")
     p.add_argument("--backbone", default=d.backbone, help="minilm, mpnet, or a transformers model name / folder")
     p.add_argument("--lora-rank", type=int, default=d.lora_rank,
-                   help="0 (default): fine-tune the transformer layers (checkpoint ~21 MB for MiniLM); N >= 1: train "
+                   help="0: fine-tune the transformer layers (checkpoint ~21 MB for MiniLM); N >= 1: train "
                         "only a rank-N LoRA adapter on every linear map of every layer (~0.7 MB at rank 8)")
     p.add_argument("--short-answers", type=float, default=d.short_answers, metavar="SHARE",
-                   help="share of span examples cut to the answer with 0-3 words around it (default: %(default)s)")
+                   help="share of span examples cut to the answer with 0-3 words around it")
     p.add_argument("--yes-no", choices=YES_NO, default=d.yes_no,
                    help="yes/no answers: 'Yes, <evidence>' (sentence), a bare 'yes' (bare), half each (mixed), or "
-                        "dropped as in the paper (off; default: %(default)s)")
+                        "dropped as in the paper (off)")
     p.add_argument("--max-answer-share", type=float, default=d.max_answer_share, metavar="SHARE",
-                   help="drop span examples whose answer covers more than this share of the text "
-                        "(default: %(default)s = keep all)")
+                   help="drop span examples whose answer covers more than this share of the text (1.0: keep all)")
     p.add_argument("--precision", choices=PRECISIONS, default=d.precision,
-                   help="training arithmetic: fp32 (default) or bf16/fp16 autocast (bf16 on a CPU with bf16 "
-                        "instructions is faster)")
+                   help="training arithmetic: fp32 or bf16/fp16 autocast (bf16 was slower than fp32 on the 2-core "
+                        "CPU: docs/weighter-experiments.md)")
     p.add_argument("--init", metavar="DIR", help="start from this checkpoint's trained layers and head (same "
                    "backbone and question setting) instead of the plain backbone; recorded in the metadata")
-    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--seed", type=int, default=d.seed, help="seed of the dev split, shuffling and initialisation")
     p.add_argument("--max-examples", type=int, default=None, help="use at most this many examples (quick runs)")
     p.add_argument("--note", default=None, help="free text recorded in the checkpoint metadata (e.g. a budget cut)")
     p.add_argument("--save-every", type=int, default=d.save_every, help="steps between resumable state saves")

@@ -12,7 +12,11 @@ import math
 import platform
 import random
 import shutil
+import signal
+import sys
+import threading
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,7 +28,7 @@ from torch.utils.data import DataLoader, Sampler
 
 from kpqa import backbone as backbones
 from kpqa import checkpoint as ckpt
-from kpqa.errors import InputError, UsageError
+from kpqa.errors import InputError, KpqaWarning, UsageError
 from kpqa.weighter import KeyphraseTagger, Window, encode, load_encoder, pad
 
 from .examples import TaggedExample
@@ -233,7 +237,16 @@ def load_examples(specs: Sequence[str]) -> tuple[list[TaggedExample], list[dict]
 
 
 def train(config: TrainConfig) -> dict:
-    """Train, resuming from ``OUTPUT/state`` when present; returns the final checkpoint metadata."""
+    """Train, resuming from ``OUTPUT/state`` when present; returns the final checkpoint metadata. The first Ctrl-C
+    lets the current step finish, saves a resumable state and raises KeyboardInterrupt."""
+    interrupted = _defer_interrupt()
+    try:
+        return _train(config, interrupted)
+    finally:
+        _restore_interrupt()
+
+
+def _train(config: TrainConfig, interrupted: list[bool]) -> dict:
     from accelerate import Accelerator
     from accelerate.utils import set_seed
     from safetensors.torch import load_file, save_file
@@ -355,6 +368,13 @@ def train(config: TrainConfig) -> dict:
             progress["global_step"] += 1
             progress["train_windows_seen"] += len(labels) * accelerator.num_processes
             bar.set_postfix(loss=f"{loss.item():.4f}")
+            if interrupted:  # Ctrl-C: save what was trained, then stop; the same command resumes from here
+                progress["train_seconds"] += time.monotonic() - started
+                save_state()
+                if main:
+                    print(f"\ninterrupted: saved a resumable state in {state_dir}; re-run the same command to resume",
+                          file=sys.stderr)
+                raise KeyboardInterrupt
             if progress["step_in_epoch"] % config.save_every == 0 and progress["step_in_epoch"] < steps_per_epoch:
                 progress["train_seconds"] += time.monotonic() - started
                 started = time.monotonic()
@@ -395,5 +415,59 @@ def train(config: TrainConfig) -> dict:
     if main:
         ckpt.save(output, best, metadata)
         shutil.rmtree(state_dir)
+        _warn_if_untrained(metadata["dev"]["k_f1"], _k_spread(model, dev_loader))
     accelerator.wait_for_everyone()
     return metadata
+
+
+#: below these, a finished run warns: dev K-F1, and the spread (std) of the dev pieces' K-probabilities
+MIN_K_F1, MIN_SPREAD = 0.05, 0.02
+
+
+def _k_spread(model, loader) -> float:
+    """Standard deviation of the K-probabilities of the labelled dev pieces (0: the weights are uniform)."""
+    model.eval()
+    probs = []
+    with torch.inference_mode():
+        for batch in loader:
+            labels = batch.pop("labels")
+            k = model(**batch).float().softmax(-1)[..., 1]
+            probs.append(k[labels != IGNORE].cpu())
+    model.train()
+    values = torch.cat(probs) if probs else torch.zeros(0)
+    return float(values.std()) if len(values) > 1 else 0.0
+
+
+def _warn_if_untrained(k_f1: float, spread: float) -> None:
+    """A :class:`KpqaWarning` when the weighter learned (next to) nothing."""
+    if k_f1 < MIN_K_F1:
+        warnings.warn(f"dev K-F1 is {k_f1:.4f}: the weighter learned next to nothing (too few examples or epochs, or "
+                      "a learning rate far off?); KPQA metrics with it would be meaningless", KpqaWarning, stacklevel=3)
+    if spread < MIN_SPREAD:
+        warnings.warn(f"the weighter's K-probabilities are nearly uniform on the dev set (std {spread:.4f}): KPQA "
+                      "metrics with it are close to their unweighted bases", KpqaWarning, stacklevel=3)
+
+
+_PREVIOUS_HANDLER: list = []
+
+
+def _defer_interrupt() -> list[bool]:
+    """Make the first Ctrl-C (SIGINT) set a flag, checked after each training step, instead of raising at once; a
+    second one interrupts as usual. Returns the flag (a list: true once it holds an item)."""
+    interrupted: list[bool] = []
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.getsignal(signal.SIGINT)
+
+        def handler(signum, frame) -> None:  # noqa: ANN001
+            interrupted.append(True)
+            signal.signal(signal.SIGINT, previous)
+
+        signal.signal(signal.SIGINT, handler)
+        _PREVIOUS_HANDLER[:] = [previous]
+    return interrupted
+
+
+def _restore_interrupt() -> None:
+    """Put back the SIGINT handler :func:`_defer_interrupt` replaced."""
+    if _PREVIOUS_HANDLER and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _PREVIOUS_HANDLER.pop())

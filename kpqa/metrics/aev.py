@@ -292,4 +292,6 @@ def build(name: str) -> AEv:
     return AEv(float(m.group("alpha")), int(m.group("n")), name=name, **kwargs)
 
 
-register_pattern(lambda name: name.startswith("AEv-"), build)
+register_pattern(lambda name: name.startswith("AEv-"), build, "AEv-<alpha>-<N>",
+                 "Soricut & Brill's family between BLEU-like precision and ROUGE-like recall, e.g. AEv-0.3-2 "
+                 "(options :B= :W= :stop= :stem=)")

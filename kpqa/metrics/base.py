@@ -84,6 +84,13 @@ class Metric(ABC):
     #: per-row scores depend on statistics of all the rows scored together (CIDEr's idf): streamed scoring
     #: computes them once every row has been read
     whole_input: ClassVar[bool] = False
+    #: per-row scores depend on the other rows of the same call (BERTScore's idf): scored a chunk at a time, not
+    #: in ``batch_size`` slices
+    pooled: bool = False
+    #: runs a model (encoder or weighter): the scorer checks its device before reading any input
+    uses_model: ClassVar[bool] = False
+    #: the ``:key=value`` options the name takes, for ``kpqa metrics``
+    spec_help: ClassVar[str] = ""
 
     def columns(self) -> list[str]:
         """Output column names, in order."""
@@ -158,7 +165,7 @@ class MeanMetric(Metric):
 
 
 _REGISTRY: dict[str, Callable[[], Metric]] = {}
-_PATTERNS: list[tuple[Callable[[str], bool], Callable[[str], Metric]]] = []
+_PATTERNS: list[tuple[Callable[[str], bool], Callable[[str], Metric], str, str]] = []
 _LOADED = False
 
 
@@ -182,9 +189,11 @@ def register(name: str) -> Callable[[Callable[[], Metric]], Callable[[], Metric]
     return deco
 
 
-def register_pattern(matches: Callable[[str], bool], build: Callable[[str], Metric]) -> None:
-    """Register a parametrised family, e.g. ``AEv-<alpha>-<N>``: ``build(name)`` for every name ``matches``."""
-    _PATTERNS.append((matches, build))
+def register_pattern(matches: Callable[[str], bool], build: Callable[[str], Metric], family: str = "",
+                     description: str = "") -> None:
+    """Register a parametrised family, e.g. ``AEv-<alpha>-<N>``: ``build(name)`` for every name ``matches``.
+    ``family`` names it in listings (its text before the first ``<`` is matched case-insensitively)."""
+    _PATTERNS.append((matches, build, family, description))
 
 
 def available() -> list[str]:
@@ -193,14 +202,66 @@ def available() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def get_metric(name: str) -> Metric:
-    """Build the metric registered under ``name``; :class:`~kpqa.errors.UsageError` when unknown."""
+def _first_line(obj: object) -> str:
+    return (obj.__doc__ or "").strip().split("\n")[0].strip().replace("``", "")
+
+
+def describe() -> list[tuple[str, str, str]]:
+    """(name, one-line description, options) of every metric name: the registered ones, the -KP form of each
+    KPQA metric and the parametrised families."""
+    out = []
+    for name in available():
+        factory = _REGISTRY[name]
+        options = getattr(factory, "spec_help", "")
+        out.append((name, _first_line(factory), options))
+        if name.endswith("-KPQA"):
+            out.append((name[:-2], f"{name} with the weighter trained without the question (the -KP ablation)",
+                        options))
+    out += [(family, description, "") for _, _, family, description in _PATTERNS if family]
+    return out
+
+
+def _canonical(name: str) -> str:
+    """``name`` with its metric part (before any ``:``) spelled as registered, matched case-insensitively."""
+    base, sep, spec = name.partition(":")
+    known = {n.lower(): n for n in _REGISTRY}
+    known.update({n[:-2].lower(): n[:-2] for n in _REGISTRY if n.endswith("-KPQA")})
+    if base.lower() in known:
+        return known[base.lower()] + sep + spec
+    for _, _, family, _ in _PATTERNS:
+        prefix = family.split("<")[0]
+        if prefix and base.lower().startswith(prefix.lower()):
+            return prefix + name[len(prefix):]
+    return name
+
+
+def resolve_name(name: str) -> str:
+    """The canonical spelling of a metric name (case-insensitive); a :class:`~kpqa.errors.UsageError` with the
+    nearest names when there is no such metric."""
+    import difflib
+
     from kpqa.errors import UsageError
 
     _load_builtin()
+    canonical = _canonical(name.strip())
+    base = canonical.split(":")[0]
+    if base in _REGISTRY or (base.endswith("-KP") and base + "QA" in _REGISTRY) \
+            or any(matches(canonical) for matches, *_ in _PATTERNS):
+        return canonical
+    names = [n for n, _, _ in describe()]
+    close = difflib.get_close_matches(base.lower(), [n.lower() for n in names], n=3, cutoff=0.6)
+    spelled = {n.lower(): n for n in names}
+    hint = f"; did you mean {' or '.join(repr(spelled[c]) for c in close)}?" if close else ""
+    raise UsageError(f"unknown metric {name!r}{hint} (`kpqa metrics` lists them: {', '.join(names)})")
+
+
+def get_metric(name: str) -> Metric:
+    """Build the metric registered under ``name`` (case-insensitive); :class:`~kpqa.errors.UsageError` when
+    unknown."""
+    name = resolve_name(name)
     if name in _REGISTRY:
         return _REGISTRY[name]()
-    for matches, build in _PATTERNS:
+    for matches, build, _, _ in _PATTERNS:
         if matches(name):
             return build(name)
-    raise UsageError(f"unknown metric {name!r}; known: {', '.join(available())}, AEv-<alpha>-<N>")
+    raise AssertionError(name)  # resolve_name found it

@@ -201,6 +201,8 @@ class _BERTScoreBase(Metric):
     """Shared options: encoder backbone and layer; ``spec`` is the ``:key=value`` part of the name it was asked by."""
 
     spec = ""
+    uses_model = True
+    spec_help = ":encoder=minilm|mpnet|NAME :layer=N :idf=yes|no"
 
     def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None) -> None:
         self.backbone, self.layer = backbone, layer
@@ -240,6 +242,7 @@ class BERTScore(_BERTScoreBase):
     def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None, idf: bool = False) -> None:
         super().__init__(backbone, layer)
         self.idf = idf
+        self.pooled = idf  # the idf comes from the references of the rows scored together
 
     def columns(self) -> list[str]:
         return [(self.name if self.part == "F" else f"{self.name}-{self.part}") + self.spec]
@@ -269,11 +272,13 @@ class BERTScoreRecall(BERTScore):
 
 @register("BERTScore-KPQA")
 class BERTScoreKPQA(_BERTScoreBase):
-    """BERTScore-KPQA F (eq. 6-8): KPW(Q, text) in place of idf on both sides. The column is ``BERTScore-<suffix>``;
-    the scorer sets ``suffix = "KP"`` for the question-free weighter."""
+    """BERTScore-KPQA F (eq. 6-8): KPW(Q, text) in place of idf on both sides.
+
+    The column is ``BERTScore-<suffix>``; the scorer sets ``suffix = "KP"`` for the question-free weighter."""
 
     name = "BERTScore-KPQA"
     requires = frozenset({"weights"})
+    spec_help = ":encoder=minilm|mpnet|NAME :layer=N"
     suffix = "KPQA"
     part = "F"
 

@@ -21,7 +21,7 @@ from kpqa.metrics.base import Context, MeanMetric, Rows, register, register_patt
 from kpqa.metrics.bertscore import regroup
 from kpqa.metrics.bleu import weighted_bleu1
 from kpqa.metrics.lexical import tokenize_rows
-from kpqa.metrics.rouge import weighted_rouge_l
+from kpqa.metrics.rouge import SUBSEQUENCES, weighted_rouge_l
 from kpqa.metrics.spec import parse_spec
 from kpqa.text import Tokenizer, get_tokenizer
 
@@ -46,6 +46,8 @@ class _WeightedLexical(MeanMetric):
     words of the context's lexical tokenizer with word weights (``tok="words"``)."""
 
     requires = frozenset({"weights"})
+    uses_model = True
+    spec_help = ":tok=pieces|words"
     base: ClassVar[str]
     suffix: str = "KPQA"
     spec: str = ""  # the ``:tok=...`` part of the name it was asked by
@@ -57,6 +59,10 @@ class _WeightedLexical(MeanMetric):
 
     def columns(self) -> list[str]:
         return [f"{self.base}-{self.suffix}{self.spec}"]
+
+    def signature_name(self) -> str:
+        """The column's own name (``-KP`` for the question-free weighter), without the options."""
+        return f"{self.base}-{self.suffix}"
 
     def token_unit(self, ctx: Context) -> str | None:
         """The lexical tokenizer's words, or the weighter's pieces."""
@@ -103,15 +109,17 @@ class RougeLKPQA(_WeightedLexical):
     name = "ROUGE-L-KPQA"
     base = "ROUGE-L"
 
-    def __init__(self, tok: str = "pieces", beta: float = 1.2) -> None:
+    def __init__(self, tok: str = "pieces", beta: float = 1.2, lcs: str = "longest") -> None:
         super().__init__(tok)
-        self.beta = beta
+        if lcs not in SUBSEQUENCES:
+            raise UsageError(f"lcs must be {' or '.join(SUBSEQUENCES)}, not {lcs!r}")
+        self.beta, self.lcs = beta, lcs
 
     def options(self) -> dict[str, object]:
-        return {"beta": self.beta}
+        return {"beta": self.beta, "lcs": self.lcs}
 
     def _score_one(self, cand, cand_w, refs, refs_w) -> float:
-        return float(weighted_rouge_l(cand, cand_w, refs, refs_w, beta=self.beta)[2])
+        return float(weighted_rouge_l(cand, cand_w, refs, refs_w, beta=self.beta, lcs=self.lcs)[2])
 
 
 TOKENS = ("pieces", "words")
@@ -119,9 +127,12 @@ _CLASSES = {"BLEU-1-KPQA": Bleu1KPQA, "ROUGE-L-KPQA": RougeLKPQA}
 
 
 def build(name: str) -> _WeightedLexical:
-    """``BLEU-1-KPQA:tok=words`` or ``ROUGE-L-KPQA:tok=words`` (``tok=pieces`` is the default)."""
-    spec = parse_spec(name, {"tok"}, "known: tok=pieces|words")
-    metric = _CLASSES[spec.base](spec.as_dict().get("tok", "pieces"))
+    """``BLEU-1-KPQA:tok=words``, ``ROUGE-L-KPQA:tok=words``, ``ROUGE-L-KPQA:lcs=heaviest`` (defaults:
+    ``tok=pieces``, ``lcs=longest``)."""
+    base = name.split(":")[0]
+    known = {"tok": "pieces|words"} | ({"lcs": "|".join(SUBSEQUENCES)} if base == "ROUGE-L-KPQA" else {})
+    spec = parse_spec(name, known, "known: " + ", ".join(f"{k}={v}" for k, v in known.items()))
+    metric = _CLASSES[base](**spec.as_dict())
     metric.spec = spec.text
     return metric
 

@@ -85,12 +85,47 @@ def weighted_lcs(
     return prev_l[-1], prev_a[-1], prev_b[-1]
 
 
+def heaviest_common_subsequence(
+    a: Sequence[str], wa: Sequence[float], b: Sequence[str], wb: Sequence[float]
+) -> tuple[float, float]:
+    """The common subsequence of ``a`` and ``b`` whose matches weigh most (a match of ``a[i]`` with ``b[j]`` weighs
+    ``wa[i] + wb[j]``): its ``wa`` sum and its ``wb`` sum.
+
+    The longest common subsequence can leave out the one token that matters: in "ptolemy proposed the geocentric
+    theory" against "the geocentric theory was proposed by ptolemy" it is "the geocentric theory", without
+    "ptolemy". The heaviest one keeps "ptolemy" when its keyphrase weight outweighs the words it displaces. With
+    equal weights it is a longest common subsequence, so the sums are the LCS length times the weight.
+    """
+    ia, ib = _shared(a, b)
+    if not ia:
+        return 0.0, 0.0
+    xs, xw = [a[i] for i in ia], [float(wa[i]) for i in ia]
+    ys, yw = [b[j] for j in ib], [float(wb[j]) for j in ib]
+    width = len(ys) + 1
+    prev = [(0.0, 0.0, 0.0)] * width  # (match weight, wa sum, wb sum) of the best subsequence so far
+    for x, w_x in zip(xs, xw):
+        cur = [(0.0, 0.0, 0.0)] * width
+        for j in range(1, width):
+            best = cur[j - 1] if cur[j - 1][0] >= prev[j][0] else prev[j]
+            if x == ys[j - 1]:
+                s, sa, sb = prev[j - 1]
+                if s + w_x + yw[j - 1] > best[0]:
+                    best = (s + w_x + yw[j - 1], sa + w_x, sb + yw[j - 1])
+            cur[j] = best
+        prev = cur
+    return prev[-1][1], prev[-1][2]
+
+
+SUBSEQUENCES = ("longest", "heaviest")
+
+
 def weighted_rouge_l(
     cand: Sequence[str],
     cand_w: Sequence[float],
     refs: Sequence[Sequence[str]],
     refs_w: Sequence[Sequence[float]],
     beta: float = BETA,
+    lcs: str = "longest",
 ) -> tuple[float, float, float]:
     """ROUGE-L-KPQA (Lee et al. 2021, eq. 2-5): (P, R, F) with token weights, aggregated over references as COCO.
 
@@ -99,8 +134,11 @@ def weighted_rouge_l(
     eq. 3: eq. 5 literally puts the *candidate* weights of the LCS over the *reference's* weight sum, which can
     exceed 1; weighting each side by its own weights keeps R in [0, 1] and symmetric with P. Among LCSs of equal
     length the heaviest is used (:func:`weighted_lcs`). P = max_k P_k, R = max_k R_k, F as :func:`f_score`.
-    With all weights 1 the result equals :func:`rouge_l` exactly.
+    With ``lcs="heaviest"`` the subsequence is :func:`heaviest_common_subsequence` instead of a longest one.
+    With all weights 1 the result equals :func:`rouge_l` exactly (either way).
     """
+    if lcs not in SUBSEQUENCES:
+        raise ValueError(f"lcs must be {' or '.join(SUBSEQUENCES)}, not {lcs!r}")
     if len(cand_w) != len(cand):
         raise ValueError(f"{len(cand_w)} weights for {len(cand)} candidate tokens")
     if len(refs_w) != len(refs) or any(len(w) != len(r) for r, w in zip(refs, refs_w)):
@@ -108,7 +146,10 @@ def weighted_rouge_l(
     cand_total = float(sum(cand_w))
     precisions, recalls = [0.0], [0.0]
     for ref, ref_w in zip(refs, refs_w):
-        _, lcs_c, lcs_r = weighted_lcs(cand, cand_w, ref, ref_w)
+        if lcs == "longest":
+            _, lcs_c, lcs_r = weighted_lcs(cand, cand_w, ref, ref_w)
+        else:
+            lcs_c, lcs_r = heaviest_common_subsequence(cand, cand_w, ref, ref_w)
         ref_total = float(sum(ref_w))
         precisions.append(lcs_c / cand_total if cand_total > 0 else 0.0)
         recalls.append(lcs_r / ref_total if ref_total > 0 else 0.0)

@@ -43,6 +43,6 @@ def split_kp(name: str, no_question: bool = False) -> tuple[str, bool]:
     ``BLEU-1-KP`` -> ``("BLEU-1-KPQA", True)``; with ``no_question`` every ``-KPQA`` metric takes the -KP weighter.
     """
     base, sep, rest = name.partition(":")
-    if base.endswith(KP_SUFFIX):
+    if base.upper().endswith(KP_SUFFIX):
         return base + "QA" + sep + rest, True
-    return name, no_question and base.endswith(KPQA_SUFFIX)
+    return name, no_question and base.upper().endswith(KPQA_SUFFIX)

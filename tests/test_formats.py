@@ -1,0 +1,86 @@
+"""Input and output formats: the extension names the format (CSV, TSV, JSON lines, JSON arrays, Parquet)."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from kpqa.errors import InputError
+from kpqa.io import OutputWriter, iter_input, read_input, write_output
+from kpqa.scoring import Scorer
+
+RECORDS = [
+    {"question": "who wrote hamlet", "answer": "shakespeare wrote it", "references": ["william shakespeare", "him"]},
+    {"question": "how hot is boiling water", "answer": "100 degrees", "references": ["100 degrees celsius"]},
+]
+
+
+def _flat(records):
+    return [{"question": r["question"], "answer": r["answer"],
+             **{f"reference{k}": x for k, x in enumerate(r["references"], 1)}} for r in records]
+
+
+def _inputs(tmp_path):
+    flat = pd.DataFrame(_flat(RECORDS)).fillna("")
+    (tmp_path / "a.csv").write_text(flat.to_csv(index=False))
+    (tmp_path / "a.tsv").write_text(flat.to_csv(index=False, sep="\t"))
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    (tmp_path / "a.json").write_text(json.dumps(RECORDS, indent=1))
+    pd.DataFrame(RECORDS).to_parquet(tmp_path / "a.parquet")
+    lists = pd.DataFrame({"question": [r["question"] for r in RECORDS], "answer": [r["answer"] for r in RECORDS],
+                          "references": [json.dumps(r["references"]) for r in RECORDS]})
+    (tmp_path / "lists.csv").write_text(lists.to_csv(index=False))
+    return ["a.csv", "a.tsv", "a.jsonl", "a.json", "a.parquet", "lists.csv"]
+
+
+def test_every_input_format_reads_the_same_rows(tmp_path):
+    for name in _inputs(tmp_path):
+        for chunk in (1, 100):
+            rows = [t.rows for t in iter_input(tmp_path / name, chunk)]
+            assert [c for r in rows for c in r.candidates] == ["shakespeare wrote it", "100 degrees"], name
+            assert [g for r in rows for g in r.references] == [["william shakespeare", "him"],
+                                                               ["100 degrees celsius"]], name
+
+
+def test_dataframe_with_a_references_list_column():
+    table = read_input(pd.DataFrame(RECORDS))
+    assert table.rows.references == [["william shakespeare", "him"], ["100 degrees celsius"]]
+
+
+@pytest.mark.parametrize("suffix, read", [
+    (".csv", lambda p: pd.read_csv(p)),
+    (".tsv", lambda p: pd.read_csv(p, sep="\t")),
+    (".jsonl", lambda p: pd.read_json(p, lines=True)),
+    (".json", lambda p: pd.DataFrame(json.loads(p.read_text()))),
+    (".parquet", lambda p: pd.read_parquet(p)),
+])
+def test_output_is_written_in_the_format_its_extension_names(tmp_path, suffix, read):
+    _inputs(tmp_path)
+    out = tmp_path / f"out{suffix}"
+    scorer = Scorer(["BLEU-1", "CIDEr"])
+    with OutputWriter(out, last_columns=scorer.columns) as writer:
+        result = scorer.score_file(tmp_path / "a.jsonl", writer.write, writer.fill, chunk_rows=1)
+    frame = read(out)
+    assert list(frame.columns) == ["question", "answer", "reference1", "reference2", "BLEU-1", "CIDEr"]
+    whole = Scorer(["BLEU-1", "CIDEr"]).score(tmp_path / "a.jsonl")
+    assert frame["CIDEr"].tolist() == pytest.approx(whole.frame["CIDEr"].tolist())  # filled in at the end
+    assert frame["answer"].tolist() == ["shakespeare wrote it", "100 degrees"] and result.rows == 2
+
+
+def test_write_output_json_array(tmp_path):
+    write_output(pd.DataFrame({"a": [1, 2], "b": ["x", "é"]}), tmp_path / "o.json")
+    assert json.loads((tmp_path / "o.json").read_text(encoding="utf-8")) == [{"a": 1, "b": "x"}, {"a": 2, "b": "é"}]
+
+
+def test_unknown_input_format_and_layout_name_the_accepted_ones(tmp_path):
+    (tmp_path / "a.xlsx").write_bytes(b"PK\x03\x04")
+    with pytest.raises(InputError, match=r"unknown input format '.xlsx'; accepted: .csv, .tsv, .jsonl"):
+        read_input(tmp_path / "a.xlsx")
+    (tmp_path / "b.csv").write_text("q,a,r\nx,y,z\n")
+    with pytest.raises(InputError, match=r"no 'answer' column .*expected the KPQA layout: columns question, answer, "
+                                         r"reference1..referenceN \(or references"):
+        read_input(tmp_path / "b.csv")
+    (tmp_path / "c.json").write_text('[["q", "a", "r"]]')
+    with pytest.raises(InputError, match=r"c.json: a .json input must be an array of objects \(or JSON lines"):
+        read_input(tmp_path / "c.json")

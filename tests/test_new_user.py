@@ -1,0 +1,215 @@
+"""What a new user hits (issue 12): bad rows under --on-error, the device check, metric names and signatures,
+the Python API's words and results, progress, CJK text."""
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import kpqa
+from kpqa.cli import cli_words, main
+from kpqa.errors import InputError, KpqaWarning, UsageError
+from kpqa.scoring import Scorer
+
+ROWS = "question,answer,reference1\nwho wrote hamlet,shakespeare wrote it,william shakespeare\n" \
+       "q2, ,some reference\nq3,an answer,\nwhat is water,water is wet,water is wet\n"
+
+
+@pytest.fixture
+def bad_rows(tmp_path):
+    path = tmp_path / "in.csv"
+    path.write_text(ROWS)
+    return path
+
+
+# ---- 3. one bad row does not sink the run
+
+def test_strict_by_default(bad_rows):
+    with pytest.raises(InputError, match="row 2, column 'answer': empty answer"):
+        Scorer(["BLEU-1"]).score(bad_rows)
+
+
+@pytest.mark.parametrize("mode, missing", [("skip", np.nan), ("zero", 0.0)])
+def test_on_error_scores_the_other_rows_and_says_why(bad_rows, mode, missing):
+    result = Scorer(["BLEU-1", "ROUGE-L"], on_error=mode).score(bad_rows)
+    clean = Scorer(["BLEU-1", "ROUGE-L"]).score(pd.read_csv(bad_rows).iloc[[0, 3]].fillna(""))
+    assert result.errors == {2: "empty answer (column 'answer')", 3: "no non-empty reference (column 'reference1')"}
+    np.testing.assert_array_equal(result.frame["ROUGE-L"].to_numpy(),
+                                  [clean.frame["ROUGE-L"].iloc[0], missing, missing, clean.frame["ROUGE-L"].iloc[1]])
+    assert result.frame["error"].tolist() == ["", "empty answer (column 'answer')",
+                                              "no non-empty reference (column 'reference1')", ""]
+    assert result.corpus == clean.corpus  # the corpus scores are those of the rows scored
+
+
+def test_on_error_in_the_cli_lists_the_rows(bad_rows, tmp_path, capsys):
+    out = tmp_path / "o.csv"
+    assert main(["score", str(bad_rows), "--metrics", "BLEU-1", "--on-error", "skip", "--chunk-rows", "1",
+                 "--quiet", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "kpqa: warning: 2 of 4 rows not scored (empty scores; the 'error' column says why): rows 2, 3" in err
+    frame = pd.read_csv(out, keep_default_na=False)
+    assert frame["error"].tolist() == ["", "empty answer (column 'answer')",
+                                       "no non-empty reference (column 'reference1')", ""]
+
+
+def test_empty_question_under_kpqa_is_a_row_error_too(tmp_path):
+    pytest.importorskip("torch")
+    from kpqa.weighter import shipped_checkpoint
+
+    if not (shipped_checkpoint() / "metadata.json").exists():
+        pytest.skip("no shipped checkpoint")
+    frame = pd.DataFrame({"question": ["who wrote hamlet", " "], "answer": ["shakespeare", "x"],
+                          "reference1": ["shakespeare", "x"]})
+    result = Scorer(["ROUGE-L-KPQA"], on_error="zero", device="cpu").score(frame)
+    assert result.frame["ROUGE-L-KPQA"].tolist()[1] == 0.0 and result.frame["ROUGE-L-KPQA"].tolist()[0] > 0.9
+    assert "empty question, needed by ROUGE-L-KPQA (use no_question=True" in result.errors[2]
+
+
+# ---- 4. one device check for every model metric
+
+def test_cuda_without_gpu_is_one_clear_error_for_bertscore(bad_rows, capsys, monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(UsageError, match=r"device='cuda': no CUDA GPU is available \(use device='cpu'"):
+        Scorer(["BERTScore"], device="cuda").score(pd.DataFrame({"answer": ["a"], "reference1": ["b"]}))
+    assert main(["score", str(bad_rows), "--metrics", "BERTScore", "--device", "cuda", "--quiet", "-o", "-"]) == 2
+    err = capsys.readouterr().err
+    assert "kpqa: error: --device cuda: no CUDA GPU is available (use --device cpu or 'auto')" in err
+    assert "internal error" not in err
+
+
+def test_unknown_device_is_a_usage_error():
+    from kpqa.encoder import pick_device
+
+    with pytest.raises(UsageError, match="device='gpu': unknown device"):
+        pick_device("gpu")
+
+
+# ---- 9. names and signatures
+
+def test_metric_names_are_case_insensitive_with_a_suggestion():
+    assert Scorer(["bleu-1", "rouge-l-kpqa", "bertscore:idf=yes", "aev-0.3-2"]).columns == [
+        "BLEU-1", "ROUGE-L-KPQA", "BERTScore:idf=yes", "AEv-0.3-2"]
+    with pytest.raises(UsageError, match=r"unknown metric 'ROUGE-K'; did you mean 'ROUGE-L'"):
+        Scorer(["ROUGE-K"])
+    with pytest.raises(UsageError, match=r"did you mean 'BLEU-1-KPQA'"):
+        Scorer(["BLEU-1-KPAQ"])
+
+
+def test_kpqa_metrics_lists_every_name_with_a_description(capsys):
+    assert main(["metrics"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    names = {line.split()[0] for line in lines if line.strip() and not line.startswith("*")}
+    assert {"BLEU-1-KP", "ROUGE-L-KP", "BERTScore-KP", "BERTScore-P", "AEv-<alpha>-<N>", "EM"} <= names
+    bert = next(line for line in lines if line.startswith("BERTScore "))
+    assert "*" in bert and ":idf=yes|no" in bert and "BERTScore F" in bert
+    assert any(line.startswith("ROUGE-L-KP ") and "without the question" in line for line in lines)
+
+
+def test_kp_columns_are_signed_with_their_own_name():
+    from kpqa.metrics.base import Context, get_metric
+
+    metric = get_metric("BLEU-1-KPQA:tok=words")
+    metric.suffix = "KP"
+    assert str(metric.signature(Context())).startswith("BLEU-1-KP|tok:ptb|")
+    metric = get_metric("ROUGE-L-KPQA")
+    metric.suffix = "KP"
+    assert str(metric.signature(Context())).startswith("ROUGE-L-KP|tok:kpw-pieces|beta:1.2|")
+
+
+# ---- 10. the Python API
+
+def test_api_errors_speak_the_apis_words():
+    with pytest.raises(UsageError, match=r"^batch_size=0: must be a positive integer$"):
+        Scorer(["BLEU-1"], batch_size=0)
+    with pytest.raises(UsageError, match="on_error must be one of raise, skip, zero"):
+        Scorer(["BLEU-1"], on_error="ignore")
+    with pytest.raises(InputError, match=r"use no_question=True for the -KP weighter"):
+        Scorer(["BLEU-1-KPQA"]).score(pd.DataFrame({"answer": ["a"], "reference1": ["b"]}))
+    assert cli_words("use no_question=True, device='cpu' or batch_size=0") == \
+        "use --no-question, --device cpu or --batch-size 0"
+
+
+def test_score_can_return_corpus_scores_and_signatures():
+    result = kpqa.score(None, ["the cat sat"], [["the cat sat down"]], metrics=["BLEU-1", "ROUGE-L"],
+                        return_result=True)
+    assert isinstance(result, kpqa.Result) and set(result.corpus) == {"BLEU-1", "ROUGE-L"}
+    assert result.signatures["BLEU-1"].startswith("BLEU-1|tok:ptb|")
+    assert result.frame["BLEU-1"].iloc[0] == pytest.approx(result.corpus["BLEU-1"])
+
+
+def test_python_dash_m_kpqa():
+    proc = subprocess.run([sys.executable, "-m", "kpqa", "--version"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"kpqa {kpqa.__version__}"
+
+
+# ---- 2. progress with a total, advanced per batch
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_has_a_total_and_advances_per_batch(tmp_path, monkeypatch):
+    path = tmp_path / "many.csv"
+    path.write_text("question,answer,reference1\n" + "q,a b,\"a\nc\"\n" * 10)  # quoted newlines: 10 rows, 21 lines
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    updates: list[int] = []
+    scorer = Scorer(["BLEU-1"], batch_size=3, progress=True)
+    real = scorer._bar
+
+    def spy(total):
+        bar = real(total)
+        original = bar.update
+        bar.update = lambda n=1: (updates.append(n), original(n))[1]
+        return bar
+
+    scorer._bar = spy
+    result = scorer.score_file(path, chunk_rows=5)
+    assert result.rows == 10 and updates == [3, 2, 3, 2]  # batches of 3 within chunks of 5
+    text = terminal.getvalue()
+    assert "10/10" in text and "scoring" in text and "row/s" in text
+
+
+def test_progress_is_quiet_off_a_terminal(tmp_path, monkeypatch):
+    path = tmp_path / "few.csv"
+    path.write_text("question,answer,reference1\nq,a,a\n")
+    quiet = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    Scorer(["BLEU-1"], progress=True).score_file(path)
+    assert quiet.getvalue() == ""
+
+
+# ---- 6. CJK text
+
+def test_cjk_text_under_ptb_warns_and_auto_picks_zh():
+    rows = {"question": ["水的沸点是多少"], "answer": ["水在一百度沸腾"], "reference1": ["一百摄氏度，水会沸腾"]}
+    with pytest.warns(KpqaWarning, match="Chinese / Japanese.*tokenize='zh' or 'auto'"):
+        ptb = Scorer(["BLEU-1"]).score(pd.DataFrame(rows))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KpqaWarning)
+        auto = Scorer(["BLEU-1"], tokenize="auto").score(pd.DataFrame(rows))
+    assert ptb.frame["BLEU-1"][0] < 1e-9 and auto.frame["BLEU-1"][0] > 0.3
+    assert auto.signatures["BLEU-1"].startswith("BLEU-1|tok:zh|")
+    english = Scorer(["BLEU-1"], tokenize="auto").score(pd.DataFrame({"answer": ["a b"], "reference1": ["a c"]}))
+    assert english.signatures["BLEU-1"].startswith("BLEU-1|tok:ptb|")
+
+
+def test_reproduce_writes_to_the_folder_it_is_given(tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "reproduce.py"
+    spec = importlib.util.spec_from_file_location("reproduce", script)
+    reproduce = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reproduce)
+    args = reproduce.parse_args([str(tmp_path / "out")])
+    assert (args.out, args.figures) == (tmp_path / "out" / "results.md", tmp_path / "out" / "figures")
+    assert reproduce.parse_args([]).out == script.parents[1] / "docs" / "results.md"
