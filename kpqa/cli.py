@@ -310,7 +310,7 @@ def _add_explain(sub: argparse._SubParsersAction) -> None:
 def _run_explain(args: argparse.Namespace) -> int:
     from kpqa import explain
     from kpqa.io import Destination, write_text
-    from kpqa.weighter import Weighter
+    from kpqa.models.weighter import Weighter
 
     inputs = [args.input] if args.input else []
     for path in (args.output, args.png):

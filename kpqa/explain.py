@@ -4,7 +4,7 @@ KPQA paper's Table 5): HTML with inline styles, PNG through matplotlib, or plain
 ``unit="word"`` shows one weight per token of the metrics' tokenizer (``Weighter.word_weights``: the weights BLEU-1-
 and ROUGE-L-KPQA use); ``unit="piece"`` shows the weighter's own word pieces (``Weighter.piece_weights``). Text the
 tokenizer drops (punctuation for ``ptb``) is shown unweighted. Any object with ``piece_weights`` / ``word_weights``
-of :class:`kpqa.weighter.Weighter`'s shape works as the weighter.
+of :class:`kpqa.models.weighter.Weighter`'s shape works as the weighter.
 """
 from __future__ import annotations
 

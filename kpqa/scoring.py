@@ -78,7 +78,7 @@ class Scorer:
     every process takes an equal contiguous shard of each batch of rows, and the per-row scores are gathered back
     in input order on every process; corpus scores, signatures and output are the main process's (``is_main``).
     All processes must be given the same rows. ``device="auto"`` then takes each process's own device.
-    ``precision`` (``auto``, ``fp32``, ``bf16``, ``fp16``; see :func:`kpqa.encoder.amp_dtype`) sets the arithmetic
+    ``precision`` (``auto``, ``fp32``, ``bf16``, ``fp16``; see :func:`kpqa.models.encoder.amp_dtype`) sets the arithmetic
     of the encoder and the weighter; the model metrics' signatures record it. ``decide=True`` adds the decision
     columns of ``calibration`` (a file or :class:`~kpqa.calibration.Calibration`; default: the one beside the
     weighter checkpoint), which must hold an entry fitted on scores with each metric's signature; deciding, the
@@ -109,7 +109,7 @@ class Scorer:
     ) -> None:
         if batch_size < 1:
             raise UsageError(f"batch_size={batch_size}: must be a positive integer")
-        from kpqa.encoder import check_precision
+        from kpqa.models.device import check_precision
         from kpqa.text import AUTO, get_tokenizer
 
         self.precision = check_precision(precision)
@@ -132,7 +132,7 @@ class Scorer:
                 metric.suffix = "KP"
             self._metrics.append((metric, kp))
         if any(m.uses_model for m, _ in self._metrics):
-            from kpqa.encoder import pick_device
+            from kpqa.models.device import pick_device
 
             pick_device(device)  # the one device check, before any input is read
         self._contexts: dict[bool | None, Context] = {}
@@ -191,7 +191,7 @@ class Scorer:
         if key not in self._contexts:
             weighter = None
             if weighted:
-                from kpqa.weighter import Weighter
+                from kpqa.models.weighter import Weighter
 
                 weighter = Weighter.load(
                     self.checkpoint, no_question=no_question, device=self.device, batch_size=self.batch_size,

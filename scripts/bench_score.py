@@ -186,7 +186,7 @@ def ablations(rows, repeat: int) -> list[tuple[str, float, float]]:
 
     import torch
 
-    from kpqa.encoder import Encoder
+    from kpqa.models.encoder import Encoder
 
     enc = Encoder("minilm", device="cpu")
     model, tok, layer = enc.model, enc.tokenizer, enc.layer
@@ -246,13 +246,13 @@ def timing(args: argparse.Namespace, rows) -> None:
     """The side-by-side table: bert-score, kpqa BERTScore, the kpqa suite, the original-KPQA-style baseline."""
     from bert_score import BERTScorer
 
-    from kpqa.backbone import resolve
-    from kpqa.encoder import DEFAULT_LAYERS, Encoder
+    from kpqa.models.backbone import resolve
+    from kpqa.models.encoder import DEFAULT_LAYERS, Encoder
     from kpqa.io import take_rows
     from kpqa.metrics.base import Rows
     from kpqa.scoring import DEFAULT_METRICS, Scorer
     from kpqa.text import _cached_spans
-    from kpqa.weighter import Weighter
+    from kpqa.models.weighter import Weighter
 
     n = len(rows)
     cands, refs = rows.candidates, rows.references
@@ -317,7 +317,7 @@ def shared_pass_embeddings(model, tokenizer, pairs, layer: int) -> list:
     BERTScore and KPW would give them; specials: [CLS] and the last [SEP]."""
     import torch
 
-    from kpqa.encoder import TokenEmbeddings
+    from kpqa.models.encoder import TokenEmbeddings
 
     unique = list(dict.fromkeys(pairs))
     order = sorted(range(len(unique)), key=lambda i: len(unique[i][0]) + len(unique[i][1]))
@@ -343,13 +343,13 @@ def variants(args: argparse.Namespace) -> None:
     (question, text) pass, and bf16 autocast on CPU (with its CPU time)."""
     from scipy.stats import pearsonr, spearmanr
 
-    from kpqa.encoder import Encoder, TokenEmbeddings
+    from kpqa.models.encoder import Encoder, TokenEmbeddings
     from kpqa.io import read_input, take_rows
     from kpqa.metrics.bertscore import align, regroup, score_embeddings, score_idf
     from kpqa.metrics.kpqa import weighted_pairs
     from kpqa.scoring import DEFAULT_METRICS, Scorer
     from kpqa.text import _cached_spans
-    from kpqa.weighter import Weighter
+    from kpqa.models.weighter import Weighter
 
     def corr(values, human) -> str:
         return f"{pearsonr(values, human)[0]:.4f} / {spearmanr(values, human)[0]:.4f}"

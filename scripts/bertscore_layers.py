@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
-from kpqa.encoder import Encoder, TokenEmbeddings
+from kpqa.models.encoder import Encoder, TokenEmbeddings
 from kpqa.io import read_input
 from kpqa.metrics.bertscore import score_idf
 

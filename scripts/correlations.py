@@ -17,7 +17,7 @@ from scipy.stats import pearsonr, spearmanr
 
 from kpqa.io import read_input
 from kpqa.scoring import Scorer
-from kpqa.weighter import shipped_checkpoint
+from kpqa.models.weighter import shipped_checkpoint
 
 REPO = Path(__file__).resolve().parents[1]
 FILES = {"MS-MARCO": "marco_all.csv", "NarrativeQA": "nrqa_mhpgm.csv"}
@@ -93,7 +93,7 @@ def variants(data: Path, checkpoint: str | None, device: str) -> dict[str, dict]
     """KPQA metrics under other weight floors, word mappings and BERTScore layers, on every set."""
     from kpqa.metrics import Context, get_metric
     from kpqa.metrics.bertscore import BERTScoreKPQA
-    from kpqa.weighter import Weighter
+    from kpqa.models.weighter import Weighter
 
     weighter = Weighter.load(checkpoint, device=device)
     settings = [(f, "max", 6) for f in (0.0, 0.05, 0.1, 0.2, 0.5)]

@@ -20,7 +20,7 @@ from scipy.stats import mannwhitneyu, pearsonr
 
 from kpqa.io import read_input
 from kpqa.scoring import Scorer
-from kpqa.weighter import shipped_checkpoint
+from kpqa.models.weighter import shipped_checkpoint
 
 REPO = Path(__file__).resolve().parents[1]
 SETS = {"MS-MARCO": "marco_all.csv", "NarrativeQA": "nrqa_mhpgm.csv", "EVOUNA-TQ": "evouna_tq_dev.csv"}

@@ -7,7 +7,8 @@ from math import log
 import numpy as np
 import pytest
 
-from kpqa.encoder import Encoder, _windows
+from kpqa.models.encoder import Encoder
+from kpqa.models.windows import centred_windows as _windows
 from kpqa.errors import UsageError
 from kpqa.metrics import Context, Rows, get_metric
 from kpqa.metrics.bertscore import (

@@ -37,7 +37,7 @@ def _score(threads: int, metrics: list[str], out: Path) -> tuple[pd.DataFrame, s
 
 @pytest.fixture(scope="module")
 def metrics() -> list[str]:
-    from kpqa.weighter import shipped_checkpoint
+    from kpqa.models.weighter import shipped_checkpoint
 
     if not (shipped_checkpoint() / "metadata.json").exists():
         pytest.skip(f"no trained weighter checkpoint at {shipped_checkpoint()}")

@@ -134,7 +134,7 @@ def test_texts_from_a_csv_row(tmp_path):
 
 def test_explain_command(tmp_path, monkeypatch, capsys):
     from kpqa import cli
-    from kpqa import weighter as weighter_module
+    from kpqa.models import weighter as weighter_module
 
     monkeypatch.setattr(cli, "SUBCOMMANDS", [cli._add_explain])
     loads = []

@@ -91,7 +91,7 @@ def test_needs_weights():
 
 @pytest.mark.model
 def test_with_the_shipped_checkpoint():
-    from kpqa.weighter import Weighter, shipped_checkpoint
+    from kpqa.models.weighter import Weighter, shipped_checkpoint
 
     if not (shipped_checkpoint() / "metadata.json").exists():
         pytest.skip(f"no trained checkpoint at {shipped_checkpoint()}")
@@ -135,7 +135,7 @@ def test_pieces_are_the_weighters_and_words_map_through_them():
 
 @pytest.mark.model
 def test_weighter_pieces_are_lowercased_text_without_punctuation():
-    from kpqa.weighter import Weighter
+    from kpqa.models.weighter import Weighter
 
     weighter = Weighter.load(device="cpu")
     pair = ("Who wrote it?", "Shakespeare's HAMLET, 1603.")

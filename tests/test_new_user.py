@@ -59,7 +59,7 @@ def test_on_error_in_the_cli_lists_the_rows(bad_rows, tmp_path, capsys):
 
 def test_empty_question_under_kpqa_is_a_row_error_too(tmp_path):
     pytest.importorskip("torch")
-    from kpqa.weighter import shipped_checkpoint
+    from kpqa.models.weighter import shipped_checkpoint
 
     if not (shipped_checkpoint() / "metadata.json").exists():
         pytest.skip("no shipped checkpoint")
@@ -85,7 +85,7 @@ def test_cuda_without_gpu_is_one_clear_error_for_bertscore(bad_rows, capsys, mon
 
 
 def test_unknown_device_is_a_usage_error():
-    from kpqa.encoder import pick_device
+    from kpqa.models.encoder import pick_device
 
     with pytest.raises(UsageError, match="device='gpu': unknown device"):
         pick_device("gpu")

@@ -214,7 +214,7 @@ FIXED = Rows(
 
 
 class UniformWeighter:
-    """Stands in for :class:`kpqa.weighter.Weighter`: weight 1 on the whole text."""
+    """Stands in for :class:`kpqa.models.weighter.Weighter`: weight 1 on the whole text."""
 
     def piece_weights(self, pairs):
         return [(np.array([[0, len(t)]]), np.ones(1, dtype=np.float32)) for _, t in pairs]
@@ -222,7 +222,7 @@ class UniformWeighter:
 
 @pytest.fixture(scope="module")
 def shipped_scorer():
-    from kpqa.weighter import shipped_checkpoint
+    from kpqa.models.weighter import shipped_checkpoint
 
     if not (shipped_checkpoint() / "metadata.json").exists():
         pytest.skip(f"no trained weighter checkpoint at {shipped_checkpoint()}")

@@ -62,8 +62,8 @@ def _broken_checkpoint(folder: Path, *, drop: str | None = None, corrupt: bool =
     backbone hash, or metadata that is not JSON. Skips when the shipped checkpoint is absent."""
     import shutil
 
-    from kpqa import checkpoint as ckpt
-    from kpqa.weighter import shipped_checkpoint
+    from kpqa.models import checkpoint as ckpt
+    from kpqa.models.weighter import shipped_checkpoint
 
     shipped = shipped_checkpoint()
     if not (shipped / ckpt.METADATA).exists():
@@ -410,7 +410,7 @@ def test_late_keyword_keeps_its_weight_end_to_end(tmp_path, capsys, monkeypatch)
     import torch
     from torch import nn
 
-    from kpqa.weighter import Weighter, load_encoder
+    from kpqa.models.weighter import Weighter, load_encoder
 
     _, tokenizer = load_encoder("minilm")
     hot = torch.tensor(tokenizer.convert_tokens_to_ids(["zebra", "camel"]))
@@ -438,7 +438,7 @@ def test_late_keyword_with_the_shipped_weighter(tmp_path, capsys):
     """With the trained weighter the wrong animal at word piece ~770 costs the KPQA forms something; cut at the
     encoder's limit it would weigh 0 and cost them nothing (below 1e-8). How much it costs depends on how well the
     weighter was trained (over ~700 filler words the drop is small either way), so the bound is loose."""
-    from kpqa.weighter import shipped_checkpoint
+    from kpqa.models.weighter import shipped_checkpoint
 
     if not (shipped_checkpoint() / "metadata.json").exists():
         pytest.skip(f"no trained weighter checkpoint at {shipped_checkpoint()}")

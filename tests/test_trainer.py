@@ -8,9 +8,10 @@ import pytest
 import torch
 
 import kpqa_train.trainer as trainer
-from kpqa import checkpoint as ckpt
+from kpqa.models import checkpoint as ckpt
 from kpqa.errors import InputError, UsageError
-from kpqa.weighter import KeyphraseTagger, Weighter, load_encoder
+from kpqa.models.tagger import KeyphraseTagger
+from kpqa.models.weighter import Weighter, load_encoder
 from kpqa_train.cli import build_parser, config_from_args
 from kpqa_train.examples import TaggedExample
 from kpqa_train.trainer import IGNORE, TrainConfig, _loss_and_counts, label_windows, split, train

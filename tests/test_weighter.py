@@ -8,9 +8,13 @@ import pytest
 import torch
 from torch import nn
 
-from kpqa import checkpoint as ckpt
+from kpqa.models import checkpoint as ckpt
 from kpqa.errors import CheckpointError, UsageError
-from kpqa.weighter import KeyphraseTagger, Weighter, Window, _merge, encode, load_encoder, pad, resolve_device
+from kpqa.models.device import resolve_device
+from kpqa.models.tagger import KeyphraseTagger
+from kpqa.models.weighter import Weighter, load_encoder
+from kpqa.models.windows import Window, encode, pad
+from kpqa.models.windows import merge as _merge
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +135,7 @@ def test_word_weight_is_the_max_over_overlapping_pieces(tokenizer):
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
     """A checkpoint of a rank-2 adapter with random (non-zero) tensors, and the unmerged model it came from."""
-    from kpqa import backbone
+    from kpqa.models import backbone
 
     model = KeyphraseTagger(load_encoder("minilm")[0], 2)
     torch.manual_seed(0)
@@ -263,7 +267,7 @@ def test_negative_lora_rank_is_a_usage_error(minilm):
 
 
 def test_rank_zero_fine_tunes_the_layers_and_round_trips(tmp_path, tokenizer):
-    from kpqa import backbone
+    from kpqa.models import backbone
 
     model = KeyphraseTagger(load_encoder("minilm")[0], 0)
     state = model.trained_state()

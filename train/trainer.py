@@ -26,10 +26,12 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, Sampler
 
-from kpqa import backbone as backbones
-from kpqa import checkpoint as ckpt
+from kpqa.models import backbone as backbones
+from kpqa.models import checkpoint as ckpt
 from kpqa.errors import InputError, KpqaWarning, UsageError
-from kpqa.weighter import KeyphraseTagger, Window, encode, load_encoder, pad
+from kpqa.models.tagger import KeyphraseTagger
+from kpqa.models.weighter import load_encoder
+from kpqa.models.windows import Window, encode, pad
 
 from .examples import TaggedExample
 from .forms import AnswerForms, build_examples

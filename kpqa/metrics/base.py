@@ -136,7 +136,7 @@ class Metric(ABC):
         signature = Signature.of(self.signature_name(), fields)
         weighter = ctx.weighter
         if "weights" in self.requires and weighter is not None and hasattr(weighter, "checkpoint_hash"):
-            from kpqa.encoder import precision_name
+            from kpqa.models.device import precision_name
 
             signature = signature.with_fields([
                 ("kpw", weighter.checkpoint_hash), ("backbone", getattr(weighter, "backbone", "?")),

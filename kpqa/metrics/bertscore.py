@@ -1,7 +1,7 @@
 """BERTScore (Zhang et al. 2020) and BERTScore-KPQA (Lee et al. 2021, eq. 6-8): weighted greedy cosine matching.
 
 Each candidate token is matched to its most similar reference token (precision) and each reference token to its
-most similar candidate token (recall), on L2-normalised hidden states of one encoder layer (:mod:`kpqa.encoder`):
+most similar candidate token (recall), on L2-normalised hidden states of one encoder layer (:mod:`kpqa.models.encoder`):
 
     P = sum_i w_i max_j c_i . r_j / sum_i w_i      R = sum_j v_j max_i c_i . r_j / sum_j v_j      F = 2PR / (P + R)
 
@@ -46,7 +46,7 @@ from kpqa.metrics.spec import parse_spec
 from kpqa.signature import Signature
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kpqa.encoder import Encoder, TokenEmbeddings
+    from kpqa.models.encoder import Encoder, TokenEmbeddings
 
 DEFAULT_BACKBONE = "minilm"
 
@@ -87,12 +87,11 @@ def lookup(idf: Mapping[int, float], ids: np.ndarray, n_docs: int) -> np.ndarray
 
 
 def align(token_offsets: np.ndarray, piece_offsets: np.ndarray, piece_weights: np.ndarray) -> np.ndarray:
-    """Weight of each token [n, 2] (character offsets): the maximum weight of the pieces [m, 2] overlapping it,
-    0 when none does. With the same tokenizer on both sides this is the piece's own weight."""
-    t = np.asarray(token_offsets).reshape(-1, 2)
-    p = np.asarray(piece_offsets).reshape(-1, 2)
-    overlap = (p[None, :, 0] < t[:, 1:2]) & (p[None, :, 1] > t[:, 0:1])
-    return np.where(overlap, np.asarray(piece_weights)[None, :], 0.0).max(axis=1, initial=0.0).astype(np.float32)
+    """Weight of each encoder token [n, 2] (character offsets) from the weighter's pieces [m, 2]:
+    :func:`kpqa.models.alignment.max_overlap`."""
+    from kpqa.models.alignment import max_overlap
+
+    return max_overlap(token_offsets, piece_offsets, piece_weights)
 
 
 def best_of(scores: Sequence[tuple[float, float, float]]) -> tuple[float, float, float]:
@@ -120,9 +119,9 @@ _ENCODERS: dict[tuple[str, str, str], "Encoder"] = {}
 
 def get_encoder(backbone: str = DEFAULT_BACKBONE, device: str = DEFAULT_DEVICE, precision: str = DEFAULT_PRECISION,
                 ) -> "Encoder":
-    """A loaded :class:`~kpqa.encoder.Encoder`, shared by the metrics of a process (one per backbone, device and
+    """A loaded :class:`~kpqa.models.encoder.Encoder`, shared by the metrics of a process (one per backbone, device and
     precision; the batch size is given per call, so scorers with different batch sizes can share it)."""
-    from kpqa.encoder import Encoder
+    from kpqa.models.encoder import Encoder
 
     key = (backbone, device, precision)
     if key not in _ENCODERS:
@@ -135,7 +134,7 @@ def embed_rows(
 ) -> tuple[list["TokenEmbeddings"], list[list["TokenEmbeddings"]]]:
     """One-layer embeddings of the candidates and of each row's references (computed once per batch through
     ``ctx.shared``, e.g. for BERTScore then BERTScore-KPQA)."""
-    from kpqa.encoder import TokenEmbeddings
+    from kpqa.models.encoder import TokenEmbeddings
 
     encoder = get_encoder(backbone, ctx.device, ctx.precision)
     layer = encoder.layer if layer is None else layer
@@ -208,7 +207,7 @@ class _BERTScoreBase(Metric):
         self.backbone, self.layer = backbone, layer
 
     def _layer(self) -> int | str:
-        from kpqa.encoder import DEFAULT_LAYERS
+        from kpqa.models.encoder import DEFAULT_LAYERS
 
         return self.layer if self.layer is not None else DEFAULT_LAYERS.get(self.backbone, "default")
 
@@ -220,7 +219,7 @@ class _BERTScoreBase(Metric):
 
     def signature(self, ctx: Context) -> Signature:
         """The base signature (the encoder's word pieces as the token unit) with the encoder's precision."""
-        from kpqa.encoder import amp_dtype, pick_device, precision_name
+        from kpqa.models.device import amp_dtype, pick_device, precision_name
 
         precision = precision_name(amp_dtype(pick_device(ctx.device), ctx.precision))
         return super().signature(ctx).with_fields([("precision", precision)])

@@ -1,6 +1,6 @@
 """Contextual token embeddings from a local transformers encoder, for BERTScore and BERTScore-KPQA.
 
-:class:`Encoder` loads a backbone resolved by :func:`kpqa.backbone.resolve` and returns, for each text, the
+:class:`Encoder` loads a backbone resolved by :func:`kpqa.models.backbone.resolve` and returns, for each text, the
 L2-normalised hidden states of one layer (or several, from one forward pass) for the text's own tokens, without the
 special tokens ([CLS]/[SEP], <s>/</s>), with each token's vocabulary id and character offsets in the text.
 
@@ -17,8 +17,14 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from kpqa.backbone import resolve
+from kpqa.context import DEFAULT_BATCH_SIZE
 from kpqa.errors import CheckpointError, UsageError
+from kpqa.models.backbone import resolve
+from kpqa.models.device import (  # noqa: F401  (re-exported: the encoder's precision API)
+    PRECISIONS, amp_dtype, check_precision, pick_device, precision_name,
+)
+from kpqa.models.loader import load_pretrained
+from kpqa.models.windows import centred_windows
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -41,59 +47,6 @@ class TokenEmbeddings:
     special: np.ndarray
 
 
-PRECISIONS = ("auto", "fp32", "bf16", "fp16")
-
-
-def check_precision(precision: str) -> str:
-    """``precision`` unchanged if it is one of :data:`PRECISIONS`, else a UsageError (no torch needed)."""
-    if precision not in PRECISIONS:
-        raise UsageError(f"precision={precision!r}: must be one of {', '.join(PRECISIONS)}")
-    return precision
-
-
-def amp_dtype(device: str, precision: str = "auto") -> "torch.dtype | None":
-    """The autocast dtype for ``precision`` on ``device`` (None: plain fp32). ``auto`` is bf16 (fp16 where bf16 is
-    unsupported) on CUDA and fp32 on CPU; ``bf16`` also works on CPU (fast where the CPU has bf16 instructions)."""
-    import torch
-
-    check_precision(precision)
-    cuda = device.startswith("cuda")
-    if precision == "fp32" or (precision == "auto" and not cuda):
-        return None
-    if precision == "fp16" and not cuda:
-        raise UsageError("precision='fp16' needs a CUDA device (use precision='bf16' on CPU)")
-    if precision == "auto":
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-    return torch.bfloat16 if precision == "bf16" else torch.float16
-
-
-def precision_name(dtype: "torch.dtype | None") -> str:
-    """``fp32``, ``bf16`` or ``fp16``: the precision a signature records."""
-    import torch
-
-    return "fp32" if dtype is None else {torch.bfloat16: "bf16", torch.float16: "fp16"}[dtype]
-
-
-def pick_device(device: str) -> str:
-    """The one device check of every model (encoder, weighter): ``auto`` -> ``cuda`` when available, else ``cpu``;
-    ``cpu``, ``cuda``, ``cuda:N`` or another torch device unchanged once checked. A device torch does not know,
-    or a GPU that is not there, is a :class:`UsageError` (not a failure deep inside torch)."""
-    import torch
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError):
-        raise UsageError(f"device={device!r}: unknown device (use 'auto', 'cpu', 'cuda' or 'cuda:N')") from None
-    if dev.type == "cuda":
-        if not torch.cuda.is_available():
-            raise UsageError(f"device={device!r}: no CUDA GPU is available (use device='cpu' or 'auto')")
-        if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise UsageError(f"device={device!r}: there are only {torch.cuda.device_count()} CUDA GPUs")
-    return device
-
-
 def default_layer(backbone: str, num_layers: int) -> int:
     """The measured layer for a known alias, bert-score's tuned layer for a hub name it knows, else 3/4 depth."""
     if backbone in DEFAULT_LAYERS:
@@ -105,22 +58,8 @@ def default_layer(backbone: str, num_layers: int) -> int:
     return max(1, round(DEPTH_FRACTION * num_layers))
 
 
-def _windows(n: int, width: int) -> tuple[list[tuple[int, int]], np.ndarray]:
-    """Half-overlapping windows over ``n`` tokens and, per token, the index of the window that centres it best."""
-    if n <= width:
-        return [(0, n)], np.zeros(n, dtype=np.int64)
-    stride = max(1, width // 2)
-    starts = list(range(0, n - width, stride)) + [n - width]
-    spans = [(s, s + width) for s in starts]
-    t = np.arange(n)[:, None]
-    lo = np.array([s for s, _ in spans])[None, :]
-    hi = np.array([e for _, e in spans])[None, :]
-    context = np.where((t >= lo) & (t < hi), np.minimum(t - lo, hi - 1 - t), -1)
-    return spans, context.argmax(axis=1)
-
-
 class Encoder:
-    """Token embeddings of one hidden layer of ``backbone`` (an alias of :mod:`kpqa.backbone`, a folder or hub name).
+    """Token embeddings of one hidden layer of ``backbone`` (an alias of :mod:`kpqa.models.backbone`, a folder or hub name).
 
     ``layer`` counts from 1 (the first transformer layer's output; 0 is the embedding layer) up to the config's
     ``num_hidden_layers``; None takes :func:`default_layer`. ``max_length`` (tokens per window, special tokens
@@ -132,30 +71,17 @@ class Encoder:
         backbone: str = "minilm",
         layer: int | None = None,
         device: str = "auto",
-        batch_size: int = 64,
+        batch_size: int = DEFAULT_BATCH_SIZE,
         max_length: int | None = None,
         precision: str = "auto",
     ) -> None:
-        from transformers import AutoModel, AutoTokenizer
-
         if batch_size < 1:
             raise UsageError(f"batch size must be a positive integer, got {batch_size}")
         self.backbone, self.path, self.batch_size = backbone, resolve(backbone), batch_size
         self.device = pick_device(device)
         self.dtype = amp_dtype(self.device, precision)
-        from transformers.utils import logging as hf_logging
-
-        verbosity = hf_logging.get_verbosity()
-        hf_logging.set_verbosity_error()
-        hf_logging.disable_progress_bar()  # no "Loading weights" bar on stderr (kpqa errors are one line)
-        try:
-            self.tokenizer = AutoTokenizer.from_pretrained(self.path, use_fast=True)
-            self.model = AutoModel.from_pretrained(self.path).eval().to(self.device)
-        except OSError as e:
-            raise CheckpointError(f"cannot load encoder {backbone!r} from {self.path}: {e}") from e
-        finally:
-            hf_logging.set_verbosity(verbosity)
-            hf_logging.enable_progress_bar()
+        self.model, self.tokenizer = load_pretrained(backbone, self.path, what="encoder")
+        self.model = self.model.eval().to(self.device)
         if not self.tokenizer.is_fast:
             raise CheckpointError(f"encoder {backbone!r} has no fast tokenizer (needed for character offsets)")
         self.num_layers = int(self.model.config.num_hidden_layers)
@@ -201,7 +127,7 @@ class Encoder:
         owners: list[np.ndarray] = []  # per text and token: the job its vector comes from
         ends: list[tuple[int, int]] = []  # per text: its first and last job
         for i, (ids, _) in enumerate(toks):
-            spans, owner = _windows(len(ids), self.width)
+            spans, owner = centred_windows(len(ids), self.width)
             owners.append(owner + len(jobs))
             ends.append((len(jobs), len(jobs) + len(spans) - 1))
             jobs += [(i, s, e) for s, e in spans]

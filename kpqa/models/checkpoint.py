@@ -14,8 +14,8 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from kpqa import backbone as backbones
-from kpqa.backbone import file_sha256
+from kpqa.models import backbone as backbones
+from kpqa.models.backbone import file_sha256
 from kpqa.errors import CheckpointError
 
 WEIGHTS = "weights.safetensors"

@@ -1,0 +1,68 @@
+"""Device and arithmetic precision policy of every model (encoder, weighter, training): one check each."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kpqa.errors import UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+
+
+def check_precision(precision: str) -> str:
+    """``precision`` unchanged if it is one of :data:`PRECISIONS`, else a UsageError (no torch needed)."""
+    if precision not in PRECISIONS:
+        raise UsageError(f"precision={precision!r}: must be one of {', '.join(PRECISIONS)}")
+    return precision
+
+
+def amp_dtype(device: str, precision: str = "auto") -> "torch.dtype | None":
+    """The autocast dtype for ``precision`` on ``device`` (None: plain fp32). ``auto`` is bf16 (fp16 where bf16 is
+    unsupported) on CUDA and fp32 on CPU; ``bf16`` also works on CPU (fast where the CPU has bf16 instructions)."""
+    import torch
+
+    check_precision(precision)
+    cuda = device.startswith("cuda")
+    if precision == "fp32" or (precision == "auto" and not cuda):
+        return None
+    if precision == "fp16" and not cuda:
+        raise UsageError("precision='fp16' needs a CUDA device (use precision='bf16' on CPU)")
+    if precision == "auto":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.bfloat16 if precision == "bf16" else torch.float16
+
+
+def precision_name(dtype: "torch.dtype | None") -> str:
+    """``fp32``, ``bf16`` or ``fp16``: the precision a signature records."""
+    import torch
+
+    return "fp32" if dtype is None else {torch.bfloat16: "bf16", torch.float16: "fp16"}[dtype]
+
+
+def pick_device(device: str) -> str:
+    """The one device check of every model (encoder, weighter): ``auto`` -> ``cuda`` when available, else ``cpu``;
+    ``cpu``, ``cuda``, ``cuda:N`` or another torch device unchanged once checked. A device torch does not know,
+    or a GPU that is not there, is a :class:`UsageError` (not a failure deep inside torch)."""
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise UsageError(f"device={device!r}: unknown device (use 'auto', 'cpu', 'cuda' or 'cuda:N')") from None
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise UsageError(f"device={device!r}: no CUDA GPU is available (use device='cpu' or 'auto')")
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise UsageError(f"device={device!r}: there are only {torch.cuda.device_count()} CUDA GPUs")
+    return device
+
+
+def resolve_device(device: str) -> "torch.device":
+    """:func:`pick_device` (the one device check) as a torch device."""
+    import torch
+
+    return torch.device(pick_device(device))

@@ -1,0 +1,100 @@
+"""The keyphrase tagger: an encoder and a linear O/K head over its word pieces (what training fits, what a checkpoint
+stores, what :class:`kpqa.models.weighter.Weighter` runs). The transformer layers are either fine-tuned (embeddings
+frozen) or adapted with LoRA (``peft``) on every linear map of every layer."""
+from __future__ import annotations
+
+import warnings
+from typing import Sequence
+
+import torch
+from torch import nn
+
+from kpqa.errors import CheckpointError, UsageError
+from kpqa.models import checkpoint as ckpt
+
+
+def _layer_list(encoder: nn.Module) -> tuple[str, nn.ModuleList]:
+    n = encoder.config.num_hidden_layers
+    for name, module in encoder.named_modules():
+        if isinstance(module, nn.ModuleList) and len(module) == n:
+            return name, module
+    raise CheckpointError(f"cannot find the {n} transformer layers of {type(encoder).__name__}")
+
+
+def lora_targets(encoder: nn.Module) -> list[str]:
+    """Names, relative to one transformer layer, of the layer's linear maps (the LoRA targets)."""
+    _, layers = _layer_list(encoder)
+    return [name for name, module in layers[0].named_modules() if isinstance(module, nn.Linear)]
+
+
+class KeyphraseTagger(nn.Module):
+    """Encoder and a linear O/K head. With ``lora_rank`` >= 1 the encoder is adapted by LoRA of that rank (scale
+    ``lora_alpha / lora_rank``) on the ``targets`` of every transformer layer (default: all their linear maps) and
+    only adapter and head are trained; with ``lora_rank`` 0 the transformer layers themselves are fine-tuned (the
+    embeddings stay frozen, so a checkpoint need not store them)."""
+
+    def __init__(self, encoder: nn.Module, lora_rank: int, lora_alpha: float | None = None,
+                 targets: Sequence[str] | None = None, dropout: float = 0.1):
+        super().__init__()
+        if lora_rank < 0:
+            raise UsageError(f"--lora-rank must be 0 (fine-tune the layers) or more, not {lora_rank}")
+        layers_name, layers = _layer_list(encoder)
+        self.lora_rank = lora_rank
+        if lora_rank == 0:
+            self.targets: list[str] = []
+            self.lora_alpha = 0.0
+            self._trained_prefix = f"encoder.{layers_name}."
+            for name, param in encoder.named_parameters():
+                param.requires_grad = name.startswith(f"{layers_name}.")
+            self.encoder = encoder
+        else:
+            from peft import LoraConfig, get_peft_model
+
+            self.targets = list(targets) if targets is not None else lora_targets(encoder)
+            self.lora_alpha = float(lora_alpha if lora_alpha is not None else 2 * lora_rank)
+            self._trained_prefix = None
+            modules = [f"{layers_name}.{i}.{t}" for i in range(len(layers)) for t in self.targets]
+            config = LoraConfig(r=lora_rank, lora_alpha=self.lora_alpha, lora_dropout=0.0, bias="none",
+                                target_modules=modules)
+            with warnings.catch_warnings():  # peft asks transformers a deprecated question; not the user's business
+                warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing", category=FutureWarning)
+                self.encoder = get_peft_model(encoder, config)
+        self.dropout = nn.Dropout(dropout)
+        self.head = nn.Linear(encoder.config.hidden_size, len(ckpt.LABELS))
+        self.merged = lora_rank == 0
+
+    @property
+    def adaptation(self) -> dict | None:
+        """The checkpoint metadata's ``lora`` entry: None when the layers themselves are fine-tuned."""
+        if self.lora_rank == 0:
+            return None
+        return {"rank": self.lora_rank, "alpha": self.lora_alpha, "dropout": 0.0, "targets": self.targets,
+                "layers": "all"}
+
+    def forward(self, **inputs: torch.Tensor) -> torch.Tensor:
+        """Logits [batch, length, 2] (O, K)."""
+        hidden = self.encoder(**inputs).last_hidden_state
+        return self.head(self.dropout(hidden))
+
+    def trained_state(self) -> dict[str, torch.Tensor]:
+        """The tensors a checkpoint stores: the head, and the LoRA adapter or the fine-tuned layers."""
+        state = self.state_dict()
+        if self._trained_prefix is not None:
+            return {k: v for k, v in state.items() if k.startswith(("head.", self._trained_prefix))}
+        if self.merged:
+            raise RuntimeError("the adapter is merged into the encoder; its tensors are no longer separate")
+        return {k: v for k, v in state.items() if k.startswith("head.") or ".lora_" in k}
+
+    def load_trained(self, tensors: dict[str, torch.Tensor]) -> None:
+        """Load stored tensors; CheckpointError unless they are exactly the trained ones."""
+        expected = set(self.trained_state())
+        if set(tensors) != expected:
+            missing, extra = sorted(expected - set(tensors)), sorted(set(tensors) - expected)
+            raise CheckpointError(f"checkpoint tensors do not fit the model (missing {missing[:3]}, extra {extra[:3]})")
+        self.load_state_dict(tensors, strict=False)
+
+    def merge(self) -> None:
+        """Fold the adapter into the encoder's weights (same outputs, plain encoder speed); for inference only."""
+        if not self.merged:
+            self.encoder = self.encoder.merge_and_unload()
+            self.merged = True

@@ -1,0 +1,140 @@
+"""KPW inference (Lee et al. 2021, sec. 3.1): the keyphrase tagger (:mod:`kpqa.models.tagger`) of a checkpoint,
+batched and cached by (question, text).
+
+Input ``[CLS] question [SEP] text [SEP]`` (or ``[CLS] text [SEP]`` for the question-free -KP ablation). A linear
+head is trained on top of the encoder (``kpqa_train``), whose transformer layers are either fine-tuned (embeddings
+frozen) or adapted with LoRA (``peft``) on every linear map (query, key, value, attention output, intermediate,
+output). A checkpoint (``kpqa.models.checkpoint``) stores only what differs from the pip-shipped backbone: the head and the
+layers or the adapter; loading merges an adapter into the backbone's weights. A piece's weight is its K-probability.
+Texts longer than the model's window are covered by overlapping windows (the question repeated in each); a piece
+takes its weight from the window where it is most central.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+import torch
+
+from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION
+from kpqa.errors import UsageError
+from kpqa.models import backbone as backbones
+from kpqa.models import checkpoint as ckpt
+from kpqa.models.alignment import max_overlap
+from kpqa.models.device import amp_dtype, resolve_device
+from kpqa.models.loader import load_pretrained
+from kpqa.models.tagger import KeyphraseTagger
+from kpqa.models.windows import encode, merge, pad
+
+if TYPE_CHECKING:
+    from kpqa.text import Tokenizer
+
+CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
+CACHE_SIZE = 100_000
+
+
+def shipped_checkpoint(no_question: bool = False) -> Path:
+    """Folder of the shipped default (or question-free) checkpoint."""
+    try:
+        import kpqa.checkpoints as shipped
+
+        root = Path(shipped.__file__).resolve().parent
+    except ImportError:  # running from a source tree that is not installed
+        root = CHECKPOINTS
+    return root / ("no-question" if no_question else "default")
+
+
+def load_encoder(backbone: str) -> tuple[Any, Any]:
+    """(transformers encoder, fast tokenizer) of a backbone name, quietly."""
+    return load_pretrained(backbone, backbones.resolve(backbone))
+
+
+class Weighter:
+    """Batched KPW inference from a checkpoint, cached by (question, text)."""
+
+    def __init__(self, model: KeyphraseTagger, tokenizer, metadata: dict, checkpoint_hash: str,
+                 device: torch.device, batch_size: int = DEFAULT_BATCH_SIZE, precision: str = DEFAULT_PRECISION):
+        self.model = model.to(device).eval()
+        self.tokenizer = tokenizer
+        self.metadata = metadata
+        self.checkpoint_hash = checkpoint_hash
+        self.device = device
+        self.batch_size = batch_size
+        self.dtype = amp_dtype(str(device), precision)
+        self.use_question: bool = bool(metadata["use_question"])
+        self.backbone: str = metadata["backbone"]["name"]
+        self.max_length: int = int(metadata["max_length"])
+        self._cache: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+
+    @classmethod
+    def load(cls, checkpoint: str | Path | None = None, *, no_question: bool = False,
+             device: str = DEFAULT_DEVICE, batch_size: int = DEFAULT_BATCH_SIZE,
+             precision: str = DEFAULT_PRECISION) -> "Weighter":
+        """Load a checkpoint folder (None -> the shipped default, or the question-free one with ``no_question``);
+        ``precision`` as in :func:`kpqa.models.encoder.amp_dtype`."""
+        dev = resolve_device(device)
+        folder = Path(checkpoint) if checkpoint is not None else shipped_checkpoint(no_question)
+        tensors, metadata, digest = ckpt.load(folder)
+        if no_question and metadata["use_question"]:
+            raise UsageError(f"checkpoint {folder} reads the question; no_question=True needs one trained without it")
+        encoder, tokenizer = load_encoder(metadata["backbone"]["name"])
+        lora = metadata["lora"]
+        model = (KeyphraseTagger(encoder, 0) if lora is None
+                 else KeyphraseTagger(encoder, int(lora["rank"]), float(lora["alpha"]), lora["targets"]))
+        model.load_trained(tensors)
+        model.merge()
+        return cls(model, tokenizer, metadata, digest, dev, batch_size, precision)
+
+    def piece_weights(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per (question, text): (char offsets [n, 2] of the text's word pieces, K-probabilities float32 [n]).
+        The question is ignored when ``use_question`` is False."""
+        keys = [(q if self.use_question else "", t) for q, t in pairs]
+        todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
+        if todo:
+            for key, value in zip(todo, self._compute(todo)):
+                self._cache[key] = value
+        out = []
+        for key in keys:
+            self._cache.move_to_end(key)
+            out.append(self._cache[key])
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return out
+
+    def word_weights(self, pairs: Sequence[tuple[str, str]], tokenizer: "Tokenizer") -> list[np.ndarray]:
+        """Per pair, one weight per ``tokenizer.tokenize(text)`` token: the maximum K-probability of the word pieces
+        overlapping the token's character span (0 when none does, e.g. a token the backbone drops)."""
+        out = []
+        for (offsets, probs), (_, text) in zip(self.piece_weights(pairs), pairs):
+            spans = np.array([(s, e) for _, s, e in tokenizer.spans(text)], dtype=np.int64).reshape(-1, 2)
+            out.append(max_overlap(spans, offsets, probs))
+        return out
+
+    def piece_tokens(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[list[str], np.ndarray]]:
+        """Per (question, text): the text's word pieces as lower-cased surface strings (``"playing"`` -> ``"play"``,
+        ``"ing"``) and their K-probabilities, leaving out pieces without a letter or digit (punctuation, as the
+        PTB tokenizer does). The tokens BLEU-1-KPQA and ROUGE-L-KPQA use by default."""
+        out = []
+        for (offsets, probs), (_, text) in zip(self.piece_weights(pairs), pairs):
+            pieces = [text[s:e].lower() for s, e in offsets.tolist()]
+            keep = [i for i, piece in enumerate(pieces) if any(ch.isalnum() for ch in piece)]
+            out.append(([pieces[i] for i in keep], probs[keep]))
+        return out
+
+    def _compute(self, keys: Sequence[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        questions = [q for q, _ in keys] if self.use_question else None
+        windows = encode(self.tokenizer, questions, [t for _, t in keys], self.max_length)
+        order = sorted(range(len(windows)), key=lambda i: len(windows[i].inputs["input_ids"]))
+        probs: list[np.ndarray] = [np.empty(0)] * len(windows)
+        with torch.inference_mode(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.dtype is not None):
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start:start + self.batch_size]
+                batch = {k: v.to(self.device) for k, v in pad(self.tokenizer, [windows[i] for i in idx]).items()}
+                k_prob = self.model(**batch).float().softmax(-1)[..., 1].cpu().numpy()
+                for row, i in enumerate(idx):
+                    probs[i] = k_prob[row, windows[i].positions]
+        return merge(windows, probs, len(keys))
+
+

@@ -1,0 +1,117 @@
+"""Long texts as overlapping model windows, nothing cut: the encoder's and the weighter's.
+
+Two schemes, each tied to what its model was trained or measured with (unifying them would change scores of texts
+longer than one window, so they stay as they are, side by side):
+
+* :func:`centred_windows` (the BERTScore encoder): half-overlapping windows over the text's pieces alone, each piece
+  taking its vector from the window where it has the most context on both sides;
+* :func:`encode` / :func:`merge` (the weighter, training included): the tokenizer's own overflowing windows with
+  the question repeated in each and a quarter-window stride; a piece takes its weight from the window where it is
+  most central.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    import torch
+
+
+def centred_windows(n: int, width: int) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """Half-overlapping windows over ``n`` tokens and, per token, the index of the window that centres it best."""
+    if n <= width:
+        return [(0, n)], np.zeros(n, dtype=np.int64)
+    stride = max(1, width // 2)
+    starts = list(range(0, n - width, stride)) + [n - width]
+    spans = [(s, s + width) for s in starts]
+    t = np.arange(n)[:, None]
+    lo = np.array([s for s, _ in spans])[None, :]
+    hi = np.array([e for _, e in spans])[None, :]
+    context = np.where((t >= lo) & (t < hi), np.minimum(t - lo, hi - 1 - t), -1)
+    return spans, context.argmax(axis=1)
+
+
+@dataclass
+class Window:
+    """One model input covering (part of) a text: ``inputs`` for the model, the positions of the text's pieces in
+    it, their character offsets in the text, and whether the window is the text's first / last."""
+
+    sample: int
+    inputs: dict[str, list[int]]
+    positions: np.ndarray
+    offsets: np.ndarray
+    first: bool
+    last: bool
+
+
+def encode(tokenizer, questions: Sequence[str] | None, texts: Sequence[str], max_length: int) -> list[Window]:
+    """Windows over ``texts`` (each preceded by its question unless ``questions`` is None), overlapping by a
+    quarter of ``max_length``; nothing is cut. Questions longer than half the window are shortened with a warning."""
+    stride = max_length // 4
+    kwargs = dict(max_length=max_length, stride=stride, return_overflowing_tokens=True,
+                  return_offsets_mapping=True, padding=False)
+    if questions is None:
+        enc = tokenizer(list(texts), truncation=True, **kwargs)
+        text_seq = 0
+    else:
+        enc = tokenizer(_shorten(tokenizer, questions, max_length // 2), list(texts), truncation="only_second", **kwargs)
+        text_seq = 1
+    windows: list[Window] = []
+    samples = enc["overflow_to_sample_mapping"]
+    model_keys = [k for k in ("input_ids", "token_type_ids", "attention_mask") if k in enc]
+    for i, sample in enumerate(samples):
+        seq_ids = enc.sequence_ids(i)
+        positions = np.array([p for p, s in enumerate(seq_ids) if s == text_seq], dtype=np.int64)
+        offsets = np.asarray(enc["offset_mapping"][i], dtype=np.int64).reshape(-1, 2)[positions]
+        windows.append(Window(
+            sample=sample,
+            inputs={k: enc[k][i] for k in model_keys},
+            positions=positions,
+            offsets=offsets,
+            first=i == 0 or samples[i - 1] != sample,
+            last=i == len(samples) - 1 or samples[i + 1] != sample,
+        ))
+    return windows
+
+
+def _shorten(tokenizer, questions: Sequence[str], limit: int) -> list[str]:
+    out = list(questions)
+    enc = tokenizer(out, add_special_tokens=False, return_offsets_mapping=True)
+    long = [len(offsets) for offsets in enc["offset_mapping"] if len(offsets) > limit]
+    for i, offsets in enumerate(enc["offset_mapping"]):
+        if len(offsets) > limit:
+            out[i] = out[i][: offsets[limit - 1][1]]
+    if long:  # one warning per call, not one per question: a file repeats its questions across answers
+        warnings.warn(f"{len(long)} question(s) longer than {limit} word pieces (up to {max(long)}) were cut to "
+                      f"their first {limit}", stacklevel=3)
+    return out
+
+
+def pad(tokenizer, windows: Sequence[Window]) -> dict[str, torch.Tensor]:
+    """A padded batch of window inputs (dynamic padding to the longest)."""
+    return dict(tokenizer.pad([w.inputs for w in windows], return_tensors="pt"))
+
+
+def merge(windows: Sequence[Window], probs: Sequence[np.ndarray], n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per text, its pieces in order, each with the probability from the window where it is most central."""
+    best: list[dict[tuple[int, int], tuple[int, float]]] = [{} for _ in range(n)]
+    for w, p in zip(windows, probs):
+        m = len(w.offsets)
+        j = np.arange(m)
+        left = np.where(w.first, m, j)
+        right = np.where(w.last, m, m - 1 - j)
+        centrality = np.minimum(left, right)
+        chosen = best[w.sample]
+        for (s, e), c, prob in zip(w.offsets.tolist(), centrality.tolist(), p.tolist()):
+            if (s, e) not in chosen or c > chosen[(s, e)][0]:
+                chosen[(s, e)] = (c, prob)
+    out = []
+    for chosen in best:
+        spans = sorted(chosen)
+        out.append((np.array(spans, dtype=np.int64).reshape(-1, 2),
+                    np.array([chosen[s][1] for s in spans], dtype=np.float32)))
+    return out
