@@ -105,4 +105,4 @@ def krippendorff_alpha(ratings: np.ndarray | pd.DataFrame, level: str = "interva
         raise InputError("no item has two or more ratings; agreement is undefined")
     if len(np.unique(values[np.isfinite(values)])) < 2:
         raise InputError("every rating has the same value; Krippendorff's alpha is undefined")
-    return float(krippendorff.alpha(reliability_data=values.T, level_of_measurement=level))
+    return float(krippendorff.alpha(reliability_data=values.T, level_of_measurement=level))  # type: ignore[arg-type]

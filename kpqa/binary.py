@@ -21,6 +21,7 @@ import numpy as np
 from scipy import stats
 
 from kpqa.meta import bootstrap_chunks
+from kpqa.types import Floats
 
 BINS = 10
 #: statistics of decisions (0/1), of scores (any monotone scale) and of probabilities (in [0, 1])
@@ -85,7 +86,7 @@ def ece(labels: np.ndarray, probs: np.ndarray, bins: int = BINS) -> np.ndarray:
     return (np.abs(gap).sum(axis=-1) / n).reshape(np.shape(labels)[:-1])
 
 
-def reliability(labels: Sequence[float], probs: Sequence[float], bins: int = BINS) -> dict[str, list]:
+def reliability(labels: Floats, probs: Floats, bins: int = BINS) -> dict[str, list]:
     """Per bin of :func:`ece`: rows, mean probability and share correct (None for empty bins)."""
     y, p = np.asarray(labels, dtype=float), np.asarray(probs, dtype=float)
     which = np.clip((p * bins).astype(int), 0, bins - 1)
@@ -122,11 +123,11 @@ def _finite(x: float) -> float | None:
 
 
 def evaluate(
-    labels: Sequence[float],
+    labels: Floats,
     *,
-    scores: Sequence[float] | None = None,
-    probs: Sequence[float] | None = None,
-    decisions: Sequence[float] | None = None,
+    scores: Floats | None = None,
+    probs: Floats | None = None,
+    decisions: Floats | None = None,
     bootstrap: int = 1000,
     seed: int | None = 0,
     confidence: float = 0.95,

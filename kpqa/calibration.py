@@ -31,6 +31,7 @@ from kpqa.version import __version__
 from kpqa.binary import kappa
 from kpqa.errors import InputError, KpqaError, UsageError
 from kpqa.signature import Signature
+from kpqa.types import Floats
 
 METHODS = ("isotonic", "logistic")
 #: the shipped judge and the metrics it combines
@@ -125,7 +126,7 @@ class MetricCalibration:
     params: dict[str, Any]
     fit: dict[str, Any] = field(default_factory=dict)
 
-    def prob(self, scores: Sequence[float]) -> np.ndarray:
+    def prob(self, scores: Floats) -> np.ndarray:
         """P(correct) of each score."""
         s = np.asarray(scores, dtype=float)
         if self.method == "isotonic":
@@ -133,12 +134,12 @@ class MetricCalibration:
         z = self.params["coef"] * s + self.params["intercept"]
         return 1 / (1 + np.exp(-z))
 
-    def decide(self, scores: Sequence[float]) -> np.ndarray:
+    def decide(self, scores: Floats) -> np.ndarray:
         """1.0 where a score is judged correct (>= the threshold), else 0.0."""
         return (np.asarray(scores, dtype=float) >= self.threshold).astype(float)
 
 
-def fit_metric(metric: str, signature: str, scores: Sequence[float], labels: Sequence[float],
+def fit_metric(metric: str, signature: str, scores: Floats, labels: Floats,
                method: str = "isotonic") -> MetricCalibration:
     """Fit one metric's map and thresholds; InputError with fewer than ``MIN_ROWS`` rows, one class, or non-finite
     scores."""
@@ -179,22 +180,22 @@ class JudgeCalibration:
     intercept: float
     calibration: MetricCalibration
 
-    def logit(self, scores: Mapping[str, Sequence[float]]) -> np.ndarray:
+    def logit(self, scores: Mapping[str, Floats]) -> np.ndarray:
         """The regression's logit of each row, from the input metrics' scores."""
         x = np.stack([np.asarray(scores[m], dtype=float) for m in self.inputs], axis=1)
         return ((x - self.mean) / self.scale) @ np.asarray(self.coef) + self.intercept
 
-    def prob(self, scores: Mapping[str, Sequence[float]]) -> np.ndarray:
+    def prob(self, scores: Mapping[str, Floats]) -> np.ndarray:
         """P(correct) of each row."""
         return self.calibration.prob(self.logit(scores))
 
-    def decide(self, scores: Mapping[str, Sequence[float]]) -> np.ndarray:
+    def decide(self, scores: Mapping[str, Floats]) -> np.ndarray:
         """1.0 where a row is judged correct, else 0.0."""
         return self.calibration.decide(self.logit(scores))
 
 
-def fit_judge(name: str, scores: Mapping[str, Sequence[float]], signatures: Mapping[str, str],
-              labels: Sequence[float], method: str = "isotonic") -> JudgeCalibration:
+def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, str],
+              labels: Floats, method: str = "isotonic") -> JudgeCalibration:
     """Fit a judge on the columns of ``scores`` (scikit-learn's L2-regularised logistic regression, C=1, on
     standardised scores), then calibrate its logit with :func:`fit_metric`."""
     from sklearn.linear_model import LogisticRegression
@@ -307,7 +308,7 @@ class Calibration:
         return usable
 
 
-def fit(scores: Mapping[str, Sequence[float]], signatures: Mapping[str, str], labels: Sequence[float], *,
+def fit(scores: Mapping[str, Floats], signatures: Mapping[str, str], labels: Floats, *,
         method: str = "isotonic", data: list[dict[str, Any]] | None = None, label_rule: str = "") -> Calibration:
     """One :class:`MetricCalibration` per column of ``scores`` (all on the same ``labels``), and the
     ``KPQA-judge`` when its inputs are all there."""

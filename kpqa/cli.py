@@ -133,7 +133,7 @@ def _run_score(args: argparse.Namespace) -> int:
         print(f"{result.rows} rows from {args.input}", file=report)
         print(result.summary(), file=report)
         if writer is not None:
-            _wrote(output, f"{result.rows} rows, {writer.format.upper()}")
+            _wrote(str(output), f"{result.rows} rows, {writer.format.upper()}")
         if result.errors:
             numbers = list(result.errors)
             shown = ", ".join(map(str, numbers[:20])) + (", ..." if len(numbers) > 20 else "")

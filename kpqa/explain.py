@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kpqa.errors import UsageError
+from kpqa.types import Floats
 
 UNITS = ("word", "piece")
 CMAP = "Reds"
@@ -40,7 +41,7 @@ class Explanation:
     normalized: bool = False
 
 
-def segments(text: str, spans: Sequence[tuple[int, int]], weights: Sequence[float]) -> list[tuple[str, float | None]]:
+def segments(text: str, spans: Sequence[tuple[int, int]], weights: Floats) -> list[tuple[str, float | None]]:
     """Cut ``text`` into weighted spans and the unweighted gaps between them (together: the whole text)."""
     out: list[tuple[str, float | None]] = []
     pos = 0

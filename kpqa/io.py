@@ -148,7 +148,7 @@ def _records_frame(
 
 def _ref_columns(frame: pd.DataFrame) -> list[str]:
     cols = [c for c in frame.columns if _REF.match(str(c))]
-    return sorted(cols, key=lambda c: int(_REF.match(c).group(1) or 0))
+    return sorted(cols, key=lambda c: int(_REF.match(c).group(1) or 0))  # type: ignore[union-attr]
 
 
 def _label(value: Any, source: str, row: int, column: str) -> str | None:
@@ -237,7 +237,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
             for col in ref_cols:
                 if not _blank(record[col]):
                     refs.append(_text(record[col], source, number, col))
-                    k = int(_REF.match(col).group(1) or 0)
+                    k = int(_REF.match(col).group(1) or 0)  # type: ignore[union-attr]
                     labels.append(_label(record.get(label_cols[k]), source, number, label_cols[k])
                                   if k in label_cols else None)
             if not refs:
@@ -352,7 +352,7 @@ def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
     if kind == "json" and _is_json_array(path):
         records = _json_array(path)
         for start in range(0, len(records), chunk_rows):
-            numbers = range(start + 1, min(start + chunk_rows, len(records)) + 1)
+            numbers = list(range(start + 1, min(start + chunk_rows, len(records)) + 1))
             frame = _records_frame(records[start:start + chunk_rows], str(path), numbers)
             yield frame_to_table(frame, str(path), numbers, on_error)
         return
@@ -443,18 +443,20 @@ _ROW_FIELDS = ("questions", "candidates", "references", "candidate_labels", "ref
 
 def take_rows(rows: Rows, start: int, end: int) -> Rows:
     """Rows ``start`` to ``end`` (exclusive) of ``rows``."""
-    return Rows(**{f: None if getattr(rows, f) is None else getattr(rows, f)[start:end] for f in _ROW_FIELDS})
+    fields: dict[str, Any] = {f: None if getattr(rows, f) is None else getattr(rows, f)[start:end] for f in _ROW_FIELDS}
+    return Rows(**fields)
 
 
 def select_rows(rows: Rows, indices: Sequence[int]) -> Rows:
     """The rows at ``indices`` of ``rows``, in that order."""
-    return Rows(**{f: None if getattr(rows, f) is None else [getattr(rows, f)[i] for i in indices]
-                   for f in _ROW_FIELDS})
+    fields: dict[str, Any] = {f: None if getattr(rows, f) is None else [getattr(rows, f)[i] for i in indices]
+                              for f in _ROW_FIELDS}
+    return Rows(**fields)
 
 
 def concat_rows(parts: Sequence[Rows]) -> Rows:
     """The rows of ``parts`` one after the other (an optional field is kept when every part has it)."""
-    fields = {}
+    fields: dict[str, Any] = {}
     for f in _ROW_FIELDS:
         values = [getattr(p, f) for p in parts]
         fields[f] = None if any(v is None for v in values) else [x for v in values for x in v]

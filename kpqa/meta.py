@@ -19,6 +19,7 @@ from itertools import combinations
 from typing import Callable, Hashable, Iterator, Sequence
 
 import numpy as np
+from kpqa.types import Floats
 from scipy import stats
 
 STATISTICS = ("pearson", "spearman", "kendall")
@@ -125,8 +126,8 @@ def _interval(values: np.ndarray, confidence: float) -> tuple[float | None, floa
 
 
 def correlate(
-    human: Sequence[float],
-    metric: Sequence[float],
+    human: Floats,
+    metric: Floats,
     *,
     statistics: Sequence[str] = STATISTICS,
     bootstrap: int = 1000,
@@ -175,9 +176,9 @@ class PairedTest:
 
 
 def paired_bootstrap(
-    human: Sequence[float],
-    a: Sequence[float],
-    b: Sequence[float],
+    human: Floats,
+    a: Floats,
+    b: Floats,
     *,
     statistic: str = "pearson",
     resamples: int = 1000,
@@ -238,7 +239,7 @@ class RankPairs:
 
 
 def select_pairs(
-    human: Sequence[float], pairs: Sequence[tuple[int, int]], threshold: float = 2.0, strict: bool = False
+    human: Floats, pairs: Sequence[tuple[int, int]], threshold: float = 2.0, strict: bool = False
 ) -> list[tuple[int, int]]:
     """The pairs whose human scores differ by at least ``threshold`` (more than it with ``strict``).
 
@@ -257,8 +258,8 @@ def select_pairs(
 
 
 def rank_pairs(
-    human: Sequence[float],
-    metric: Sequence[float],
+    human: Floats,
+    metric: Floats,
     pairs: Sequence[tuple[int, int]],
     *,
     name: str = "metric",
@@ -299,8 +300,8 @@ class OverallLevel:
 
 
 def overall_level(
-    human: Sequence[float],
-    metric: Sequence[float],
+    human: Floats,
+    metric: Floats,
     keys: Sequence[Hashable],
     systems: Sequence[Hashable],
     *,
@@ -383,7 +384,7 @@ class Grid:
 
 
 def grid_from_scores(
-    human: Sequence[float], scores: np.ndarray, alphas: Sequence[float] = ALPHAS, orders: Sequence[int] = ORDERS
+    human: Floats, scores: np.ndarray, alphas: Floats = ALPHAS, orders: Sequence[int] = ORDERS
 ) -> Grid:
     """Pearson r and R^2 (= r^2 of a simple linear fit; Soricut & Brill's coefficient of determination) per cell
     of ``scores[k, j, row]``: AEv(``alphas[j]``, ``orders[k]``) per row (as ``kpqa.metrics.aev.aev_grid`` returns).
@@ -394,9 +395,12 @@ def grid_from_scores(
     values = np.asarray(scores, dtype=float)
     if values.shape != (len(orders), len(alphas), len(h)):
         raise ValueError(f"scores must have shape {(len(orders), len(alphas), len(h))}, got {values.shape}")
-    pearson, r2, notes = [], [], {}
+    pearson: list[list[float | None]] = []
+    r2: list[list[float | None]] = []
+    notes: dict[str, str] = {}
     for k, n in enumerate(orders):
-        prow, rrow = [], []
+        prow: list[float | None] = []
+        rrow: list[float | None] = []
         for j, alpha in enumerate(alphas):
             reason = undefined_reason(h, values[k, j])
             if reason is not None:

@@ -168,7 +168,7 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     missing = []
     for metric in settings.metrics:
         if metric in table.frame.columns:
-            scores[metric] = _read_scores(table, metric)
+            scores[metric] = _read_scores(table, metric)  # type: ignore[assignment]  # present: not None
             signatures[metric] = f"from input column {metric!r}"
         else:
             missing.append(metric)
@@ -214,7 +214,7 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
                            "calibration": None if cal is None else {"path": cal.path, "digest": cal.digest},
                            "results": {}, "reliability": {}, "notes": []}
     probs: dict[str, np.ndarray] = {}
-    options = {"bootstrap": settings.bootstrap, "seed": settings.seed}
+    options: dict[str, Any] = {"bootstrap": settings.bootstrap, "seed": settings.seed}
     for c, s in data.scores.items():
         given = data.signatures[c].startswith("from input column")
         if cal is not None and c in cal.metrics:
@@ -250,7 +250,7 @@ def _comparisons(columns: Sequence[str], extra: Sequence[tuple[str, str]]) -> li
                 raise UsageError(f"--compare {a}:{b}: no metric column {name!r} (have: {', '.join(columns)})")
         if (a, b) not in pairs:
             pairs.append((a, b))
-    return pairs
+    return pairs  # type: ignore[return-value]  # base_metric(c) is in columns, so not None
 
 
 def aev_scores(table: Table, tokenize: str, alphas: Sequence[float], orders: Sequence[int]) -> np.ndarray:

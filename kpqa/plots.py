@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
+from kpqa.types import Floats
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -61,8 +62,8 @@ def _panels(plt, n: int, cols: int, panel: tuple[float, float]):
 
 
 def scatter(
-    human: Sequence[float],
-    scores: Mapping[str, Sequence[float]],
+    human: Floats,
+    scores: Mapping[str, Floats],
     path: str | Path,
     *,
     title: str = "",
@@ -272,7 +273,7 @@ def weight_heatmap(
             placed.append((x, row, text, weight))
             x += w + space
         row += 1
-        row += 0.4  # a gap between texts
+        row += 0.4  # type: ignore[assignment]  # a gap between texts
     plt.close(scratch)
     title_px = line_px if title else 0.0
     legend_px = line_px * 1.9

@@ -141,7 +141,7 @@ class Scorer:
             from kpqa.calibration import default_path
 
             self.calibration = calibration if isinstance(calibration, Calibration) else Calibration.load(
-                default_path(checkpoint) if calibration is None else calibration)
+                default_path(checkpoint) if calibration is None else os.fspath(calibration))
         self._entries: dict[str, MetricCalibration] | None = None
         self._judges: list[JudgeCalibration] = []
         self.rank, self.world = 0, 1

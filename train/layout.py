@@ -20,7 +20,8 @@ def field(record: Any, key: str, kind: type | tuple[type, ...], *, file: str, wh
 
 
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string"}.get(type(value), type(value).__name__)
+    kinds: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 def _name(kind: type | tuple[type, ...]) -> str:

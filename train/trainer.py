@@ -20,7 +20,7 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -213,6 +213,7 @@ def _recover_state(state_dir: Path) -> None:
 def _warm_start(tagger: KeyphraseTagger, config: TrainConfig) -> dict:
     """Load the trained tensors of ``config.init`` (same backbone, form and question setting) into ``tagger``;
     returns what the new checkpoint's metadata records of it."""
+    assert config.init is not None
     tensors, metadata, digest = ckpt.load(config.init)
     wanted = {"backbone": backbones.describe(config.backbone)["name"], "lora": tagger.adaptation,
               "use_question": config.use_question}
@@ -262,7 +263,7 @@ def _train(config: TrainConfig, interrupted: list[bool]) -> dict:
     _recover_state(state_dir)
     if (output / ckpt.METADATA).exists() and not state_dir.exists():
         raise UsageError(f"{output} already holds a finished checkpoint; choose another --output or remove it")
-    progress = {"epoch": 0, "step_in_epoch": 0, "global_step": 0, "best_dev_loss": None, "best_epoch": None,
+    progress: dict[str, Any] = {"epoch": 0, "step_in_epoch": 0, "global_step": 0, "best_dev_loss": None, "best_epoch": None,
                 "history": [], "train_seconds": 0.0, "train_windows_seen": 0}
     if (state_dir / PROGRESS).exists():
         saved = json.loads((state_dir / PROGRESS).read_text())
@@ -293,10 +294,12 @@ def _train(config: TrainConfig, interrupted: list[bool]) -> dict:
     # each new iterator draws a seed from its loader's generator: with none it would come from the global RNG that
     # dropout uses, and a resumed run (which makes one more iterator) would drop other units than an unbroken one
     loader_rng = torch.Generator().manual_seed(config.seed)
-    train_loader = DataLoader(train_set, batch_sampler=sampler, collate_fn=collate, generator=loader_rng)
+    train_loader: DataLoader[Any] = DataLoader(train_set, batch_sampler=sampler,  # type: ignore[arg-type]
+                                               collate_fn=collate, generator=loader_rng)
     dev_order = sorted(range(len(dev_set)), key=lambda i: len(dev_set[i].labels))
-    dev_loader = DataLoader([dev_set[i] for i in dev_order], batch_size=config.batch_size * 2, collate_fn=collate,
-                            generator=loader_rng)
+    dev_sorted = [dev_set[i] for i in dev_order]
+    dev_loader: DataLoader[Any] = DataLoader(dev_sorted, batch_size=config.batch_size * 2,  # type: ignore[arg-type]
+                                             collate_fn=collate, generator=loader_rng)
 
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.ndim > 1]

@@ -32,7 +32,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -233,7 +233,7 @@ class AEv(Metric):
             raise UsageError(f"AEv needs B > 0 and W >= 0, got B={brevity}, W={wordiness}")
         self.alpha, self.n, self.brevity, self.wordiness = float(alpha), int(n), float(brevity), float(wordiness)
         self.stopwords, self.stem = stopwords, stem
-        self.name = name or self._canonical_name()
+        self.name = name or self._canonical_name()  # type: ignore[misc]  # each AEv names itself
 
     def _canonical_name(self) -> str:
         defaults = {"B": 1.0, "W": 2.0, "stop": "nltk", "stem": "porter"}
@@ -280,7 +280,7 @@ def build(name: str) -> AEv:
         raise UsageError(
             f"bad AEv name {name!r}; expected AEv-<alpha>-<N>[:B=<b>][:W=<w>][:stop=nltk|none][:stem=porter|none]"
         )
-    kwargs: dict[str, object] = {}
+    kwargs: dict[str, Any] = {}
     for key, value in parse_spec(name, known=f"known: {', '.join(keys)}").options:
         if key not in keys:
             raise UsageError(f"unknown AEv option {key!r} in {name!r}; known: {', '.join(keys)}")

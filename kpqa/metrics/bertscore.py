@@ -224,8 +224,10 @@ class _BERTScoreBase(Metric):
         precision = precision_name(amp_dtype(pick_device(ctx.device), ctx.precision))
         return super().signature(ctx).with_fields([("precision", precision)])
 
+    part = "F"  # the statistics are [P, R, F] per row; the column reports one of them
+
     def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
-        return {self.columns()[0]: stats[:, "PRF".index(self.part)]}
+        return {self.columns()[0]: np.asarray(stats)[:, "PRF".index(self.part)]}
 
     def corpus(self, totals: Totals) -> dict[str, float]:
         return {self.columns()[0]: totals.mean("PRF".index(self.part))}
@@ -236,7 +238,6 @@ class BERTScore(_BERTScoreBase):
     """BERTScore F (``part="F"``), or its P / R (registered as ``BERTScore-P`` / ``BERTScore-R``)."""
 
     name = "BERTScore"
-    part = "F"  # the statistics are [P, R, F] per row; the column reports one of them
 
     def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None, idf: bool = False) -> None:
         super().__init__(backbone, layer)
@@ -279,7 +280,6 @@ class BERTScoreKPQA(_BERTScoreBase):
     requires = frozenset({"weights"})
     spec_help = ":encoder=minilm|mpnet|NAME :layer=N"
     suffix = "KPQA"
-    part = "F"
 
     def columns(self) -> list[str]:
         return [f"BERTScore-{self.suffix}{self.spec}"]

@@ -116,7 +116,9 @@ class RougeLKPQA(_WeightedLexical):
         self.beta, self.lcs = beta, lcs
 
     def options(self) -> dict[str, object]:
-        return {"beta": self.beta, "lcs": self.lcs}
+        # lcs only when it is not the default: the default is what ROUGE-L-KPQA always computed, and signatures
+        # (and the calibrations fitted on them) from before the option existed stay valid
+        return {"beta": self.beta, **({"lcs": self.lcs} if self.lcs != "longest" else {})}
 
     def _score_one(self, cand, cand_w, refs, refs_w) -> float:
         return float(weighted_rouge_l(cand, cand_w, refs, refs_w, beta=self.beta, lcs=self.lcs)[2])

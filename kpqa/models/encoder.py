@@ -169,7 +169,7 @@ class Encoder:
                     input_ids=ids.to(self.device), attention_mask=mask.to(self.device), output_hidden_states=True
                 ).hidden_states
                 stacked = torch.stack([hidden[x] for x in layers], dim=1).float()  # [B, k, T, d]
-                stacked = torch.nn.functional.normalize(stacked, dim=-1).cpu().numpy()
+                normed = torch.nn.functional.normalize(stacked, dim=-1).cpu().numpy()
                 for row, j in enumerate(batch):
-                    outputs[j] = stacked[row][:, : len(inputs[j])]
+                    outputs[j] = normed[row][:, : len(inputs[j])]
         return outputs

@@ -4,7 +4,7 @@ frozen) or adapted with LoRA (``peft``) on every linear map of every layer."""
 from __future__ import annotations
 
 import warnings
-from typing import Sequence
+from typing import Any, Sequence
 
 import torch
 from torch import nn
@@ -13,7 +13,7 @@ from kpqa.errors import CheckpointError, UsageError
 from kpqa.models import checkpoint as ckpt
 
 
-def _layer_list(encoder: nn.Module) -> tuple[str, nn.ModuleList]:
+def _layer_list(encoder: Any) -> tuple[str, nn.ModuleList]:
     n = encoder.config.num_hidden_layers
     for name, module in encoder.named_modules():
         if isinstance(module, nn.ModuleList) and len(module) == n:
@@ -33,7 +33,7 @@ class KeyphraseTagger(nn.Module):
     only adapter and head are trained; with ``lora_rank`` 0 the transformer layers themselves are fine-tuned (the
     embeddings stay frozen, so a checkpoint need not store them)."""
 
-    def __init__(self, encoder: nn.Module, lora_rank: int, lora_alpha: float | None = None,
+    def __init__(self, encoder: Any, lora_rank: int, lora_alpha: float | None = None,
                  targets: Sequence[str] | None = None, dropout: float = 0.1):
         super().__init__()
         if lora_rank < 0:
@@ -43,7 +43,7 @@ class KeyphraseTagger(nn.Module):
         if lora_rank == 0:
             self.targets: list[str] = []
             self.lora_alpha = 0.0
-            self._trained_prefix = f"encoder.{layers_name}."
+            self._trained_prefix: str | None = f"encoder.{layers_name}."
             for name, param in encoder.named_parameters():
                 param.requires_grad = name.startswith(f"{layers_name}.")
             self.encoder = encoder
@@ -54,13 +54,13 @@ class KeyphraseTagger(nn.Module):
             self.lora_alpha = float(lora_alpha if lora_alpha is not None else 2 * lora_rank)
             self._trained_prefix = None
             modules = [f"{layers_name}.{i}.{t}" for i in range(len(layers)) for t in self.targets]
-            config = LoraConfig(r=lora_rank, lora_alpha=self.lora_alpha, lora_dropout=0.0, bias="none",
-                                target_modules=modules)
+            config = LoraConfig(r=lora_rank, lora_alpha=self.lora_alpha,  # type: ignore[arg-type]
+                                lora_dropout=0.0, bias="none", target_modules=modules)
             with warnings.catch_warnings():  # peft asks transformers a deprecated question; not the user's business
                 warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing", category=FutureWarning)
                 self.encoder = get_peft_model(encoder, config)
         self.dropout = nn.Dropout(dropout)
-        self.head = nn.Linear(encoder.config.hidden_size, len(ckpt.LABELS))
+        self.head = nn.Linear(int(encoder.config.hidden_size), len(ckpt.LABELS))
         self.merged = lora_rank == 0
 
     @property
@@ -96,5 +96,5 @@ class KeyphraseTagger(nn.Module):
     def merge(self) -> None:
         """Fold the adapter into the encoder's weights (same outputs, plain encoder speed); for inference only."""
         if not self.merged:
-            self.encoder = self.encoder.merge_and_unload()
+            self.encoder = self.encoder.merge_and_unload()  # type: ignore[operator]
             self.merged = True
