@@ -1,13 +1,33 @@
-"""Shared test fixtures: where the shared data is, and skipping when it (or the model) is absent."""
+"""Shared test fixtures: where the shared data is, the models (loaded once per session), and the ``model`` marker.
+
+A test needs the pip-shipped encoder or the committed weighter when it uses one of the session fixtures below
+(``minilm``, ``minilm_encoder``, ``shipped_weighter``), or when its source calls a model entry point (``Scorer``,
+``kpqa.score``, the CLI's ``score`` / ``explain`` / ``meta-eval``, ``Weighter.load``, ``load_encoder``, ``Encoder``,
+``get_encoder``, ``bertscore``). Such tests get the ``model`` marker at collection, so ``pytest -m "not model"``
+runs the rest without loading any model. At the end of a run, a test that loaded a model without the marker is
+reported (the audit keeps the static rule honest).
+"""
 from __future__ import annotations
 
+import inspect
 import os
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("KPQA_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+#: session fixtures that load a model
+MODEL_FIXTURES = frozenset({"minilm", "minilm_encoder", "shipped_weighter"})
+#: calls in a test's (or its fixtures') source that load a model
+MODEL_CALLS = re.compile(
+    r"\b(Scorer\(|kpqa\.score\(|Weighter\.load\(|load_encoder\(|Encoder\(|get_encoder\(|bertscore\(|"
+    r"main\(\[\s*\"(score|explain|meta-eval|calibrate)\"|\"kpqa\", \"(score|explain|meta-eval|calibrate)\"|"
+    r"\"-m\", \"kpqa(\.cli)?\", \"(score|explain|meta-eval|calibrate)\"|_run\(|_launch\(|shipped_scorer|BERTScore)"
+)
 
 
 def shared(relpath: str) -> Path:
@@ -22,3 +42,85 @@ def shared(relpath: str) -> Path:
 def shared_data():
     """The ``shared`` helper as a fixture: ``shared_data("human_eval/marco_all.csv")``."""
     return shared
+
+
+@pytest.fixture(scope="session")
+def minilm() -> tuple[Any, Any]:
+    """(transformers model, fast tokenizer) of the pip-shipped MiniLM, loaded once per session."""
+    from kpqa.models.weighter import load_encoder
+
+    return load_encoder("minilm")
+
+
+@pytest.fixture(scope="session")
+def minilm_encoder() -> Any:
+    """The BERTScore encoder on MiniLM (CPU), the one the metrics share (``get_encoder``)."""
+    from kpqa.metrics.bertscore import get_encoder
+
+    return get_encoder("minilm", "cpu")
+
+
+@pytest.fixture(scope="session")
+def shipped_weighter() -> Any:
+    """The committed default weighter on CPU; skips when the checkpoint is absent."""
+    from kpqa.models.weighter import Weighter, shipped_checkpoint
+
+    if not (shipped_checkpoint() / "metadata.json").exists():
+        pytest.skip(f"no trained weighter checkpoint at {shipped_checkpoint()}")
+    return Weighter.load(device="cpu")
+
+
+def _source(obj: Any) -> str:
+    try:
+        return inspect.getsource(obj)
+    except (OSError, TypeError):
+        return ""
+
+
+def _needs_model(item: pytest.Item) -> bool:
+    names = set(getattr(item, "fixturenames", ()))
+    if names & MODEL_FIXTURES:
+        return True
+    function = getattr(item, "function", None)
+    sources = [_source(function)] if function is not None else []
+    manager = getattr(getattr(item, "session", None), "_fixturemanager", None)
+    for name in names:  # module fixtures that load a model (e.g. a shared Scorer) count too
+        defs = manager.getfixturedefs(name, item) if manager is not None else None
+        sources += [_source(d.func) for d in defs or ()]
+    return any(MODEL_CALLS.search(s) for s in sources)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("model") is None and _needs_model(item):
+            item.add_marker(pytest.mark.model)
+
+
+_LOADED_UNMARKED: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def _model_audit(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Record a test that loads a model in this process without the ``model`` marker."""
+    if request.node.get_closest_marker("model") is not None:
+        yield
+        return
+    from kpqa.models import loader
+
+    real = loader.load_pretrained
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        _LOADED_UNMARKED.append(request.node.nodeid)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loader, "load_pretrained", watched)
+    for module in ("kpqa.models.encoder", "kpqa.models.weighter"):
+        monkeypatch.setattr(f"{module}.load_pretrained", watched)
+    yield
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _LOADED_UNMARKED:
+        terminalreporter.write_line(
+            "model marker audit: these tests loaded a model without the 'model' marker: "
+            + ", ".join(sorted(set(_LOADED_UNMARKED))), yellow=True)

@@ -104,8 +104,8 @@ def test_windows_cover_every_token_from_its_most_central_window():
 
 
 @pytest.fixture(scope="module")
-def encoder() -> Encoder:
-    return get_encoder("minilm", "cpu")
+def encoder(minilm_encoder) -> Encoder:  # the session fixture (conftest)
+    return minilm_encoder
 
 
 def test_encoder_reads_depth_from_config(encoder):

@@ -89,14 +89,8 @@ def test_needs_weights():
         get_metric("ROUGE-L-KPQA").score(ROWS, Context())
 
 
-@pytest.mark.model
-def test_with_the_shipped_checkpoint():
-    from kpqa.models.weighter import Weighter, shipped_checkpoint
-
-    if not (shipped_checkpoint() / "metadata.json").exists():
-        pytest.skip(f"no trained checkpoint at {shipped_checkpoint()}")
-    weighter = Weighter.load(device="cpu")
-    ctx = Context(weighter=weighter, device="cpu")
+def test_with_the_shipped_checkpoint(shipped_weighter):
+    ctx = Context(weighter=shipped_weighter, device="cpu")
     same = Rows(ROWS.questions, [g[0] for g in ROWS.references], ROWS.references)
     for name in ("BLEU-1-KPQA", "ROUGE-L-KPQA", "BLEU-1-KPQA:tok=words", "ROUGE-L-KPQA:tok=words", "BERTScore-KPQA"):
         got = get_metric(name).score(ROWS, ctx)[name]
@@ -133,11 +127,8 @@ def test_pieces_are_the_weighters_and_words_map_through_them():
         get_metric("BLEU-1-KPQA:beta=2")
 
 
-@pytest.mark.model
-def test_weighter_pieces_are_lowercased_text_without_punctuation():
-    from kpqa.models.weighter import Weighter
-
-    weighter = Weighter.load(device="cpu")
+def test_weighter_pieces_are_lowercased_text_without_punctuation(shipped_weighter):
+    weighter = shipped_weighter
     pair = ("Who wrote it?", "Shakespeare's HAMLET, 1603.")
     [(pieces, weights)] = weighter.piece_tokens([pair])
     assert pieces == ["shakespeare", "s", "hamlet", "1603"]

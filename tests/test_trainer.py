@@ -20,8 +20,8 @@ NAMES = ["anna", "boris", "clara", "dmitri", "elena", "felix", "greta", "hugo", 
 
 
 @pytest.fixture(scope="module")
-def tokenizer():
-    return load_encoder("minilm")[1]
+def tokenizer(minilm):  # minilm: the session fixture (conftest)
+    return minilm[1]
 
 
 def squad_file(path, n=12, answers=True):

@@ -18,12 +18,7 @@ from kpqa.models.windows import merge as _merge
 
 
 @pytest.fixture(scope="module")
-def minilm():
-    return load_encoder("minilm")
-
-
-@pytest.fixture(scope="module")
-def tokenizer(minilm):
+def tokenizer(minilm):  # minilm: the session fixture (conftest)
     return minilm[1]
 
 
