@@ -93,7 +93,9 @@ def krippendorff_alpha(ratings: np.ndarray | pd.DataFrame, level: str = "interva
     """Krippendorff's alpha of an ``items x raters`` table (NaN = missing), through the ``krippendorff`` package.
 
     ``level``: nominal, ordinal, interval (default; a 1-5 Likert scale read as equally spaced) or ratio."""
-    import krippendorff
+    from kpqa.optional import require
+
+    krippendorff = require("krippendorff", "Krippendorff's alpha")
 
     if level not in LEVELS:
         raise InputError(f"unknown level of measurement {level!r}; one of {', '.join(LEVELS)}")

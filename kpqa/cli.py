@@ -175,7 +175,14 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_train(argv: list[str]) -> int:
-    from kpqa_train.cli import main as train_main  # imports torch: only when training
+    try:
+        from kpqa_train.cli import main as train_main  # imports torch: only when training
+    except ModuleNotFoundError as e:
+        from kpqa.optional import EXTRAS
+
+        if (e.name or "").split(".")[0] not in EXTRAS:
+            raise
+        raise KpqaError(f"kpqa train needs {e.name}: pip install 'kpqa[train]'") from None
 
     return train_main(argv)
 

@@ -105,7 +105,9 @@ def explain(
 
 def _color(weight: float) -> tuple[str, str]:
     """(background hex, text colour) of a weight in [0, 1]."""
-    import matplotlib
+    from kpqa.optional import require
+
+    matplotlib = require("matplotlib", "the colours of kpqa explain")
 
     r, g, b, _ = matplotlib.colormaps[CMAP](float(np.clip(weight, 0.0, 1.0)))
     return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}", "#ffffff" if weight > 0.6 else "#000000"

@@ -19,7 +19,9 @@ FORMATS = ("png", "pdf", "svg")
 
 
 def _pyplot():
-    import matplotlib
+    from kpqa.optional import require
+
+    matplotlib = require("matplotlib", "figures")
 
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt

@@ -147,7 +147,10 @@ class Scorer:
         self.rank, self.world = 0, 1
         if data_parallel and int(os.environ.get("WORLD_SIZE", "1")) > 1:
             import torch
-            from accelerate import PartialState
+
+            from kpqa.optional import require
+
+            PartialState = require("accelerate", "data-parallel scoring").PartialState
 
             # gloo between CPU processes (accelerate picks the CPU backend only when told)
             state = PartialState(cpu=device == "cpu" or not torch.cuda.is_available())

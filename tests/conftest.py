@@ -105,6 +105,8 @@ def _model_audit(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     if request.node.get_closest_marker("model") is not None:
         yield
         return
+    import kpqa.models.encoder
+    import kpqa.models.weighter  # noqa: F401  (imported before patching, so that they bind the real loader)
     from kpqa.models import loader
 
     real = loader.load_pretrained

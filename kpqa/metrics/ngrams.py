@@ -2,7 +2,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Hashable, Sequence
+from typing import Any, Hashable, Sequence
+
+_LCSseq: Any
+try:
+    from rapidfuzz.distance import LCSseq as _LCSseq
+except ImportError:  # pragma: no cover - rapidfuzz is a dependency
+    _LCSseq = None
 
 
 def ngram_counts(tokens: Sequence[Hashable], n: int) -> Counter:
@@ -36,8 +42,13 @@ def lcs_table(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[list[int]]:
 
 
 def lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
-    """Length of the longest common subsequence of ``a`` and ``b``."""
-    return lcs_table(a, b)[len(a)][len(b)] if a and b else 0
+    """Length of the longest common subsequence of ``a`` and ``b`` (rapidfuzz's bit-parallel ``LCSseq``; the
+    dynamic programme of :func:`lcs_table` when rapidfuzz is not installed)."""
+    if not a or not b:
+        return 0
+    if _LCSseq is not None:
+        return int(_LCSseq.similarity(a, b))
+    return lcs_table(a, b)[len(a)][len(b)]
 
 
 def lcs_alignment(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[tuple[int, int]]:

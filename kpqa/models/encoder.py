@@ -51,8 +51,10 @@ def default_layer(backbone: str, num_layers: int) -> int:
     """The measured layer for a known alias, bert-score's tuned layer for a hub name it knows, else 3/4 depth."""
     if backbone in DEFAULT_LAYERS:
         return DEFAULT_LAYERS[backbone]
-    from bert_score.utils import model2layers
-
+    try:
+        from bert_score.utils import model2layers
+    except ImportError:  # bert-score is optional: its table of tuned layers is all kpqa takes from it
+        model2layers = {}
     if backbone in model2layers:
         return int(model2layers[backbone])
     return max(1, round(DEPTH_FRACTION * num_layers))

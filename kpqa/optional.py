@@ -1,0 +1,34 @@
+"""Optional dependencies: each serves one optional part and comes with an extra of the package.
+
+``kpqa[plots]`` (matplotlib: figures, the colours of ``kpqa explain``), ``kpqa[agreement]`` (krippendorff),
+``kpqa[parallel]`` (accelerate: data-parallel scoring), ``kpqa[lora]`` (peft: LoRA weighter checkpoints),
+``kpqa[train]`` (training the weighter: accelerate, peft, datasets, pysbd), ``kpqa[all]``.
+"""
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from kpqa.errors import UsageError
+
+#: import name -> (pip package, extra)
+EXTRAS = {
+    "matplotlib": ("matplotlib", "plots"),
+    "krippendorff": ("krippendorff", "agreement"),
+    "accelerate": ("accelerate", "parallel"),
+    "peft": ("peft", "lora"),
+    "datasets": ("datasets", "train"),
+    "pysbd": ("pysbd", "train"),
+}
+
+
+def require(module: str, what: str) -> ModuleType:
+    """``import module``; a one-line UsageError naming the extra to install when it is missing."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        top = (e.name or module).split(".")[0]
+        if top not in EXTRAS:
+            raise
+        package, extra = EXTRAS[top]
+        raise UsageError(f"{what} needs {package}: pip install 'kpqa[{extra}]'") from None
