@@ -1,0 +1,165 @@
+"""Meta-evaluation output: a report as Markdown, JSON, or figures."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Sequence
+
+
+from kpqa import meta
+from kpqa.metaeval.data import Dataset
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return "<1e-4" if value < 1e-4 else f"{value:.4f}"
+
+
+def _cell(c: dict) -> str:
+    if c["value"] is None:
+        return "undefined"
+    ci = f" [{_num(c['ci_low'])}, {_num(c['ci_high'])}]" if c["ci_low"] is not None else ""
+    return f"{c['value']:.3f}{ci}"
+
+
+def _correlation_table(correlations: dict[str, dict]) -> list[str]:
+    lines = ["| metric | Pearson r [95% CI] | p | Spearman ρ [95% CI] | p | Kendall τ [95% CI] | p |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for metric, corr in correlations.items():
+        cells = [f"{_cell(corr[s])} | {_p(corr[s]['p_value'])}" for s in meta.STATISTICS]
+        lines.append(f"| {metric} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _grid_table(grid: dict, key: str, percent: bool) -> list[str]:
+    lines = ["| N \\ α | " + " | ".join(f"{a:g}" for a in grid["alphas"]) + " |",
+             "| --- |" + " --- |" * len(grid["alphas"])]
+    for n, row in zip(grid["orders"], grid[key]):
+        cells = ["n/a" if v is None else (f"{100 * v:.2f}" if percent else f"{v:.3f}") for v in row]
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _binary_section(b: dict[str, Any]) -> list[str]:
+    from kpqa.binary import STATISTICS
+
+    cal = b["calibration"]
+    how = f"calibration `{cal['path']}` (cal:{cal['digest']})" if cal else "no calibration file"
+    out = ["### Correct or not (binary labels)", "",
+           f"{b['rows']} rows, {b['positives']} correct ({100 * b['positives'] / b['rows']:.1f} %); decisions and "
+           f"probabilities from {how}; 0/1 metrics (EM, Contains) as they are. ECE over 10 equal-width bins.", "",
+           "| judge | accuracy | kappa | AUROC | avg. precision | Brier | ECE |", "| --- |" + " --- |" * 6]
+    for name, r in b["results"].items():
+        cells = [_cell(r[s]) if s in r else "n/a" for s in STATISTICS]
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    return out + [""]
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    """The report as markdown tables, one section per data set."""
+    s = report["settings"]
+    out = ["# Meta-evaluation", "",
+           f"kpqa {report['kpqa_version']}; bootstrap: {s['bootstrap']} resamples of the rows, seed {s['seed']}; "
+           "intervals are 95% percentile intervals; p-values of the correlations are scipy.stats' two-sided ones.", ""]
+    for d in report["datasets"]:
+        h = d["human"]
+        out += [f"## {d['name']}", "",
+                f"`{d['source']}`: {d['rows']} rows; human score column `{d['human_column']}` "
+                f"(mean {h['mean']:.3f}, range {h['min']:g}-{h['max']:g}); systems: {d['systems']['how']}.", ""]
+        if d["warnings"]:
+            out += ["**Warnings**", ""] + [f"- {w}" for w in d["warnings"]] + [""]
+        if "binary" in d:
+            out += _binary_section(d["binary"])
+        out += ["### Correlation with human judgments", ""] + _correlation_table(d["correlations"]) + [""]
+        if d["paired"]:
+            out += ["### Paired bootstrap (Koehn 2004)", "",
+                    "p: share of resamples where the metric's correlation is not higher than the base metric's.", "",
+                    "| metric | against | statistic | Δ [95% CI] | p |", "| --- | --- | --- | --- | --- |"]
+            for t in d["paired"]:
+                delta = "undefined" if t["delta"] is None else (
+                    f"{t['delta']:+.3f} [{_num(t['ci_low'])}, {_num(t['ci_high'])}]")
+                p = f"<{1 / t['resamples']:.2g}" if t["p_value"] == 0 else _p(t["p_value"])  # resolution: 1/B
+                out.append(f"| {t['a']} | {t['b']} | {t['statistic']} | {delta} | {p} |")
+            out.append("")
+        rp = d["rank_pairs"]
+        out += ["### Rank-pair agreement (KPQA paper, Table 7)", ""]
+        if "results" in rp and rp["pairs"]:
+            out += [f"{rp['pairs']} of {rp['same_item_pairs']} pairs of answers to the same item by two systems "
+                    f"have a {rp['rule']}; "
+                    "a metric tie counts as a miss.", "", "| metric | matches | ties | % |", "| --- | --- | --- | --- |"]
+            out += [f"| {r['metric']} | {r['matches']}/{r['pairs']} | {r['ties']} | {_num(r['percent'], 2)} |"
+                    for r in rp["results"]]
+        else:
+            out.append(rp["note"] + ".")
+        out.append("")
+        ov = d["overall"]
+        out += ["### Overall level (Yang et al. 2018)", ""]
+        if "results" in ov and "note" not in ov:
+            out += [f"{ov['draws']} draws of {ov['questions']} items answered by every system; each system scored by "
+                    "its mean human and mean metric score; Pearson r over all (draw, system) points.", "",
+                    "| metric | r | p | points |", "| --- | --- | --- | --- |"]
+            out += [f"| {r['metric']} | {_num(r['value'])} | {_p(r['p_value'])} | {r['points']} |"
+                    + (f" {r['note']}" if r["note"] else "") for r in ov["results"]]
+        else:
+            out.append(ov["note"] + ".")
+        out.append("")
+        if "by" in d:
+            by = d["by"]
+            metrics = list(d["correlations"])
+            out += [f"### Pearson r by `{by['column']}`", "",
+                    "| group | rows | " + " | ".join(metrics) + " |", "| --- | --- |" + " --- |" * len(metrics)]
+            for label, g in by["groups"].items():
+                cells = [_num(g["correlations"][m]["pearson"]["value"]) for m in metrics]
+                out.append(f"| {label} | {g['rows']} | " + " | ".join(cells) + " |")
+            out.append("")
+        if "aev_grid" in d:
+            out += ["### AEv(α, N) grid (Soricut & Brill 2004)", "", "R² × 100 (points: answers):", ""]
+            out += _grid_table(d["aev_grid"], "r2", True) + ["", "Pearson r:", ""]
+            out += _grid_table(d["aev_grid"], "pearson", False) + [""]
+        out += ["### Signatures", ""] + [f"- {m}: `{sig}`" for m, sig in d["signatures"].items()] + [""]
+    return "\n".join(out)
+
+
+def to_json(report: dict[str, Any]) -> str:
+    """The report as JSON (undefined values are null, with a note beside them)."""
+    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def write_plots(report: dict[str, Any], folder: str | Path, data: Sequence[Dataset] | None = None,
+                formats: Sequence[str] = ("png",)) -> list[Path]:
+    """Figures of a report, per data set and in each of ``formats`` (png at 300 dpi, pdf, svg): metric-vs-human
+    scatter plots (for the data sets in ``data``, which hold the per-row scores), the AEv grid heat map and the
+    by-group bars with bootstrap intervals when the report has them."""
+    from kpqa import plots
+
+    folder = Path(folder)
+    written = []
+    by_name = {d.name: d for d in data or []}
+    for d in report["datasets"]:
+        pearson = {m: c["pearson"]["value"] for m, c in d["correlations"].items()}
+        if d.get("binary", {}).get("reliability"):
+            for fmt in formats:
+                written.append(plots.reliability(d["binary"]["reliability"],
+                                                 folder / f"{d['name']}-reliability.{fmt}",
+                                                 title=f"{d['name']}: reliability of P(correct)"))
+        for fmt in formats:
+            if d["name"] in by_name:
+                loaded = by_name[d["name"]]
+                written.append(plots.scatter(loaded.human, loaded.scores, folder / f"{d['name']}-scatter.{fmt}",
+                                             title=d["name"], pearson=pearson, human_label=d["human_column"]))
+            if "aev_grid" in d:
+                written.append(plots.grid_heatmap(d["aev_grid"], folder / f"{d['name']}-aev-grid.{fmt}",
+                                                  title=f"{d['name']}: AEv(α, N), R² × 100"))
+            if "by" in d:
+                groups = {label: {m: c["pearson"] for m, c in g["correlations"].items()}
+                          for label, g in d["by"]["groups"].items()}
+                counts = {label: g["rows"] for label, g in d["by"]["groups"].items()}
+                written.append(plots.breakdown(groups, folder / f"{d['name']}-by-{d['by']['column']}.{fmt}",
+                                               title=f"{d['name']}: Pearson r by {d['by']['column']}", counts=counts))
+    return written

@@ -1,0 +1,196 @@
+"""Meta-evaluation statistics: one report per loaded file (correlations, paired tests, rank pairs, overall level,
+breakdowns, binary section), a plain ``dict`` that :mod:`kpqa.metaeval.render` writes as Markdown, JSON or plots."""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from kpqa import meta
+from kpqa.errors import UsageError
+from kpqa.version import __version__
+from kpqa.metaeval.data import Dataset, ScorerFactory, Settings, aev_scores, binary_labels, load_all
+
+SUFFIXES = ("-KPQA", "-KP", "-adapted")
+
+
+def base_metric(name: str) -> str | None:
+    """The metric a KPQA / -KP / Yang-adapted metric extends (``BLEU-1-KPQA`` -> ``BLEU-1``), else None."""
+    for suffix in SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return None
+
+
+def _load_calibration(settings: Settings) -> Any:
+    from kpqa.calibration import Calibration, default_path
+
+    path = settings.calibration or default_path(settings.scorer_options.get("checkpoint"))
+    return Calibration.load(path) if settings.calibration or Path(path).is_file() else None
+
+
+def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, Any]:
+    """The "correct or not" section: one row of :func:`kpqa.binary.evaluate` statistics per metric, judge and
+    baseline, and the reliability bins of every calibrated probability."""
+    from kpqa import binary
+
+    cal = _load_calibration(settings)
+    out: dict[str, Any] = {"rows": len(labels), "positives": int(labels.sum()),
+                           "calibration": None if cal is None else {"path": cal.path, "digest": cal.digest},
+                           "results": {}, "reliability": {}, "notes": []}
+    probs: dict[str, np.ndarray] = {}
+    options: dict[str, Any] = {"bootstrap": settings.bootstrap, "seed": settings.seed}
+    for c, s in data.scores.items():
+        given = data.signatures[c].startswith("from input column")
+        if cal is not None and c in cal.metrics:
+            entry = cal.metrics[c] if given else cal.entry(c, data.signatures[c])
+            if given:
+                out["notes"].append(f"{c}: calibrated scores from the input column; their signature is unchecked")
+            probs[c] = entry.prob(s)
+            out["results"][c] = binary.evaluate(labels, scores=s, probs=probs[c], decisions=entry.decide(s), **options)
+        elif np.isin(s, (0.0, 1.0)).all():
+            out["results"][c] = binary.evaluate(labels, scores=s, probs=s, decisions=s, **options)
+        else:
+            out["results"][c] = binary.evaluate(labels, scores=s, **options)
+            out["notes"].append(f"{c}: no calibration, so AUROC and AP only (fit one with `kpqa calibrate`)")
+    signatures = {c: sig for c, sig in data.signatures.items() if not sig.startswith("from input column")}
+    for judge in [] if cal is None else cal.usable_judges(signatures):
+        probs[judge.name] = judge.prob(data.scores)
+        out["results"][judge.name] = binary.evaluate(labels, scores=probs[judge.name], probs=probs[judge.name],
+                                                     decisions=judge.decide(data.scores), **options)
+    rate = float(labels.mean())
+    out["results"]["majority class"] = binary.evaluate(
+        labels, scores=np.zeros(len(labels)), probs=np.full(len(labels), rate),
+        decisions=np.full(len(labels), float(rate >= 0.5)), **options)
+    out["results"] = {name: {k: v.to_dict() for k, v in r.items()} for name, r in out["results"].items()}
+    out["reliability"] = {name: binary.reliability(labels, p) for name, p in probs.items()}
+    return out
+
+
+def _comparisons(columns: Sequence[str], extra: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    pairs = [(c, base_metric(c)) for c in columns if base_metric(c) in columns]
+    for a, b in extra:
+        for name in (a, b):
+            if name not in columns:
+                raise UsageError(f"--compare {a}:{b}: no metric column {name!r} (have: {', '.join(columns)})")
+        if (a, b) not in pairs:
+            pairs.append((a, b))
+    return pairs  # type: ignore[return-value]  # base_metric(c) is in columns, so not None
+
+
+def evaluate(data: Dataset, settings: Settings) -> dict[str, Any]:
+    """Every statistic for one data set, as a JSON-ready dict (``warnings``: what the report must say)."""
+    h, n = data.human, len(data.human)
+    columns = list(data.scores)
+    notes: list[str] = []
+    if np.ptp(h) == 0:
+        notes.append(f"the human scores are constant ({h[0]:g}): every correlation is undefined")
+    out: dict[str, Any] = {
+        "name": data.name,
+        "source": data.source,
+        "rows": n,
+        "human_column": settings.human_column,
+        "human": {"mean": float(np.mean(h)), "min": float(np.min(h)), "max": float(np.max(h))},
+        "systems": {"count": len(set(data.systems)) if data.systems else 1, "how": data.systems_how},
+        "signatures": data.signatures,
+        "correlations": {},
+        "paired": [],
+    }
+    for c in columns:
+        corr = meta.correlate(h, data.scores[c], bootstrap=settings.bootstrap, seed=settings.seed)
+        out["correlations"][c] = {s: v.to_dict() for s, v in corr.items()}
+        note = corr["pearson"].note
+        if note and np.ptp(h) > 0:
+            notes.append(f"{c}: correlation {note}")
+    comparisons = _comparisons(columns, settings.compare)
+    for a, b in comparisons if settings.bootstrap else []:
+        for statistic in ("pearson", "spearman"):
+            test = meta.paired_bootstrap(h, data.scores[a], data.scores[b], statistic=statistic,
+                                         resamples=settings.bootstrap, seed=settings.seed, names=(a, b))
+            out["paired"].append(test.to_dict())
+    out["rank_pairs"] = _rank_pairs(data, settings)
+    out["overall"] = _overall(data, settings)
+    if settings.by is not None:
+        out["by"] = _breakdown(data, settings)
+    if settings.aev_grid:
+        scores = aev_scores(data.table, settings.tokenize, meta.ALPHAS, meta.ORDERS)
+        out["aev_grid"] = meta.grid_from_scores(h, scores, meta.ALPHAS, meta.ORDERS).to_dict()
+    labels = binary_labels(h, settings)
+    if labels is not None:
+        out["binary"] = _binary(data, settings, labels)
+        notes += out["binary"]["notes"]
+    out["warnings"] = notes + [w for w in (out["rank_pairs"].get("note"), out["overall"].get("note")) if w]
+    return out
+
+
+def _rank_pairs(data: Dataset, settings: Settings) -> dict[str, Any]:
+    rule = f"human gap {'>' if settings.strict else '>='} {settings.threshold:g}"
+    if data.systems is None or len(set(data.systems)) < 2:
+        return {"rule": rule, "pairs": 0, "note": "rank-pair undefined: one system answers each item "
+                "(give --system COLUMN if the file holds several)"}
+    candidates = meta.pair_rows(data.keys, data.systems)
+    kept = meta.select_pairs(data.human, candidates, settings.threshold, settings.strict)
+    results = [meta.rank_pairs(data.human, data.scores[c], candidates, name=c, threshold=settings.threshold,
+                               strict=settings.strict).to_dict() for c in data.scores]
+    out = {"rule": rule, "same_item_pairs": len(candidates), "pairs": len(kept), "results": results}
+    if not kept:
+        out["note"] = f"rank-pair undefined: no pair of answers to the same item has a {rule}"
+    return out
+
+
+def _overall(data: Dataset, settings: Settings) -> dict[str, Any]:
+    protocol = {"questions": settings.overall_questions, "draws": settings.overall_draws, "seed": settings.seed}
+    if data.systems is None or len(set(data.systems)) < 2:
+        return {**protocol, "note": "overall level undefined: it needs at least 2 systems"}
+    results = [meta.overall_level(data.human, data.scores[c], data.keys, data.systems, name=c,
+                                  questions=settings.overall_questions, draws=settings.overall_draws,
+                                  seed=settings.seed).to_dict() for c in data.scores]
+    notes = {r["note"] for r in results if r["note"]}
+    out: dict[str, Any] = {**protocol, "results": results}
+    if notes and all(r["value"] is None for r in results):
+        out["note"] = "overall level " + "; ".join(sorted(notes))
+    return out
+
+
+def _breakdown(data: Dataset, settings: Settings) -> dict[str, Any]:
+    column = settings.by
+    labels = data.table.frame[column].astype(str).to_numpy()
+    groups: dict[str, Any] = {}
+    for label in sorted(set(labels)):
+        idx = np.flatnonzero(labels == label)
+        entry: dict[str, Any] = {"rows": len(idx), "correlations": {}}
+        for c in data.scores:
+            corr = meta.correlate(data.human[idx], data.scores[c][idx], bootstrap=settings.bootstrap,
+                                  seed=settings.seed)
+            entry["correlations"][c] = {s: v.to_dict() for s, v in corr.items()}
+        groups[label] = entry
+    return {"column": column, "groups": groups}
+
+
+def build_report(datasets: Sequence[Dataset], settings: Settings) -> dict[str, Any]:
+    """The JSON-ready report: settings and one :func:`evaluate` dict per data set."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=RuntimeWarning)  # scipy's constant-input warnings: we say why
+        evaluated = [evaluate(d, settings) for d in datasets]
+    return {
+        "kpqa_version": __version__,
+        "settings": {
+            "metrics": settings.metrics, "human_column": settings.human_column, "system_column": settings.system_column,
+            "by": settings.by, "bootstrap": settings.bootstrap, "seed": settings.seed,
+            "rank_pair_threshold": settings.threshold, "rank_pair_strict": settings.strict,
+            "positive_above": settings.positive_above,
+        },
+        "datasets": evaluated,
+    }
+
+
+def run(paths: Sequence[str | Path], settings: Settings, scorers: ScorerFactory | None = None) -> dict[str, Any]:
+    """Load, score and meta-evaluate each file: :func:`build_report` of :func:`load_all`."""
+    return build_report(load_all(paths, settings, scorers), settings)
+
+
+# ---------------------------------------------------------------------------------------------------------- report
+
+
