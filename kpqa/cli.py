@@ -176,7 +176,7 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
 
 def _run_train(argv: list[str]) -> int:
     try:
-        from kpqa_train.cli import main as train_main  # imports torch: only when training
+        from kpqa.train.cli import main as train_main  # imports torch: only when training
     except ModuleNotFoundError as e:
         from kpqa.optional import EXTRAS
 

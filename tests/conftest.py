@@ -2,7 +2,7 @@
 
 A test needs the pip-shipped encoder or the committed weighter when it uses one of the session fixtures below
 (``minilm``, ``minilm_encoder``, ``shipped_weighter``), or when its source calls a model entry point (``Scorer``,
-``kpqa.score``, the CLI's ``score`` / ``explain`` / ``meta-eval``, ``Weighter.load``, ``load_encoder``, ``Encoder``,
+``kpqa.score``, ``train``, the CLI's ``score`` / ``explain`` / ``meta-eval``, ``Weighter.load``, ``load_encoder``, ``Encoder``,
 ``get_encoder``, ``bertscore``). Such tests get the ``model`` marker at collection, so ``pytest -m "not model"``
 runs the rest without loading any model. At the end of a run, a test that loaded a model without the marker is
 reported (the audit keeps the static rule honest).
@@ -24,7 +24,7 @@ SHARED_DATA = Path(os.environ.get("KPQA_SHARED_DATA", REPO.parent / "shared" / "
 MODEL_FIXTURES = frozenset({"minilm", "minilm_encoder", "shipped_weighter"})
 #: calls in a test's (or its fixtures') source that load a model
 MODEL_CALLS = re.compile(
-    r"\b(Scorer\(|kpqa\.score\(|Weighter\.load\(|load_encoder\(|Encoder\(|get_encoder\(|bertscore\(|"
+    r"\b(Scorer\(|kpqa\.score\(|train\(|Weighter\.load\(|load_encoder\(|Encoder\(|get_encoder\(|bertscore\(|"
     r"main\(\[\s*\"(score|explain|meta-eval|calibrate)\"|\"kpqa\", \"(score|explain|meta-eval|calibrate)\"|"
     r"\"-m\", \"kpqa(\.cli)?\", \"(score|explain|meta-eval|calibrate)\"|_run\(|_launch\(|shipped_scorer|BERTScore)"
 )

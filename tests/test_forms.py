@@ -6,8 +6,8 @@ import random
 import pytest
 
 from kpqa.errors import UsageError
-from kpqa_train.examples import TaggedExample, polar_answer
-from kpqa_train.forms import AnswerForms, build_examples, polar_text, shorten
+from kpqa.train.examples import TaggedExample, polar_answer
+from kpqa.train.forms import AnswerForms, build_examples, polar_text, shorten
 
 TEXT = "In 1990 the old bridge over the river Avon was finally replaced by a new one."
 BRIDGE = TaggedExample("What was replaced?", TEXT, ((TEXT.index("the old bridge"), TEXT.index(" over")),), "squad", "b")

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kpqa.errors import InputError
-from kpqa_train.examples import TaggedExample
-from kpqa_train.sentences import covering_sentences, find_occurrences, sentence_bounds
-from kpqa_train.sources import examples_from_rows, load_source
+from kpqa.train.examples import TaggedExample
+from kpqa.train.sentences import covering_sentences, find_occurrences, sentence_bounds
+from kpqa.train.sources import examples_from_rows, load_source
 
 # ---------------------------------------------------------------- SQuAD
 

@@ -7,14 +7,14 @@ from dataclasses import replace
 import pytest
 import torch
 
-import kpqa_train.trainer as trainer
+from kpqa.train import trainer
 from kpqa.models import checkpoint as ckpt
 from kpqa.errors import InputError, UsageError
 from kpqa.models.tagger import KeyphraseTagger
 from kpqa.models.weighter import Weighter, load_encoder
-from kpqa_train.cli import build_parser, config_from_args
-from kpqa_train.examples import TaggedExample
-from kpqa_train.trainer import IGNORE, TrainConfig, _loss_and_counts, label_windows, split, train
+from kpqa.train.cli import build_parser, config_from_args
+from kpqa.train.examples import TaggedExample
+from kpqa.train.trainer import IGNORE, TrainConfig, _loss_and_counts, label_windows, split, train
 
 NAMES = ["anna", "boris", "clara", "dmitri", "elena", "felix", "greta", "hugo", "irene", "jonas", "karla", "lukas"]
 

@@ -1,4 +1,4 @@
-"""``kpqa train``: command-line front end of the weighter trainer (also ``python -m kpqa_train.cli``)."""
+"""``kpqa train``: command-line front end of the weighter trainer (also ``python -m kpqa.train.cli``)."""
 from __future__ import annotations
 
 import argparse

@@ -16,7 +16,7 @@ class TaggedExample:
     source's record id.
 
     A yes/no answer is not in any passage: its example has ``polar`` set to ``"yes"`` or ``"no"``, ``text`` holds
-    the evidence (may be empty) and ``spans`` is empty; :func:`kpqa_train.forms.build_examples` turns it into a
+    the evidence (may be empty) and ``spans`` is empty; :func:`kpqa.train.forms.build_examples` turns it into a
     tagged answer ("Yes, <evidence>" or a bare "yes") or drops it. Every other example has at least one span.
     """
 

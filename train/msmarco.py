@@ -5,7 +5,7 @@ Answers are matched case-insensitively on word boundaries, without a final full 
 with one where the passage goes on); an answer that crosses a sentence boundary takes all the sentences it
 touches. ``wellFormedAnswers`` are rewrites of the answer into a full sentence, not passage text, so they are not
 used. Queries answered "No Answer Present." are skipped. A "Yes" or "No" answer gives a polar example (see
-:class:`~kpqa_train.examples.TaggedExample`) with the first sentence of the first selected passage as evidence.
+:class:`~kpqa.train.examples.TaggedExample`) with the first sentence of the first selected passage as evidence.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 batched and cached by (question, text).
 
 Input ``[CLS] question [SEP] text [SEP]`` (or ``[CLS] text [SEP]`` for the question-free -KP ablation). A linear
-head is trained on top of the encoder (``kpqa_train``), whose transformer layers are either fine-tuned (embeddings
+head is trained on top of the encoder (``kpqa.train``), whose transformer layers are either fine-tuned (embeddings
 frozen) or adapted with LoRA (``peft``) on every linear map (query, key, value, attention output, intermediate,
 output). A checkpoint (``kpqa.models.checkpoint``) stores only what differs from the pip-shipped backbone: the head and the
 layers or the adapter; loading merges an adapter into the backbone's weights. A piece's weight is its K-probability.
