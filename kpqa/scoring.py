@@ -23,6 +23,9 @@ from kpqa.errors import InputError, KpqaWarning, UsageError
 from kpqa.io import Table, check_on_error, concat_rows, count_rows, iter_input, read_input, select_rows, take_rows
 from kpqa.metrics.base import Context, Metric, Rows, get_metric
 
+#: rows scored between progress-bar updates: blocks of ``batch_size`` rows cost 44% more CPU than one block of
+#: 1,000 MS-MARCO rows (texts are sorted by length for batching only within a block), blocks of this size ~none
+PROGRESS_ROWS = 1024
 DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA")
 #: the default metrics when deciding: the default suite plus what the shipped judge also needs
 DECIDE_METRICS = DEFAULT_METRICS + ("Contains",)
@@ -93,7 +96,7 @@ class Scorer:
     ``on_error``: ``raise`` (default) stops at the first bad row (empty answer, no reference, an empty question
     under a KPQA metric...); ``skip`` leaves its scores empty and ``zero`` sets them to 0, both saying why in an
     ``error`` column and leaving the row out of the corpus scores. ``progress`` shows a bar of rows scored (on a
-    terminal only), advanced every ``batch_size`` rows.
+    terminal only), advanced every ``PROGRESS_ROWS`` rows.
     """
 
     def __init__(
@@ -251,7 +254,7 @@ class Scorer:
     def _per_row(self, rows: Rows, advance: Callable[[int], None] | None = None,
                  whole_input: bool | None = None) -> dict[str, np.ndarray]:
         """Per-row scores of this process's shard of ``rows`` (only the metrics whose ``whole_input`` is that
-        value, unless None), ``batch_size`` rows at a time (all at once for a metric whose rows share statistics),
+        value, unless None), ``PROGRESS_ROWS`` rows at a time (all at once for a metric whose rows share statistics),
         calling ``advance(rows done)`` after each batch."""
         metrics = [(m, kp) for m, kp in self._metrics if whole_input is None or m.whole_input == whole_input]
         if not len(rows) or not metrics:
@@ -262,8 +265,9 @@ class Scorer:
         for metric, kp in pooled:
             for column, values in metric.score(rows, self._metric_context(metric, kp)).items():
                 parts[column].append(values)
-        for start in range(0, len(rows), self.batch_size if batched else len(rows)):
-            batch = take_rows(rows, start, start + self.batch_size)
+        step = PROGRESS_ROWS if batched else len(rows)
+        for start in range(0, len(rows), step):
+            batch = take_rows(rows, start, start + step)
             for metric, kp in batched:
                 for column, values in metric.score(batch, self._metric_context(metric, kp)).items():
                     parts[column].append(values)
