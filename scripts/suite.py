@@ -49,7 +49,7 @@ def suite(checkpoint: str | None, no_question: bool, data: Path, device: str, ba
         if dataset == BINARY:
             areas = {name: auroc(per_row[name], human) for name in names}
     mean = float(np.mean([v for by_metric in r.values() for v in by_metric.values()]))
-    return {"metrics": names, "r": r, "auroc": areas, "mean_r": mean}
+    return {"metrics": names, "r": r, "auroc": areas, "mean_r": mean, "signatures": scorer.signatures}
 
 
 def header(names: list[str]) -> str:

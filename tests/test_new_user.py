@@ -14,6 +14,7 @@ import pytest
 import kpqa
 from kpqa.cli import cli_words, main
 from kpqa.errors import InputError, KpqaWarning, UsageError
+from kpqa import scoring
 from kpqa.scoring import Scorer
 
 ROWS = "question,answer,reference1\nwho wrote hamlet,shakespeare wrote it,william shakespeare\n" \
@@ -149,20 +150,21 @@ def test_python_dash_m_kpqa():
     assert proc.returncode == 0 and proc.stdout.strip() == f"kpqa {kpqa.__version__}"
 
 
-# ---- 2. progress with a total, advanced per batch
+# ---- 2. progress with a total, advanced per block of rows
 
 class _Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True
 
 
-def test_progress_bar_has_a_total_and_advances_per_batch(tmp_path, monkeypatch):
+def test_progress_bar_has_a_total_and_advances_per_block(tmp_path, monkeypatch):
     path = tmp_path / "many.csv"
     path.write_text("question,answer,reference1\n" + "q,a b,\"a\nc\"\n" * 10)  # quoted newlines: 10 rows, 21 lines
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     updates: list[int] = []
-    scorer = Scorer(["BLEU-1"], batch_size=3, progress=True)
+    monkeypatch.setattr(scoring, "PROGRESS_ROWS", 3)
+    scorer = Scorer(["BLEU-1"], progress=True)
     real = scorer._bar
 
     def spy(total):
@@ -173,7 +175,7 @@ def test_progress_bar_has_a_total_and_advances_per_batch(tmp_path, monkeypatch):
 
     scorer._bar = spy
     result = scorer.score_file(path, chunk_rows=5)
-    assert result.rows == 10 and updates == [3, 2, 3, 2]  # batches of 3 within chunks of 5
+    assert result.rows == 10 and updates == [3, 2, 3, 2]  # blocks of 3 within chunks of 5
     text = terminal.getvalue()
     assert "10/10" in text and "scoring" in text and "row/s" in text
 
