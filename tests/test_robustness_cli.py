@@ -337,7 +337,7 @@ def test_internal_error_is_one_line_exit_1(tmp_path, capsys, monkeypatch):
     def boom(self, rows, ctx):
         raise ZeroDivisionError("simulated bug")
 
-    monkeypatch.setattr(RougeL, "score", boom)
+    monkeypatch.setattr(RougeL, "row_scores", boom)
     _write_files(tmp_path, {"in.csv": CLEAN})
     monkeypatch.delenv("KPQA_DEBUG", raising=False)
     argv = ["score", str(tmp_path / "in.csv"), "--quiet", "--metrics", LEXICAL, "-o", str(tmp_path / "o.csv")]
