@@ -2,9 +2,12 @@
 
 Per metric, a calibration holds a monotone map score -> P(correct) (``isotonic``: scikit-learn's isotonic
 regression, stored as its interpolation points; ``logistic``: a one-feature logistic regression) and a decision
-threshold: a row is judged correct when its score is >= ``threshold``, the threshold with the highest accuracy on
-the fitting data (the one with the highest Cohen's kappa is recorded beside it). Thresholds lie halfway between
-adjacent distinct scores.
+threshold: a row is judged correct when its score is >= ``threshold``, the threshold its ``rule`` picks on the
+fitting data: highest ``balanced`` accuracy (the mean of the recall of correct and of wrong answers; the default),
+highest ``accuracy``, or highest Cohen's ``kappa``; all three are recorded. Accuracy depends on the share of
+correct answers in the fitting data (85.5% in EVOUNA-TQ): its threshold is the lowest and judges too many wrong
+answers correct on a set with fewer correct ones; balanced accuracy does not depend on that share (measured in
+the README's "Is the answer correct?"). Thresholds lie halfway between adjacent distinct scores.
 
 A *judge* combines several metrics into one probability: a logistic regression on their standardised scores,
 whose logit is then calibrated like a metric's score (``KPQA-judge``: BLEU-1-KPQA, ROUGE-L-KPQA, BERTScore-KPQA and
@@ -34,11 +37,13 @@ from kpqa.signature import Signature
 from kpqa.types import Floats
 
 METHODS = ("isotonic", "logistic")
+#: what picks the decision threshold (the first is the default)
+RULES = ("balanced", "accuracy", "kappa")
 #: the shipped judge and the metrics it combines
 JUDGE = "KPQA-judge"
 JUDGE_INPUTS = ("BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "Contains")
 MIN_ROWS = 20
-FORMAT = 1
+FORMAT = 2
 FILENAME = "calibration.json"
 
 
@@ -96,9 +101,9 @@ def check_labels(labels: np.ndarray, source: str = "the calibration data") -> No
         raise InputError(f"every label is {which}: a calibration needs both classes", file=source)
 
 
-def thresholds(scores: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(candidate thresholds, accuracy, kappa) of the rules ``score >= t``: the lowest score (all correct), the
-    midpoints between adjacent distinct scores, and just above the highest (none correct)."""
+def thresholds(scores: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(candidate thresholds, accuracy, kappa, balanced accuracy) of the rules ``score >= t``: the lowest score
+    (all correct), the midpoints between adjacent distinct scores, and just above the highest (none correct)."""
     values, inverse = np.unique(scores, return_inverse=True)
     pos = np.bincount(inverse, labels, minlength=len(values))
     neg = np.bincount(inverse, 1 - labels, minlength=len(values))
@@ -111,7 +116,8 @@ def thresholds(scores: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.n
     chance = (p / n) * (predicted / n) + (1 - p / n) * (1 - predicted / n)
     with np.errstate(invalid="ignore", divide="ignore"):
         kap = np.where(chance < 1, (acc - chance) / (1 - chance), np.nan)
-    return cut, acc, kap
+    balanced = (tp / max(p, 1) + tn / max(n - p, 1)) / 2
+    return cut, acc, kap, balanced
 
 
 @dataclass
@@ -121,8 +127,9 @@ class MetricCalibration:
     metric: str
     signature: str
     method: str
+    rule: str
     threshold: float
-    kappa_threshold: float
+    thresholds: dict[str, float]
     params: dict[str, Any]
     fit: dict[str, Any] = field(default_factory=dict)
 
@@ -140,9 +147,11 @@ class MetricCalibration:
 
 
 def fit_metric(metric: str, signature: str, scores: Floats, labels: Floats,
-               method: str = "isotonic") -> MetricCalibration:
-    """Fit one metric's map and thresholds; InputError with fewer than ``MIN_ROWS`` rows, one class, or non-finite
-    scores."""
+               method: str = "isotonic", rule: str = RULES[0]) -> MetricCalibration:
+    """Fit one metric's map and thresholds (deciding by ``rule``'s); InputError with fewer than ``MIN_ROWS`` rows,
+    one class, or non-finite scores."""
+    if rule not in RULES:
+        raise UsageError(f"unknown threshold rule {rule!r}; one of {', '.join(RULES)}")
     s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
     check_labels(y)
     if not np.all(np.isfinite(s)):
@@ -159,11 +168,15 @@ def fit_metric(metric: str, signature: str, scores: Floats, labels: Floats,
         params = {"coef": float(lr.coef_[0, 0]), "intercept": float(lr.intercept_[0])}
     else:
         raise UsageError(f"unknown calibration method {method!r}; one of {', '.join(METHODS)}")
-    cut, acc, kap = thresholds(s, y)
-    best, best_kappa = int(np.argmax(acc)), int(np.nanargmax(kap))
-    fitted = {"n": len(y), "positives": int(y.sum()), "accuracy": float(acc[best]), "kappa": float(kap[best]),
-              "max_kappa": float(kap[best_kappa]), "accuracy_at_max_kappa": float(acc[best_kappa])}
-    return MetricCalibration(metric, signature, method, float(cut[best]), float(cut[best_kappa]), params, fitted)
+    cut, acc, kap, bal = thresholds(s, y)
+    best = {"balanced": int(np.argmax(bal)), "accuracy": int(np.argmax(acc)), "kappa": int(np.nanargmax(kap))}
+    chosen = best[rule]
+    fitted = {"n": len(y), "positives": int(y.sum()), "accuracy": float(acc[chosen]), "kappa": float(kap[chosen]),
+              "balanced_accuracy": float(bal[chosen]),
+              **{f"at_max_{r}": {"accuracy": float(acc[i]), "kappa": float(kap[i]), "balanced_accuracy": float(bal[i])}
+                 for r, i in best.items()}}
+    return MetricCalibration(metric, signature, method, rule, float(cut[chosen]),
+                             {r: float(cut[i]) for r, i in best.items()}, params, fitted)
 
 
 @dataclass
@@ -195,7 +208,7 @@ class JudgeCalibration:
 
 
 def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, str],
-              labels: Floats, method: str = "isotonic") -> JudgeCalibration:
+              labels: Floats, method: str = "isotonic", rule: str = RULES[0]) -> JudgeCalibration:
     """Fit a judge on the columns of ``scores`` (scikit-learn's L2-regularised logistic regression, C=1, on
     standardised scores), then calibrate its logit with :func:`fit_metric`."""
     from sklearn.linear_model import LogisticRegression
@@ -209,7 +222,7 @@ def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, 
     lr = LogisticRegression().fit((x - mean) / scale, y)
     judge = JudgeCalibration(name, inputs, {m: signatures[m] for m in inputs}, mean.tolist(), scale.tolist(),
                              lr.coef_[0].tolist(), float(lr.intercept_[0]), None)  # type: ignore[arg-type]
-    judge.calibration = fit_metric(name, f"{name}|logit", judge.logit(scores), y, method)
+    judge.calibration = fit_metric(name, f"{name}|logit", judge.logit(scores), y, method, rule)
     return judge
 
 
@@ -276,8 +289,9 @@ class Calibration:
             judges = {name: JudgeCalibration(**{**j, "calibration": MetricCalibration(**j["calibration"])})
                       for name, j in raw.get("judges", {}).items()}
             for m in [*metrics.values(), *(j.calibration for j in judges.values())]:
-                if m.method not in METHODS:
-                    raise CalibrationError(f"calibration {path}: {m.metric}: unknown method {m.method!r}")
+                if m.method not in METHODS or m.rule not in RULES:
+                    raise CalibrationError(f"calibration {path}: {m.metric}: unknown method {m.method!r} or "
+                                           f"threshold rule {m.rule!r}")
             return cls(metrics, raw["data"], raw["labels"], judges, raw["kpqa_version"], raw["format"], str(path))
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
             raise CalibrationError(f"calibration {path}: not a kpqa calibration file ({type(e).__name__}: {e})")
@@ -309,15 +323,16 @@ class Calibration:
 
 
 def fit(scores: Mapping[str, Floats], signatures: Mapping[str, str], labels: Floats, *,
-        method: str = "isotonic", data: list[dict[str, Any]] | None = None, label_rule: str = "") -> Calibration:
+        method: str = "isotonic", rule: str = RULES[0], data: list[dict[str, Any]] | None = None,
+        label_rule: str = "") -> Calibration:
     """One :class:`MetricCalibration` per column of ``scores`` (all on the same ``labels``), and the
     ``KPQA-judge`` when its inputs are all there."""
     y = np.asarray(labels, dtype=float)
     check_labels(y)
-    metrics = {name: fit_metric(name, signatures[name], s, y, method) for name, s in scores.items()}
+    metrics = {name: fit_metric(name, signatures[name], s, y, method, rule) for name, s in scores.items()}
     judges = {}
     if all(m in scores for m in JUDGE_INPUTS):
-        judges[JUDGE] = fit_judge(JUDGE, {m: scores[m] for m in JUDGE_INPUTS}, signatures, y, method)
+        judges[JUDGE] = fit_judge(JUDGE, {m: scores[m] for m in JUDGE_INPUTS}, signatures, y, method, rule)
     return Calibration(metrics, data or [], label_rule, judges)
 
 

@@ -346,9 +346,10 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
         "calibrate",
         help="fit score -> P(correct) maps and decision thresholds on human labels",
         description="Score every row of the INPUT files (human-judgment files with a 0/1 human label column) and "
-        "fit, per metric, a monotone map score -> P(correct) and the decision threshold of highest accuracy (the "
-        "highest-kappa one is recorded too), plus KPQA-judge when its input metrics are all there. The file records "
-        "the metric signatures (weighter hash included), the data and the fitted parameters.",
+        "fit, per metric, a monotone map score -> P(correct) and a decision threshold (highest balanced accuracy "
+        "by default; the highest-accuracy and highest-kappa ones are recorded too), plus KPQA-judge when its input "
+        "metrics are all there. The file records the metric signatures (weighter hash included), the data and the "
+        "fitted parameters.",
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="CSV or JSONL files with human labels")
     p.add_argument("-o", "--output", required=True, help="write the calibration (JSON) here")
@@ -358,6 +359,9 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
                    help="count a numeric human score above T as correct (without it, labels must be 0 or 1)")
     p.add_argument("--method", choices=("isotonic", "logistic"), default="isotonic",
                    help="score -> P(correct) map (default: %(default)s)")
+    p.add_argument("--rule", choices=("balanced", "accuracy", "kappa"), default="balanced",
+                   help="decision threshold of the highest balanced accuracy (default: it does not depend on the share "
+                   "of correct answers in INPUT), accuracy, or Cohen's kappa")
     p.add_argument("--tokenize", default="ptb", help="tokenizer for lexical metrics (default: %(default)s)")
     p.add_argument("--checkpoint", help="weighter checkpoint folder (default: the shipped one)")
     p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
@@ -389,15 +393,17 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     scores = {c: np.concatenate([per_row[c] for per_row, _, _ in parts]) for c in scorer.score_columns}
     rule = f"{args.human_column!r} " + ("0/1" if args.positive_above is None else f"> {args.positive_above:g}")
     data = [calibration.describe_file(t.source, len(y), int(y.sum())) for t, y in zip(tables, labels)]
-    fitted = calibration.fit(scores, parts[0][2], np.concatenate(labels), method=args.method, data=data,
-                             label_rule=rule)
+    fitted = calibration.fit(scores, parts[0][2], np.concatenate(labels), method=args.method, rule=args.rule,
+                             data=data, label_rule=rule)
     fitted.save(args.output)
     print(f"{sum(len(y) for y in labels)} rows from {', '.join(args.inputs)}; wrote {args.output}")
     entries = list(fitted.metrics.values()) + [j.calibration for j in fitted.judges.values()]
     width = max(len(e.metric) for e in entries)
     for e in entries:
-        print(f"{e.metric:<{width}}  correct at >= {e.threshold:.4g} (fit accuracy {e.fit['accuracy']:.3f}, "
-              f"kappa {e.fit['kappa']:.3f}; max-kappa threshold {e.kappa_threshold:.4g})")
+        others = ", ".join(f"max-{r} {t:.4g}" for r, t in e.thresholds.items() if r != e.rule)
+        print(f"{e.metric:<{width}}  correct at >= {e.threshold:.4g}, max-{e.rule} (fit accuracy "
+              f"{e.fit['accuracy']:.3f}, kappa {e.fit['kappa']:.3f}, balanced {e.fit['balanced_accuracy']:.3f}; "
+              f"{others})")
     return 0
 
 

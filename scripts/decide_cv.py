@@ -39,9 +39,9 @@ JUDGES = {
 
 
 def cross_validate(scores: dict[str, np.ndarray], labels: np.ndarray, groups: list, folds: int, method: str,
-                   threshold: str = "accuracy") -> dict[str, dict[str, np.ndarray]]:
+                   threshold: str = "balanced") -> dict[str, dict[str, np.ndarray]]:
     """Held-out (prob, decision) per row for every metric, judge, fixed rule and the majority class; accuracy per
-    fold. ``threshold``: decide at the max-accuracy threshold or the max-kappa one."""
+    fold. ``threshold``: decide at the max-balanced-accuracy, max-accuracy or max-kappa threshold."""
     from sklearn.model_selection import GroupKFold
 
     from kpqa import calibration
@@ -51,7 +51,7 @@ def cross_validate(scores: dict[str, np.ndarray], labels: np.ndarray, groups: li
            for name in [*names, *JUDGES, *FIXED, "majority class"]}
 
     def decide(cal: calibration.MetricCalibration, s: np.ndarray) -> np.ndarray:
-        cut = cal.threshold if threshold == "accuracy" else cal.kappa_threshold
+        cut = cal.thresholds[threshold]
         return (s >= cut).astype(float)
 
     for train, test in GroupKFold(n_splits=folds).split(labels, labels, groups):
@@ -99,8 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--human-column", default="scores")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--method", choices=("isotonic", "logistic"), default="isotonic")
-    parser.add_argument("--threshold", choices=("accuracy", "kappa"), default="accuracy",
-                        help="decide at the max-accuracy threshold (default, what kpqa ships) or the max-kappa one")
+    parser.add_argument("--threshold", choices=("balanced", "accuracy", "kappa"), default="balanced",
+                        help="decide at the max-balanced-accuracy threshold (default, what kpqa ships), the "
+                        "max-accuracy or the max-kappa one")
     parser.add_argument("--group", default="question",
                         help="column the folds are grouped by (default: question; `system` holds each system out)")
     parser.add_argument("-o", "--output", help="also write the table here (markdown)")

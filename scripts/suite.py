@@ -1,6 +1,7 @@
 """The weighter's dev suite: one row per checkpoint on the three shared human-judgment sets.
 
     python scripts/suite.py [--checkpoint DIR] [--no-question] [--label TEXT] [--log runs/suite.jsonl]
+    python scripts/suite.py --show runs/suite.jsonl          # the logged rows as one markdown table
 
 Scores ``marco_all.csv`` (MS-MARCO, graded 1-5), ``nrqa_mhpgm.csv`` (NarrativeQA, graded 0-1) and
 ``evouna_tq_dev.csv`` (EVOUNA-TQ dev, binary) with BLEU-1-KPQA, ROUGE-L-KPQA and BERTScore-KPQA (the -KP forms with
@@ -72,9 +73,16 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=REPO.parent / "shared/data/human_eval")
     ap.add_argument("--label", help="row label (default: the checkpoint folder)")
     ap.add_argument("--log", type=Path, help="append the result as one JSON line to this file")
+    ap.add_argument("--show", type=Path, metavar="LOG", help="print the rows logged in LOG and exit")
     ap.add_argument("--device", default="auto")
     ap.add_argument("--batch-size", type=int, default=64)
     args = ap.parse_args()
+    if args.show:
+        logged = [json.loads(line) for line in args.show.read_text().splitlines() if line.strip()]
+        for names in dict.fromkeys(tuple(r["metrics"]) for r in logged):
+            print(header(list(names)))
+            print("\n".join(row(r["label"], r) for r in logged if tuple(r["metrics"]) == names))
+        return
     checkpoint = args.checkpoint or str(shipped_checkpoint(no_question=args.no_question))
     started = time.monotonic()
     result = suite(checkpoint, args.no_question, args.data, args.device, args.batch_size)

@@ -3,7 +3,7 @@
 A test needs the pip-shipped encoder or the committed weighter when it uses one of the session fixtures below
 (``minilm``, ``minilm_encoder``, ``shipped_weighter``), or when its source calls a model entry point (``Scorer``,
 ``kpqa.score``, ``train``, the CLI's ``score`` / ``explain`` / ``meta-eval``, ``Weighter.load``, ``load_encoder``, ``Encoder``,
-``get_encoder``, ``bertscore``). Such tests get the ``model`` marker at collection, so ``pytest -m "not model"``
+``get_encoder``, ``bertscore``), or when it is a parametrised case naming a model metric. Such tests get the ``model`` marker at collection, so ``pytest -m "not model"``
 runs the rest without loading any model. At the end of a run, a test that loaded a model without the marker is
 reported (the audit keeps the static rule honest).
 """
@@ -28,6 +28,9 @@ MODEL_CALLS = re.compile(
     r"main\(\[\s*\"(score|explain|meta-eval|calibrate)\"|\"kpqa\", \"(score|explain|meta-eval|calibrate)\"|"
     r"\"-m\", \"kpqa(\.cli)?\", \"(score|explain|meta-eval|calibrate)\"|_run\(|_launch\(|shipped_scorer|BERTScore)"
 )
+
+#: metric names that load a model, in a parametrised case (e.g. a CLI argument list)
+MODEL_METRICS = re.compile(r"BERTScore|-KPQA|-KP\b")
 
 
 def shared(relpath: str) -> Path:
@@ -87,6 +90,9 @@ def _needs_model(item: pytest.Item) -> bool:
     for name in names:  # module fixtures that load a model (e.g. a shared Scorer) count too
         defs = manager.getfixturedefs(name, item) if manager is not None else None
         sources += [_source(d.func) for d in defs or ()]
+    callspec = getattr(item, "callspec", None)  # a parametrised case that names a model metric
+    if callspec is not None and MODEL_METRICS.search(repr(callspec.params)):
+        return True
     return any(MODEL_CALLS.search(s) for s in sources)
 
 

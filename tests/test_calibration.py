@@ -12,6 +12,7 @@ from sklearn.metrics import average_precision_score, brier_score_loss, cohen_kap
 from kpqa import binary, calibration
 from kpqa.calibration import Calibration, CalibrationError, fit_metric
 from kpqa.cli import main
+from kpqa.errors import UsageError
 from kpqa.metrics.squad import contains
 
 
@@ -65,13 +66,30 @@ def test_evaluate_gives_intervals_around_the_value_and_notes_one_class():
 def test_threshold_maximises_accuracy_on_a_hand_made_set():
     scores = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0] * 2)
     labels = np.array([0, 0, 0, 1, 0, 1, 1, 1, 1, 1] * 2, dtype=float)
-    cal = fit_metric("m", "m|version:x", scores, labels)
+    cal = fit_metric("m", "m|version:x", scores, labels, rule="accuracy")
     # score >= 0.35 gets 9 of 10 right (0.5 is the one miss); score >= 0.55 also 9 of 10: the lower one is kept
     assert cal.threshold == pytest.approx(0.35)
     assert cal.fit["accuracy"] == pytest.approx(0.9)
     brute = max(np.mean((scores >= t) == labels) for t in np.linspace(0, 1.1, 221))
     assert cal.fit["accuracy"] == pytest.approx(brute)
     assert cal.decide([0.3, 0.35, 0.9]).tolist() == [0.0, 1.0, 1.0]
+
+
+def test_balanced_threshold_does_not_follow_the_share_of_correct_answers():
+    scores = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0] * 2)
+    labels = np.array([0, 0, 0, 1, 0, 1, 1, 1, 1, 1] * 2, dtype=float)
+    cal = fit_metric("m", "m|version:x", scores, labels)  # the default rule: balanced accuracy
+    # >= 0.35: recall of correct 6/6, of wrong 3/4 -> 0.875; >= 0.55: 5/6 and 4/4 -> 0.917
+    assert cal.rule == "balanced" and cal.threshold == pytest.approx(0.55)
+    assert cal.fit["balanced_accuracy"] == pytest.approx((5 / 6 + 1) / 2)
+    assert cal.thresholds == pytest.approx({"balanced": 0.55, "accuracy": 0.35, "kappa": 0.55})
+    # five times the correct answers: the accuracy threshold moves down, the balanced one stays
+    many = np.concatenate([scores, np.repeat(scores[labels == 1], 4)])
+    y = np.concatenate([labels, np.ones(4 * int(labels.sum()))])
+    assert fit_metric("m", "m", many, y).threshold == pytest.approx(0.55)
+    assert fit_metric("m", "m", many, y, rule="accuracy").threshold == pytest.approx(0.35)
+    with pytest.raises(UsageError, match="unknown threshold rule"):
+        fit_metric("m", "m", scores, labels, rule="f1")
 
 
 @pytest.mark.parametrize("method", calibration.METHODS)
