@@ -26,6 +26,9 @@ from kpqa.metrics.base import Context, Metric, Rows, Totals, get_metric
 from kpqa.metrics.spec import split_kp
 from kpqa.signature import Signature
 
+#: share of CJK texts from which scoring under a tokenizer for space-separated languages warns (a Chinese name in
+#: a few English answers is no reason to)
+CJK_WARN_SHARE = 0.01
 #: rows scored between progress-bar updates: blocks of ``batch_size`` rows cost 44% more CPU than one block of
 #: 1,000 MS-MARCO rows (texts are sorted by length for batching only within a block), blocks of this size ~none
 PROGRESS_ROWS = 1024
@@ -220,9 +223,10 @@ class Scorer:
         texts = list(rows.candidates) + [r for g in rows.references for r in g]
         if self.tokenize == AUTO:
             self.tokenize = pick_tokenizer(texts)
-        if self.tokenize != "zh" and not self._warned_cjk and cjk_share(texts) > 0:
+        share = cjk_share(texts)
+        if self.tokenize != "zh" and not self._warned_cjk and share >= CJK_WARN_SHARE:
             self._warned_cjk = True
-            warnings.warn(f"{cjk_share(texts):.0%} of the texts are Chinese / Japanese, which tokenize={self.tokenize!r} "
+            warnings.warn(f"{share:.0%} of the texts are Chinese / Japanese, which tokenize={self.tokenize!r} "
                           "cannot split into words (one token per clause: meaningless lexical scores); use "
                           "tokenize='zh' or 'auto'", KpqaWarning, stacklevel=3)
 

@@ -82,14 +82,17 @@ def table(scores: dict[str, np.ndarray], labels: np.ndarray, held: dict, folds: 
     lines = [f"{folds}-fold cross-validation grouped by {args.group} on `{source}` ({len(labels)} rows, "
              f"{int(labels.sum())} correct); calibration: {args.method}, max-{args.threshold} threshold; held-out "
              "predictions pooled over folds.", "",
-             "| judge | accuracy | fold range | kappa | AUROC | Brier | ECE |", "| --- | --- | --- | --- | --- | --- | --- |"]
+             "| judge | accuracy | fold range | balanced accuracy | kappa | AUROC | Brier | ECE |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, h in held.items():
         ranking = scores[name] if name in scores else np.zeros(len(labels)) if name == "majority class" else h["prob"]
         stats = binary.evaluate(labels, scores=ranking, probs=h["prob"], decisions=h["decision"], bootstrap=0)
         cell = {k: "n/a" if v.value is None else f"{v.value:.3f}" for k, v in stats.items()}
         acc = h["fold_acc"]
+        right = h["decision"] == labels
+        balanced = (right[labels == 1].mean() + right[labels == 0].mean()) / 2
         lines.append(f"| {name} | {100 * stats['accuracy'].value:.1f} % | {100 * min(acc):.1f}-{100 * max(acc):.1f} |"
-                     f" {cell['kappa']} | {cell['auroc']} | {cell['brier']} | {cell['ece']} |")
+                     f" {100 * balanced:.1f} % | {cell['kappa']} | {cell['auroc']} | {cell['brier']} | {cell['ece']} |")
     return "\n".join(lines)
 
 

@@ -204,6 +204,14 @@ def test_cjk_text_under_ptb_warns_and_auto_picks_zh():
     assert english.signatures["BLEU-1"].startswith("BLEU-1|tok:ptb|")
 
 
+def test_a_few_cjk_names_among_english_answers_do_not_warn():
+    answers = ["The Chipmunks were created by Ross Bagdasarian"] * 150 + ["毛泽东"]
+    rows = pd.DataFrame({"question": ["q"] * 151, "answer": answers, "reference1": ["Ross Bagdasarian"] * 151})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KpqaWarning)
+        Scorer(["BLEU-1"]).score(rows)  # 1 of 302 texts (0.3%) is CJK: below CJK_WARN_SHARE
+
+
 def test_reproduce_writes_to_the_folder_it_is_given(tmp_path):
     import importlib.util
     from pathlib import Path
