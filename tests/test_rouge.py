@@ -100,13 +100,19 @@ def _brute_force(a, wa, b, wb):
 weights = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 
 
+@st.composite
+def weighted_sequences(draw):
+    """Two short token sequences over a small alphabet (many repeats) and a weight per token."""
+    a = draw(st.lists(st.sampled_from("abc"), max_size=6))
+    b = draw(st.lists(st.sampled_from("abc"), max_size=6))
+    return a, draw(st.lists(weights, min_size=len(a), max_size=len(a))), b, draw(
+        st.lists(weights, min_size=len(b), max_size=len(b)))
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.data())
-def test_weighted_lcs_takes_the_heaviest_longest_subsequence(data):
-    a = data.draw(st.lists(st.sampled_from("abc"), max_size=6))
-    b = data.draw(st.lists(st.sampled_from("abc"), max_size=6))
-    wa = data.draw(st.lists(weights, min_size=len(a), max_size=len(a)))
-    wb = data.draw(st.lists(weights, min_size=len(b), max_size=len(b)))
+@given(weighted_sequences())
+def test_weighted_lcs_takes_the_heaviest_longest_subsequence(sequences):
+    a, wa, b, wb = sequences
     length, sa, sb = weighted_lcs(a, wa, b, wb)
     bl, ba, bb = _brute_force(a, wa, b, wb)
     assert length == bl
@@ -136,12 +142,9 @@ def test_weighted_precision_and_recall_stay_in_unit_interval(data):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.data())
-def test_heaviest_common_subsequence_against_brute_force(data):
-    a = data.draw(st.lists(st.sampled_from("abc"), max_size=6))
-    b = data.draw(st.lists(st.sampled_from("abc"), max_size=6))
-    wa = data.draw(st.lists(weights, min_size=len(a), max_size=len(a)))
-    wb = data.draw(st.lists(weights, min_size=len(b), max_size=len(b)))
+@given(weighted_sequences())
+def test_heaviest_common_subsequence_against_brute_force(sequences):
+    a, wa, b, wb = sequences
     best = max(
         (sum(wa[i] + wb[j] for i, j in zip(ia, ib)), sum(wa[i] for i in ia), sum(wb[j] for j in ib))
         for k in range(min(len(a), len(b)) + 1)
