@@ -23,7 +23,6 @@ from kpqa.errors import InputError, KpqaWarning, UsageError
 from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION, DEFAULT_TOKENIZER
 from kpqa.io import Table, check_on_error, concat_rows, count_rows, iter_input, read_input, select_rows, take_rows
 from kpqa.metrics.base import Context, Metric, Rows, Totals, get_metric
-from kpqa.metrics.spec import split_kp
 from kpqa.signature import Signature
 
 #: rows scored between progress-bar updates: blocks of ``batch_size`` rows cost 44% more CPU than one block of
@@ -127,13 +126,8 @@ class Scorer:
             raise UsageError("no metric named (metrics is empty)")
         default = DECIDE_METRICS if decide or calibration is not None else DEFAULT_METRICS
         for name in default if metrics is None else [n for n in metrics if n.strip()]:
-            registered, kp = split_kp(name.strip(), no_question)
-            metric = get_metric(registered)
-            if kp:
-                if not hasattr(metric, "suffix"):
-                    raise UsageError(f"metric {name!r} has no -KP form")
-                metric.suffix = "KP"
-            self._metrics.append((metric, kp))
+            metric = get_metric(name.strip(), no_question)
+            self._metrics.append((metric, not metric.question))
         if any(m.uses_model for m, _ in self._metrics):
             from kpqa.models.device import pick_device
 
