@@ -38,6 +38,34 @@ _nonnegative_int = _int_at_least(0)
 #: default ``--chunk-rows`` of ``kpqa score`` (see docs/benchmark.md for the memory it takes)
 CHUNK_ROWS = 5000
 
+#: the options several subcommands share (score, meta-eval, calibrate, explain), defined here once: flag ->
+#: add_argument keywords. :func:`_parent` makes an argparse parent parser of some of them.
+SHARED_OPTIONS: dict[str, dict] = {
+    "--tokenize": dict(default="ptb",
+                       help="tokenizer for lexical metrics: ptb (default), whitespace, zh (Chinese), auto (zh when "
+                       "most texts are Chinese / Japanese, else ptb; the signatures name the one taken)"),
+    "--checkpoint": dict(help="weighter checkpoint folder (default: the shipped one)"),
+    "--device": dict(default="auto", help="auto (default), cpu, cuda, cuda:N"),
+    "--batch-size": dict(type=_positive_int, default=64, help="encoder batch size (default: %(default)s)"),
+    "--precision": dict(
+        choices=["auto", "fp32", "bf16", "fp16"], default="auto",
+        help="encoder and weighter arithmetic: auto (default) = bf16 autocast on CUDA, fp32 on CPU; bf16 on a CPU "
+        "with bf16 instructions is about 1.9x faster and moves per-row scores by up to ~1e-2 (recorded in the "
+        "signatures)"),
+    "--quiet": dict(action="store_true", help="no progress bar (there is none when stderr is not a terminal)"),
+}
+
+
+def _parent(*flags: str, **helps: str) -> argparse.ArgumentParser:
+    """A parent parser (``parents=[...]`` of a subcommand) with the shared options ``flags``, in that order;
+    ``helps`` replaces the help of one (``tokenize="..."``) where a subcommand uses it differently."""
+    parent = argparse.ArgumentParser(add_help=False)
+    for flag in flags:
+        kwargs = dict(SHARED_OPTIONS[flag])
+        kwargs["help"] = helps.get(flag.lstrip("-").replace("-", "_"), kwargs["help"])
+        parent.add_argument(flag, **kwargs)
+    return parent
+
 
 def _add_score(sub: argparse._SubParsersAction) -> None:
     from kpqa.scoring import DEFAULT_METRICS
@@ -47,6 +75,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         help="score generated answers against references",
         description="Score each row of INPUT (CSV: question, answer, reference1..N; or JSONL) with the chosen "
         "metrics; print corpus scores and signatures, and write the per-row table with -o.",
+        parents=[_parent("--tokenize", "--checkpoint", "--device", "--batch-size", "--precision", "--quiet")],
     )
     p.add_argument("input", help="CSV, TSV, JSONL, JSON (array) or Parquet file")
     p.add_argument("-o", "--output",
@@ -63,21 +92,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         help=f"comma-separated metric names (default: {','.join(DEFAULT_METRICS)}; with --decide also Contains); "
         "see `kpqa metrics`",
     )
-    p.add_argument("--tokenize", default="ptb",
-                   help="tokenizer for lexical metrics: ptb (default), whitespace, zh (Chinese), auto (zh when most "
-                   "texts are Chinese / Japanese, else ptb; the signatures name the one taken)")
     p.add_argument("--no-question", action="store_true", help="use the -KP weighter (no question); columns end in -KP")
-    p.add_argument("--checkpoint", help="weighter checkpoint folder (default: the shipped one)")
-    p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
-    p.add_argument("--batch-size", type=_positive_int, default=64, help="encoder batch size (default: %(default)s)")
-    p.add_argument(
-        "--precision",
-        choices=["auto", "fp32", "bf16", "fp16"],
-        default="auto",
-        help="encoder and weighter arithmetic: auto (default) = bf16 autocast on CUDA, fp32 on CPU; bf16 on a CPU "
-        "with bf16 instructions is about 1.9x faster and moves per-row scores by up to ~1e-2 (recorded in the "
-        "signatures)",
-    )
     p.add_argument(
         "--chunk-rows",
         type=_positive_int,
@@ -91,7 +106,6 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                    "Contains (the judge's input)")
     p.add_argument("--calibration", metavar="FILE",
                    help="calibration for --decide (implies it; default: calibration.json beside the weighter)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a terminal)")
     p.set_defaults(run=_run_score)
 
 
@@ -201,6 +215,7 @@ def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
         "bootstrap intervals, paired bootstrap tests of each -KPQA / -KP / -adapted metric against its base, "
         "rank-pair agreement and Yang et al.'s overall level when the file holds two systems, and a breakdown by "
         "a column. Writes markdown (-o, else stdout), JSON and plots.",
+        parents=[_parent("--tokenize", "--checkpoint", "--device", "--batch-size", "--quiet")],
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="CSV or JSONL files with human scores")
     p.add_argument("--metrics", default=",".join(DEFAULT_METRICS), help="comma-separated metrics (default: %(default)s)")
@@ -234,11 +249,6 @@ def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot-format", default="png", metavar="FORMATS",
                    help="comma-separated figure formats: png (300 dpi), pdf, svg (default: %(default)s)")
     p.add_argument("--force", action="store_true", help="allow -o / --json to replace an input file")
-    p.add_argument("--tokenize", default="ptb", help="tokenizer for lexical metrics (default: %(default)s)")
-    p.add_argument("--checkpoint", help="weighter checkpoint folder (default: the shipped one)")
-    p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
-    p.add_argument("--batch-size", type=_positive_int, default=64, help="encoder batch size (default: %(default)s)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_run_meta_eval)
 
 
@@ -294,6 +304,8 @@ def _add_explain(sub: argparse._SubParsersAction) -> None:
         description="Render the keyphrase weights of the reference(s) and candidate answer, given the question, as "
         "a heat map (HTML with -o, PNG with --png, else plain text), like the KPQA paper's Table 5. Take the texts "
         "from --question/--reference/--candidate or from row N of INPUT.",
+        parents=[_parent("--tokenize", "--checkpoint", "--device",
+                         tokenize="tokenizer for --unit word (default: %(default)s)")],
     )
     p.add_argument("input", nargs="?", help="CSV or JSONL file (with --row)")
     p.add_argument("--row", type=_positive_int, help="row of INPUT to show (1 = first data row)")
@@ -307,10 +319,7 @@ def _add_explain(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--png", metavar="PATH",
                    help="write the heat map with a colour scale here: PNG (300 dpi), or PDF / SVG by PATH's extension")
     p.add_argument("--force", action="store_true", help="allow -o / --png to replace INPUT")
-    p.add_argument("--tokenize", default="ptb", help="tokenizer for --unit word (default: %(default)s)")
     p.add_argument("--no-question", action="store_true", help="use the -KP weighter (no question)")
-    p.add_argument("--checkpoint", help="weighter checkpoint folder (default: the shipped one)")
-    p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
     p.set_defaults(run=_run_explain)
 
 
@@ -350,6 +359,7 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
         "by default; the highest-accuracy and highest-kappa ones are recorded too), plus KPQA-judge when its input "
         "metrics are all there. The file records the metric signatures (weighter hash included), the data and the "
         "fitted parameters.",
+        parents=[_parent("--tokenize", "--checkpoint", "--device", "--batch-size", "--quiet")],
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="CSV or JSONL files with human labels")
     p.add_argument("-o", "--output", required=True, help="write the calibration (JSON) here")
@@ -362,11 +372,6 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rule", choices=("balanced", "accuracy", "kappa"), default="balanced",
                    help="decision threshold of the highest balanced accuracy (default: it does not depend on the share "
                    "of correct answers in INPUT), accuracy, or Cohen's kappa")
-    p.add_argument("--tokenize", default="ptb", help="tokenizer for lexical metrics (default: %(default)s)")
-    p.add_argument("--checkpoint", help="weighter checkpoint folder (default: the shipped one)")
-    p.add_argument("--device", default="auto", help="auto (default), cpu, cuda, cuda:N")
-    p.add_argument("--batch-size", type=_positive_int, default=64, help="encoder batch size (default: %(default)s)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_run_calibrate)
 
 

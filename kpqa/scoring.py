@@ -11,8 +11,9 @@ from __future__ import annotations
 import atexit
 import os
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,6 @@ from kpqa.errors import InputError, KpqaWarning, UsageError
 from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION, DEFAULT_TOKENIZER
 from kpqa.io import Table, check_on_error, concat_rows, count_rows, iter_input, read_input, select_rows, take_rows
 from kpqa.metrics.base import Context, Metric, Rows, Totals, get_metric
-from kpqa.metrics.spec import split_kp
 from kpqa.signature import Signature
 
 #: share of CJK texts from which scoring under a tokenizer for space-separated languages warns (a Chinese name in
@@ -75,6 +75,114 @@ class StreamResult:
 
 #: the ``error`` column of the output when ``on_error`` is ``skip`` or ``zero``
 ERROR_COLUMN = "error"
+
+Advance = Callable[[int], None]
+
+
+class DataParallel:
+    """The processes scoring together: one, or under a launcher that sets ``WORLD_SIZE`` (data-parallel), each
+    scoring an equal contiguous shard of every batch of rows; per-row scores are gathered back in process (= input)
+    order and the statistics summed."""
+
+    def __init__(self, rank: int = 0, world: int = 1, device: str | None = None) -> None:
+        self.rank, self.world = rank, world
+        self.device = device  # the process's own device (data-parallel), else None
+
+    @classmethod
+    def start(cls, enabled: bool, device: str) -> "DataParallel":
+        """The processes of this run: this one alone unless ``enabled`` under a launcher."""
+        if not (enabled and int(os.environ.get("WORLD_SIZE", "1")) > 1):
+            return cls()
+        import torch
+
+        from kpqa.optional import require
+
+        PartialState = require("accelerate", "data-parallel scoring").PartialState
+
+        # gloo between CPU processes (accelerate picks the CPU backend only when told)
+        state = PartialState(cpu=device == "cpu" or not torch.cuda.is_available())
+        # tear gloo down before the interpreter exits: left to process exit it can abort a rank
+        # ("terminate called without an active exception") after all the work is done
+        atexit.register(state.destroy_process_group)
+        return cls(state.process_index, state.num_processes, str(state.device))
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+    def shard(self, rows: Rows) -> Rows:
+        """This process's contiguous share of ``rows``."""
+        bounds = [len(rows) * k // self.world for k in range(self.world + 1)]
+        return take_rows(rows, bounds[self.rank], bounds[self.rank + 1])
+
+    def gather(self, local: dict[str, np.ndarray],
+               totals: dict[int, Totals]) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
+        """Every process's per-row scores, concatenated in process order, and their statistics summed."""
+        from accelerate.utils import gather_object
+
+        shards = gather_object([(local, totals)])  # one pair per process, in process order
+        summed = {i: sum((t[i] for _, t in shards), Totals()) for i in totals}
+        return {c: np.concatenate([s[c] for s, _ in shards]) for c in local}, summed
+
+
+class Decisions:
+    """The decision columns of a calibration: ``M-prob`` and ``M-correct`` of each metric column ``M`` and of each
+    usable judge, their sums (corpus values are means) and their signatures (the metric's plus ``cal:``)."""
+
+    def __init__(self, calibration: Calibration) -> None:
+        self.calibration = calibration
+        self.entries: dict[str, MetricCalibration] | None = None
+        self.judges: list[JudgeCalibration] = []
+
+    def check(self, signatures: Callable[[], dict[str, str]]) -> dict[str, MetricCalibration]:
+        """Each metric column's calibration entry, checked against its signature (once, before any scoring)."""
+        if self.entries is None:
+            found = signatures()
+            self.entries = {c: self.calibration.entry(c, sig) for c, sig in found.items()}
+            self.judges = self.calibration.usable_judges(found)
+        return self.entries
+
+    def columns(self, score_columns: list[str]) -> list[str]:
+        """``-prob`` and ``-correct`` of each metric column and of the judges whose inputs are all scored."""
+        judges = [j.name for j in self.calibration.judges.values() if set(j.inputs) <= set(score_columns)]
+        return [f"{c}{s}" for c in score_columns + judges for s in ("-prob", "-correct")]
+
+    def add(self, per_row: dict[str, np.ndarray], entries: dict[str, MetricCalibration]) -> dict[str, np.ndarray]:
+        """``per_row`` plus the decision columns of its metric columns and of the judges it has every input of."""
+        out = dict(per_row)
+        for column, entry in entries.items():
+            if column in per_row:
+                out[f"{column}-prob"] = entry.prob(per_row[column])
+                out[f"{column}-correct"] = entry.decide(per_row[column])
+        for judge in self.judges:
+            if all(m in per_row for m in judge.inputs):
+                out[f"{judge.name}-prob"] = judge.prob(per_row)
+                out[f"{judge.name}-correct"] = judge.decide(per_row)
+        return out
+
+    @staticmethod
+    def totals(per_row: dict[str, np.ndarray], score_columns: list[str]) -> dict[str, Totals]:
+        """The sums of the ``-prob`` and ``-correct`` columns in ``per_row``."""
+        return {c: Totals.of(np.asarray(v, dtype=float).reshape(-1, 1)) for c, v in per_row.items()
+                if c.endswith(("-prob", "-correct")) and c not in score_columns}
+
+    def corpus(self, corpus: dict[str, float], signatures: dict[str, Signature], decisions: dict[str, Totals],
+               score_columns: list[str]) -> None:
+        """Add the decision columns' corpus values (means) and signatures to ``corpus`` and ``signatures``."""
+        cal = [("cal", self.calibration.digest)]
+        decided = {c: signatures[c].with_fields(cal) for c in score_columns}
+        decided.update({j.name: Signature.of(j.name, [("inputs", "+".join(j.inputs)), *cal]) for j in self.judges})
+        for column, signature in decided.items():
+            for suffix in ("-prob", "-correct"):
+                corpus[column + suffix] = decisions.get(column + suffix, Totals()).mean(0)
+                signatures[column + suffix] = signature
+
+
+def progress_bar(total: int | None) -> Any:
+    """A tqdm bar of rows scored; tqdm hides it when stderr is not a terminal."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="scoring", unit="row", disable=None, dynamic_ncols=True, smoothing=0.05)
 
 
 class Scorer:
@@ -130,13 +238,8 @@ class Scorer:
             raise UsageError("no metric named (metrics is empty)")
         default = DECIDE_METRICS if decide or calibration is not None else DEFAULT_METRICS
         for name in default if metrics is None else [n for n in metrics if n.strip()]:
-            registered, kp = split_kp(name.strip(), no_question)
-            metric = get_metric(registered)
-            if kp:
-                if not hasattr(metric, "suffix"):
-                    raise UsageError(f"metric {name!r} has no -KP form")
-                metric.suffix = "KP"
-            self._metrics.append((metric, kp))
+            metric = get_metric(name.strip(), no_question)
+            self._metrics.append((metric, not metric.question))
         if any(m.uses_model for m, _ in self._metrics):
             from kpqa.models.device import pick_device
 
@@ -148,24 +251,24 @@ class Scorer:
 
             self.calibration = calibration if isinstance(calibration, Calibration) else Calibration.load(
                 default_path(checkpoint) if calibration is None else os.fspath(calibration))
-        self._entries: dict[str, MetricCalibration] | None = None
-        self._judges: list[JudgeCalibration] = []
-        self.rank, self.world = 0, 1
-        if data_parallel and int(os.environ.get("WORLD_SIZE", "1")) > 1:
-            import torch
+        self._decisions = Decisions(self.calibration) if self.calibration is not None else None
+        self._parallel = DataParallel.start(data_parallel, device)
+        if device == "auto" and self._parallel.device is not None:
+            self.device = self._parallel.device
 
-            from kpqa.optional import require
+    @property
+    def rank(self) -> int:
+        """This process's index among those scoring together (0 unless data-parallel)."""
+        return self._parallel.rank
 
-            PartialState = require("accelerate", "data-parallel scoring").PartialState
+    @property
+    def world(self) -> int:
+        """The number of processes scoring together."""
+        return self._parallel.world
 
-            # gloo between CPU processes (accelerate picks the CPU backend only when told)
-            state = PartialState(cpu=device == "cpu" or not torch.cuda.is_available())
-            self.rank, self.world = state.process_index, state.num_processes
-            # tear gloo down before the interpreter exits: left to process exit it can abort a rank
-            # ("terminate called without an active exception") after all the work is done
-            atexit.register(state.destroy_process_group)
-            if device == "auto":
-                self.device = str(state.device)
+    @property
+    def _judges(self) -> list[JudgeCalibration]:
+        return [] if self._decisions is None else self._decisions.judges
 
     @property
     def metrics(self) -> list[Metric]:
@@ -180,10 +283,9 @@ class Scorer:
     @property
     def value_columns(self) -> list[str]:
         """The metric columns, then (deciding) ``-prob`` and ``-correct`` of each and of the judges."""
-        if self.calibration is None:
+        if self._decisions is None:
             return self.score_columns
-        judges = [j.name for j in self.calibration.judges.values() if set(j.inputs) <= set(self.score_columns)]
-        return self.score_columns + [f"{c}{s}" for c in self.score_columns + judges for s in ("-prob", "-correct")]
+        return self.score_columns + self._decisions.columns(self.score_columns)
 
     @property
     def columns(self) -> list[str]:
@@ -193,7 +295,7 @@ class Scorer:
     @property
     def is_main(self) -> bool:
         """True on the process that writes output (always, unless data-parallel)."""
-        return self.rank == 0
+        return self._parallel.is_main
 
     def _context(self, no_question: bool, weighted: bool) -> Context:
         key = no_question if weighted else None
@@ -234,7 +336,7 @@ class Scorer:
         """The table with the rows that cannot be scored by these metrics (an empty question under a KPQA metric)
         raised as errors (``strict``, or ``on_error="raise"``) or moved to ``table.errors``. A calibration that
         does not fit the metrics stops the run here, before any scoring."""
-        if self.calibration is not None:
+        if self._decisions is not None:
             self._calibrated()
         self._check_text(table.rows)
         needs = [m.columns()[0] for m, kp in self._metrics if "weights" in m.requires and not kp]
@@ -291,24 +393,23 @@ class Scorer:
         shards by every process, the per-row scores gathered in order and the statistics summed."""
         if self.world == 1:
             return self._per_row(rows, advance, whole_input)
-        from accelerate.utils import gather_object
-
-        bounds = [len(rows) * k // self.world for k in range(self.world + 1)]
-        shard = take_rows(rows, bounds[self.rank], bounds[self.rank + 1])
         scaled = (lambda n: advance(n * self.world)) if advance is not None and self.is_main else None
-        local, totals = self._per_row(shard, scaled, whole_input)
-        shards = gather_object([(local, totals)])  # one pair per process, in process order
-        summed = {i: sum((t[i] for _, t in shards), Totals()) for i in totals}
-        return {c: np.concatenate([s[c] for s, _ in shards]) for c in local}, summed
+        local, totals = self._per_row(self._parallel.shard(rows), scaled, whole_input)
+        return self._parallel.gather(local, totals)
 
     def _bar(self, total: int | None) -> Any:
-        """A progress bar of rows (None when ``progress`` is off or not on the main process); tqdm hides it when
-        stderr is not a terminal."""
-        if not (self.progress and self.is_main):
-            return None
-        from tqdm.auto import tqdm
+        """A progress bar of rows (None when ``progress`` is off or not on the main process)."""
+        return progress_bar(total) if self.progress and self.is_main else None
 
-        return tqdm(total=total, desc="scoring", unit="row", disable=None, dynamic_ncols=True, smoothing=0.05)
+    @contextmanager
+    def _progress(self, total: int | None) -> Iterator[Advance | None]:
+        """``advance(rows done)`` of a progress bar (None without one), closed at the end."""
+        bar = self._bar(total)
+        try:
+            yield bar.update if bar is not None else None
+        finally:
+            if bar is not None:
+                bar.close()
 
     def _signature(self, metric: Metric, kp: bool) -> Signature:
         return metric.signature(self._metric_context(metric, kp))
@@ -320,34 +421,20 @@ class Scorer:
 
     def _calibrated(self) -> dict[str, MetricCalibration]:
         """Each metric column's calibration entry, checked against its signature (before any scoring)."""
-        if self._entries is None:
-            assert self.calibration is not None
-            signatures = self.signatures
-            self._entries = {c: self.calibration.entry(c, sig) for c, sig in signatures.items()}
-            self._judges = self.calibration.usable_judges(signatures)
-        return self._entries
+        assert self._decisions is not None
+        return self._decisions.check(lambda: self.signatures)
 
     def _with_decisions(self, per_row: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """``per_row`` plus the ``-prob`` and ``-correct`` columns of its metric columns, when deciding."""
-        if self.calibration is None:
+        if self._decisions is None:
             return per_row
-        out = dict(per_row)
-        for column, entry in self._calibrated().items():
-            if column in per_row:
-                out[f"{column}-prob"] = entry.prob(per_row[column])
-                out[f"{column}-correct"] = entry.decide(per_row[column])
-        for judge in self._judges:
-            if all(m in per_row for m in judge.inputs):
-                out[f"{judge.name}-prob"] = judge.prob(per_row)
-                out[f"{judge.name}-correct"] = judge.decide(per_row)
-        return out
+        return self._decisions.add(per_row, self._calibrated())
 
     def _decision_totals(self, per_row: dict[str, np.ndarray]) -> dict[str, Totals]:
         """The sums of the ``-prob`` and ``-correct`` columns in ``per_row`` (their corpus values are means)."""
-        if self.calibration is None:
+        if self._decisions is None:
             return {}
-        return {c: Totals.of(np.asarray(v, dtype=float).reshape(-1, 1)) for c, v in per_row.items()
-                if c.endswith(("-prob", "-correct")) and c not in self.score_columns}
+        return Decisions.totals(per_row, self.score_columns)
 
     def _corpus(
         self, totals: dict[int, Totals], decisions: dict[str, Totals]
@@ -360,15 +447,8 @@ class Scorer:
             signature = self._signature(metric, kp)
             for column in metric.columns():
                 signatures[column] = signature
-        if self.calibration is not None:
-            cal = [("cal", self.calibration.digest)]
-            decided = {c: signatures[c].with_fields(cal) for c in self.score_columns}
-            decided.update({j.name: Signature.of(j.name, [("inputs", "+".join(j.inputs)), *cal])
-                            for j in self._judges})
-            for column, signature in decided.items():
-                for suffix in ("-prob", "-correct"):
-                    corpus[column + suffix] = decisions.get(column + suffix, Totals()).mean(0)
-                    signatures[column + suffix] = signature
+        if self._decisions is not None:
+            self._decisions.corpus(corpus, signatures, decisions, self.score_columns)
         return corpus, {c: str(s) for c, s in signatures.items()}
 
     def score_rows(
@@ -379,11 +459,9 @@ class Scorer:
         table = Table(frame=pd.DataFrame(index=range(len(rows))), rows=rows, source=source,
                       numbers=list(numbers or range(1, len(rows) + 1)))
         self._prepare(table, strict=True)
-        bar = self._bar(len(rows))
-        scores, totals = self._gathered(rows, bar.update if bar is not None else None)
+        with self._progress(len(rows)) as advance:
+            scores, totals = self._gathered(rows, advance)
         per_row = self._with_decisions(scores)
-        if bar is not None:
-            bar.close()
         corpus, signatures = self._corpus(totals, self._decision_totals(per_row))
         return per_row, corpus, signatures
 
@@ -391,11 +469,9 @@ class Scorer:
         """Score a file path, DataFrame, ``datasets.Dataset``, records or :class:`~kpqa.io.Table`."""
         table = data if isinstance(data, Table) else read_input(data, self.on_error)
         table = self._prepare(table)
-        bar = self._bar(len(table.rows))
-        scores, totals = self._gathered(table.rows, bar.update if bar is not None else None)
+        with self._progress(len(table.rows)) as advance:
+            scores, totals = self._gathered(table.rows, advance)
         per_row = self._with_decisions(scores)
-        if bar is not None:
-            bar.close()
         corpus, signatures = self._corpus(totals, self._decision_totals(per_row)) if len(table.rows) else ({}, {})
         return Result(frame=self._with_scores(table, per_row), corpus=corpus, signatures=signatures,
                       errors=_numbered(table))
@@ -423,49 +499,51 @@ class Scorer:
         empty and handed to ``fill`` at the end, scored over all rows at once, so that they too do not depend on
         the chunk size (:meth:`kpqa.io.OutputWriter.fill`). ``total``: the number of rows, for the progress
         bar."""
-        bar = self._bar(total)
-        advance = bar.update if bar is not None else None
         keep = any(m.whole_input for m, _ in self._metrics)  # only then are the rows' texts needed at the end
-        kept: list[Rows] = []
-        where: list[np.ndarray] = []  # per chunk, the output rows its scored rows are
-        totals: dict[int, Totals] = {}
-        decisions: dict[str, Totals] = {}
-        errors: dict[int, str] = {}
-        done = scored = 0
-        for table in tables:
-            table = self._prepare(table)
-            scores, chunk_totals = self._gathered(table.rows, advance, whole_input=False)
-            per_row = self._with_decisions(scores)
-            scored += len(table.rows)
-            for i, t in chunk_totals.items():
-                totals[i] = totals.get(i, Totals()) + t
-            for c, t in self._decision_totals(per_row).items():
-                decisions[c] = decisions.get(c, Totals()) + t
-            if advance is not None and table.errors:
-                advance(len(table.errors))
-            if self.is_main:
-                if keep:
-                    kept.append(table.rows)
-                    where.append(done + np.asarray(range(len(table.frame)) if table.keep is None else table.keep,
-                                                   int))
-                errors.update(_numbered(table))
-                if write is not None:
-                    write(self._with_scores(table, per_row))
-            done += len(table.frame)
-        if bar is not None:
-            bar.close()
-        if not self.is_main or not scored:
-            return StreamResult(rows=done, corpus={}, signatures={}, errors=errors)
+        run = _Stream(keep)
+        with self._progress(total) as advance:
+            for table in tables:
+                self._score_chunk(self._prepare(table), run, advance, write)
+        if not self.is_main or not run.scored:
+            return StreamResult(rows=run.done, corpus={}, signatures={}, errors=run.errors)
         if keep:
-            rows = kept[0] if len(kept) == 1 else concat_rows(kept)
-            late_scores, late_totals = self._per_row(rows, whole_input=True)  # main process only: lexical metrics
-            totals.update(late_totals)
-            late = self._with_decisions(late_scores)
-            if fill is not None:
-                fill({c: _spread(v, np.concatenate(where), done, self._missing) for c, v in late.items()})
-            decisions.update(self._decision_totals(late))  # judges on whole-input metrics: known only now
-        corpus, signatures = self._corpus(totals, decisions)
-        return StreamResult(rows=done, corpus=corpus, signatures=signatures, errors=errors)
+            self._score_whole_input(run, fill)
+        corpus, signatures = self._corpus(run.totals, run.decisions)
+        return StreamResult(rows=run.done, corpus=corpus, signatures=signatures, errors=run.errors)
+
+    def _score_chunk(self, table: Table, run: "_Stream", advance: Advance | None,
+                     write: Callable[[pd.DataFrame], None] | None) -> None:
+        """Score one chunk (all but the ``whole_input`` metrics), add its statistics to ``run`` and hand its table
+        to ``write`` (main process)."""
+        scores, chunk_totals = self._gathered(table.rows, advance, whole_input=False)
+        per_row = self._with_decisions(scores)
+        run.scored += len(table.rows)
+        for i, t in chunk_totals.items():
+            run.totals[i] = run.totals.get(i, Totals()) + t
+        for c, t in self._decision_totals(per_row).items():
+            run.decisions[c] = run.decisions.get(c, Totals()) + t
+        if advance is not None and table.errors:
+            advance(len(table.errors))
+        if self.is_main:
+            if run.keep:
+                run.kept.append(table.rows)
+                run.where.append(run.done + np.asarray(range(len(table.frame)) if table.keep is None else table.keep,
+                                                       int))
+            run.errors.update(_numbered(table))
+            if write is not None:
+                write(self._with_scores(table, per_row))
+        run.done += len(table.frame)
+
+    def _score_whole_input(self, run: "_Stream", fill: Callable[[dict[str, np.ndarray]], None] | None) -> None:
+        """The ``whole_input`` metrics over every kept row at once (main process only: lexical metrics), handed to
+        ``fill``; their statistics and decision sums go into ``run``."""
+        rows = run.kept[0] if len(run.kept) == 1 else concat_rows(run.kept)
+        late_scores, late_totals = self._per_row(rows, whole_input=True)
+        run.totals.update(late_totals)
+        late = self._with_decisions(late_scores)
+        if fill is not None:
+            fill({c: _spread(v, np.concatenate(run.where), run.done, self._missing) for c, v in late.items()})
+        run.decisions.update(self._decision_totals(late))  # judges on whole-input metrics: known only now
 
     @property
     def _missing(self) -> float:
@@ -484,6 +562,20 @@ class Scorer:
         if self.on_error != "raise":
             out[ERROR_COLUMN] = [table.errors.get(i, "") for i in range(n)]
         return out
+
+
+@dataclass
+class _Stream:
+    """What :meth:`Scorer.score_stream` sums and keeps across chunks."""
+
+    keep: bool  # keep the rows' texts (a whole_input metric is asked)
+    kept: list[Rows] = field(default_factory=list)
+    where: list[np.ndarray] = field(default_factory=list)  # per chunk, the output rows its scored rows are
+    totals: dict[int, Totals] = field(default_factory=dict)
+    decisions: dict[str, Totals] = field(default_factory=dict)
+    errors: dict[int, str] = field(default_factory=dict)
+    done: int = 0  # rows read
+    scored: int = 0  # rows scored
 
 
 def _spread(values: np.ndarray, where: np.ndarray, n: int, missing: float) -> np.ndarray:

@@ -233,8 +233,8 @@ def test_registered_columns():
     assert get_metric("BERTScore-R").columns() == ["BERTScore-R"]
     metric = get_metric("BERTScore-KPQA")
     assert metric.columns() == ["BERTScore-KPQA"] and "weights" in metric.requires
-    metric.suffix = "KP"
-    assert metric.columns() == ["BERTScore-KP"]
+    assert get_metric("BERTScore-KP").columns() == ["BERTScore-KP"]
+    assert get_metric("BERTScore-KPQA:layer=5", no_question=True).columns() == ["BERTScore-KP:layer=5"]
 
 
 def test_metric_columns_match_functional_form():

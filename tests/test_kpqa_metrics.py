@@ -79,8 +79,9 @@ def test_keyword_weights_move_the_score():
 def test_columns_follow_the_weighter(name):
     metric = get_metric(name)
     assert metric.columns() == [name] and "weights" in metric.requires
-    metric.suffix = "KP"
-    assert metric.columns() == [name.replace("-KPQA", "-KP")]
+    kp = get_metric(name.replace("-KPQA", "-KP"))
+    assert kp.columns() == [name.replace("-KPQA", "-KP")] and not kp.question
+    assert get_metric(name, no_question=True).columns() == kp.columns()
     assert get_metric(name).columns() == [name]  # a fresh metric is unaffected
 
 
@@ -135,3 +136,15 @@ def test_weighter_pieces_are_lowercased_text_without_punctuation(shipped_weighte
     [(offsets, probs)] = weighter.piece_weights([pair])
     kept = [i for i, (a, b) in enumerate(offsets.tolist()) if pair[1][a:b].lower() in pieces]
     np.testing.assert_array_equal(weights, probs[kept])
+
+
+def test_only_keyphrase_weighted_metrics_have_a_kp_form():
+    from kpqa.metrics.base import _REGISTRY
+
+    assert get_metric("BLEU-4", no_question=True).question  # no weights, nothing to drop
+    _REGISTRY["Toy-KPQA"] = _REGISTRY["BLEU-1"]
+    try:
+        with pytest.raises(UsageError, match="no -KP form"):
+            get_metric("Toy-KP")
+    finally:
+        del _REGISTRY["Toy-KPQA"]

@@ -116,11 +116,9 @@ def test_kpqa_metrics_lists_every_name_with_a_description(capsys):
 def test_kp_columns_are_signed_with_their_own_name():
     from kpqa.metrics.base import Context, get_metric
 
-    metric = get_metric("BLEU-1-KPQA:tok=words")
-    metric.suffix = "KP"
+    metric = get_metric("BLEU-1-KP:tok=words")
     assert str(metric.signature(Context())).startswith("BLEU-1-KP|tok:ptb|")
-    metric = get_metric("ROUGE-L-KPQA")
-    metric.suffix = "KP"
+    metric = get_metric("ROUGE-L-KP")
     assert str(metric.signature(Context())).startswith("ROUGE-L-KP|tok:kpw-pieces|beta:1.2|")
 
 

@@ -250,12 +250,17 @@ def train(config: TrainConfig) -> dict:
 
 
 def _train(config: TrainConfig, interrupted: list[bool]) -> dict:
-    from accelerate import Accelerator
-    from accelerate.utils import set_seed
-    from safetensors.torch import load_file, save_file
-    from tqdm.auto import tqdm
-    from transformers import get_linear_schedule_with_warmup
+    """Setup (or resume), the epochs, then the finished checkpoint."""
+    run = _setup(config, _load_progress(config))
+    run.model.train()
+    for epoch in range(run.progress["epoch"], config.epochs):
+        _train_epoch(run, epoch, interrupted)
+        _end_epoch(run, epoch)
+    return _finish(run)
 
+
+def _load_progress(config: TrainConfig) -> dict[str, Any]:
+    """The progress of a run to resume from ``OUTPUT/state`` (checked against ``config``), or of a new run."""
     if not config.data:
         raise UsageError("no training data: give at least one --data NAME:PATH")
     output = Path(config.output)
@@ -270,13 +275,65 @@ def _train(config: TrainConfig, interrupted: list[bool]) -> dict:
         if saved["config"] != config.fingerprint():
             raise UsageError(f"{state_dir} was written by a run with other options; use another --output or remove it")
         progress = saved["progress"]
-
     if config.precision not in PRECISIONS:
         raise UsageError(f"--precision must be one of {', '.join(PRECISIONS)}, got {config.precision!r}")
+    return progress
+
+
+@dataclass
+class _Run:
+    """What a training run carries from setup through the epochs to the finished checkpoint."""
+
+    config: TrainConfig
+    progress: dict[str, Any]
+    accelerator: Any
+    tagger: KeyphraseTagger
+    model: Any  # the tagger as prepared by accelerate
+    params: list[torch.nn.Parameter]
+    optimizer: Any
+    scheduler: Any
+    sampler: LengthGroupedBatches
+    train_loader: Any
+    dev_loader: Any
+    steps_per_epoch: int
+    base: dict[str, Any] = field(default_factory=dict)  # the metadata every checkpoint of the run carries
+
+    @property
+    def output(self) -> Path:
+        return Path(self.config.output)
+
+    @property
+    def state_dir(self) -> Path:
+        return self.output / STATE
+
+    @property
+    def main(self) -> bool:
+        return bool(self.accelerator.is_main_process)
+
+    def save_state(self) -> None:
+        """Write the state beside the old one, then swap them: a run killed mid-save resumes from the old state."""
+        new = self.state_dir.with_name(STATE + ".new")
+        self.accelerator.wait_for_everyone()
+        self.accelerator.save_state(str(new))
+        if self.main:
+            if (self.state_dir / BEST).exists():
+                shutil.copy2(self.state_dir / BEST, new / BEST)
+            (new / PROGRESS).write_text(json.dumps({"config": self.config.fingerprint(), "progress": self.progress},
+                                                   indent=1))
+            _swap_state(new, self.state_dir)
+        self.accelerator.wait_for_everyone()
+
+
+def _setup(config: TrainConfig, progress: dict[str, Any]) -> _Run:
+    """Data, model, loaders, optimizer and schedule, prepared by accelerate; then the saved state loaded (resume)
+    or a first one written."""
+    from accelerate import Accelerator
+    from accelerate.utils import set_seed
+    from transformers import get_linear_schedule_with_warmup
+
     forms = AnswerForms(config.short_answers, config.yes_no, config.max_answer_share)
     accelerator = Accelerator(mixed_precision={"fp32": "no"}.get(config.precision, config.precision))
     set_seed(config.seed)
-    main = accelerator.is_main_process
     examples, sources = load_examples(config.data)
     examples, form_counts = build_examples(examples, forms, config.seed)
     if not examples:
@@ -311,27 +368,18 @@ def _train(config: TrainConfig, interrupted: list[bool]) -> dict:
     scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * total_steps), total_steps)
     model, optimizer, train_loader, dev_loader, scheduler = accelerator.prepare(
         model, optimizer, train_loader, dev_loader, scheduler)
-
-    def save_state() -> None:
-        """Write the state beside the old one, then swap them: a run killed mid-save resumes from the old state."""
-        new = state_dir.with_name(STATE + ".new")
-        accelerator.wait_for_everyone()
-        accelerator.save_state(str(new))
-        if main:
-            if (state_dir / BEST).exists():
-                shutil.copy2(state_dir / BEST, new / BEST)
-            (new / PROGRESS).write_text(json.dumps({"config": config.fingerprint(), "progress": progress}, indent=1))
-            _swap_state(new, state_dir)
-        accelerator.wait_for_everyone()
+    run = _Run(config=config, progress=progress, accelerator=accelerator, tagger=tagger, model=model, params=params,
+               optimizer=optimizer, scheduler=scheduler, sampler=sampler, train_loader=train_loader,
+               dev_loader=dev_loader, steps_per_epoch=steps_per_epoch)
 
     if progress["global_step"] or progress["epoch"]:
-        accelerator.load_state(str(state_dir))
-        if main:
+        accelerator.load_state(str(run.state_dir))
+        if run.main:
             print(f"resuming at epoch {progress['epoch'] + 1}, step {progress['step_in_epoch']}")
     else:
-        save_state()
+        run.save_state()
 
-    base = {
+    run.base = {
         "format": 1,
         "labels": ckpt.LABELS,
         "backbone": backbones.describe(config.backbone),
@@ -353,60 +401,82 @@ def _train(config: TrainConfig, interrupted: list[bool]) -> dict:
         "command": config.command,
         **config.extra,
     }
-    model.train()
-    for epoch in range(progress["epoch"], config.epochs):
-        sampler.epoch = epoch
-        skip = progress["step_in_epoch"]
-        loader = accelerator.skip_first_batches(train_loader, skip) if skip else train_loader
-        bar = tqdm(loader, total=steps_per_epoch, initial=skip, disable=not main,
-                   desc=f"epoch {epoch + 1}/{config.epochs}", dynamic_ncols=True)
-        started = time.monotonic()
-        for batch in bar:
-            labels = batch.pop("labels")
-            loss, _ = _loss_and_counts(model(**batch), labels)
-            accelerator.backward(loss)
-            accelerator.clip_grad_norm_(params, 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
-            progress["step_in_epoch"] += 1
-            progress["global_step"] += 1
-            progress["train_windows_seen"] += len(labels) * accelerator.num_processes
-            bar.set_postfix(loss=f"{loss.item():.4f}")
-            if interrupted:  # Ctrl-C: save what was trained, then stop; the same command resumes from here
-                progress["train_seconds"] += time.monotonic() - started
-                save_state()
-                if main:
-                    print(f"\ninterrupted: saved a resumable state in {state_dir}; re-run the same command to resume",
-                          file=sys.stderr)
-                raise KeyboardInterrupt
-            if progress["step_in_epoch"] % config.save_every == 0 and progress["step_in_epoch"] < steps_per_epoch:
-                progress["train_seconds"] += time.monotonic() - started
-                started = time.monotonic()
-                save_state()
-        progress["train_seconds"] += time.monotonic() - started
-        dev = evaluate(model, dev_loader, accelerator)
-        progress["history"].append({"epoch": epoch + 1, **{f"dev_{k}": round(v, 5) for k, v in dev.items()}})
-        if main:
-            print(f"epoch {epoch + 1}: " + ", ".join(f"dev {k} {v:.4f}" for k, v in dev.items()))
-        if progress["best_dev_loss"] is None or dev["loss"] < progress["best_dev_loss"]:
-            progress["best_dev_loss"], progress["best_epoch"] = dev["loss"], epoch + 1
-            if main:
-                save_file({k: v.detach().cpu().contiguous() for k, v in tagger.trained_state().items()},
-                          str(state_dir / BEST))
-                ckpt.save(output, tagger.trained_state(), {**base, "status": "training", "dev": dev,
-                                                               "best_epoch": epoch + 1})
-        progress["epoch"], progress["step_in_epoch"] = epoch + 1, 0
-        save_state()
+    return run
 
+
+def _train_epoch(run: _Run, epoch: int, interrupted: list[bool]) -> None:
+    """The training steps of one epoch (from where a resumed run stopped), saving a state every ``save_every``
+    steps; on Ctrl-C a resumable state, then KeyboardInterrupt."""
+    from tqdm.auto import tqdm
+
+    config, progress, accelerator = run.config, run.progress, run.accelerator
+    run.sampler.epoch = epoch
+    skip = progress["step_in_epoch"]
+    loader = accelerator.skip_first_batches(run.train_loader, skip) if skip else run.train_loader
+    bar = tqdm(loader, total=run.steps_per_epoch, initial=skip, disable=not run.main,
+               desc=f"epoch {epoch + 1}/{config.epochs}", dynamic_ncols=True)
+    started = time.monotonic()
+    for batch in bar:
+        labels = batch.pop("labels")
+        loss, _ = _loss_and_counts(run.model(**batch), labels)
+        accelerator.backward(loss)
+        accelerator.clip_grad_norm_(run.params, 1.0)
+        run.optimizer.step()
+        run.scheduler.step()
+        run.optimizer.zero_grad()
+        progress["step_in_epoch"] += 1
+        progress["global_step"] += 1
+        progress["train_windows_seen"] += len(labels) * accelerator.num_processes
+        bar.set_postfix(loss=f"{loss.item():.4f}")
+        if interrupted:  # Ctrl-C: save what was trained, then stop; the same command resumes from here
+            progress["train_seconds"] += time.monotonic() - started
+            run.save_state()
+            if run.main:
+                print(f"\ninterrupted: saved a resumable state in {run.state_dir}; re-run the same command to resume",
+                      file=sys.stderr)
+            raise KeyboardInterrupt
+        if progress["step_in_epoch"] % config.save_every == 0 and progress["step_in_epoch"] < run.steps_per_epoch:
+            progress["train_seconds"] += time.monotonic() - started
+            started = time.monotonic()
+            run.save_state()
+    progress["train_seconds"] += time.monotonic() - started
+
+
+def _end_epoch(run: _Run, epoch: int) -> None:
+    """Dev loss after an epoch; a new best is kept (``state/best``) and written as the checkpoint in training;
+    then the state is saved."""
+    from safetensors.torch import save_file
+
+    progress = run.progress
+    dev = evaluate(run.model, run.dev_loader, run.accelerator)
+    progress["history"].append({"epoch": epoch + 1, **{f"dev_{k}": round(v, 5) for k, v in dev.items()}})
+    if run.main:
+        print(f"epoch {epoch + 1}: " + ", ".join(f"dev {k} {v:.4f}" for k, v in dev.items()))
+    if progress["best_dev_loss"] is None or dev["loss"] < progress["best_dev_loss"]:
+        progress["best_dev_loss"], progress["best_epoch"] = dev["loss"], epoch + 1
+        if run.main:
+            save_file({k: v.detach().cpu().contiguous() for k, v in run.tagger.trained_state().items()},
+                      str(run.state_dir / BEST))
+            ckpt.save(run.output, run.tagger.trained_state(), {**run.base, "status": "training", "dev": dev,
+                                                                   "best_epoch": epoch + 1})
+    progress["epoch"], progress["step_in_epoch"] = epoch + 1, 0
+    run.save_state()
+
+
+def _finish(run: _Run) -> dict:
+    """The best epoch's weights, stored at checkpoint precision and evaluated again on dev, written as the finished
+    checkpoint (the state folder removed); returns its metadata."""
+    from safetensors.torch import load_file
+
+    progress, accelerator = run.progress, run.accelerator
     accelerator.wait_for_everyone()
-    best = load_file(str(state_dir / BEST))
+    best = load_file(str(run.state_dir / BEST))
     dev32 = next(h for h in progress["history"] if h["epoch"] == progress["best_epoch"])
-    tagger.load_trained({k: v.to(ckpt.STORE_DTYPE).float() for k, v in best.items()})
-    dev16 = evaluate(model, dev_loader, accelerator)
+    run.tagger.load_trained({k: v.to(ckpt.STORE_DTYPE).float() for k, v in best.items()})
+    dev16 = evaluate(run.model, run.dev_loader, accelerator)
     seconds = progress["train_seconds"]
     metadata = {
-        **base,
+        **run.base,
         "status": "finished",
         "best_epoch": progress["best_epoch"],
         "dev": {k: round(v, 5) for k, v in dev16.items()},
@@ -417,10 +487,10 @@ def _train(config: TrainConfig, interrupted: list[bool]) -> dict:
         "train_windows_per_second": round(progress["train_windows_seen"] / max(seconds, 1e-9), 2),
         "machine": _machine(accelerator),
     }
-    if main:
-        ckpt.save(output, best, metadata)
-        shutil.rmtree(state_dir)
-        _warn_if_untrained(metadata["dev"]["k_f1"], _k_spread(model, dev_loader))
+    if run.main:
+        ckpt.save(run.output, best, metadata)
+        shutil.rmtree(run.state_dir)
+        _warn_if_untrained(metadata["dev"]["k_f1"], _k_spread(run.model, run.dev_loader))
     accelerator.wait_for_everyone()
     return metadata
 

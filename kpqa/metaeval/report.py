@@ -13,15 +13,9 @@ from kpqa.errors import UsageError
 from kpqa.version import __version__
 from kpqa.metaeval.data import Dataset, ScorerFactory, Settings, aev_scores, binary_labels, load_all
 
-SUFFIXES = ("-KPQA", "-KP", "-adapted")
+from kpqa.metrics.spec import SUFFIXES, base_metric
 
-
-def base_metric(name: str) -> str | None:
-    """The metric a KPQA / -KP / Yang-adapted metric extends (``BLEU-1-KPQA`` -> ``BLEU-1``), else None."""
-    for suffix in SUFFIXES:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)]
-    return None
+__all__ = ["SUFFIXES", "base_metric", "build_report", "evaluate", "run"]
 
 
 def _load_calibration(settings: Settings) -> Any:

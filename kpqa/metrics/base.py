@@ -24,6 +24,7 @@ import numpy as np
 
 from kpqa.context import Context, PieceTokensFn, WordWeightFn  # noqa: F401  (re-exported)
 from kpqa.rows import Rows  # noqa: F401  (re-exported)
+from kpqa.metrics.spec import KPQA_SUFFIX, kp_name, split_kp
 from kpqa.signature import Signature
 
 #: the modules of the built-in metrics, imported (registering their metrics) on the first registry look-up
@@ -91,6 +92,11 @@ class Metric(ABC):
     uses_model: ClassVar[bool] = False
     #: the ``:key=value`` options the name takes, for ``kpqa metrics``
     spec_help: ClassVar[str] = ""
+    #: a keyphrase-weighted metric with a -KP form: built with ``question=False`` (by :func:`get_metric`) it reads
+    #: the question-free weighter and its columns end in ``-KP``
+    kp_form: ClassVar[bool] = False
+    #: whether the metric's weights come from the weighter that reads the question (set when it is built)
+    question: bool = True
 
     def columns(self) -> list[str]:
         """Output column names, in order."""
@@ -164,8 +170,8 @@ class MeanMetric(Metric):
         return {self.columns()[0]: totals.mean(0)}
 
 
-_REGISTRY: dict[str, Callable[[], Metric]] = {}
-_PATTERNS: list[tuple[Callable[[str], bool], Callable[[str], Metric], str, str]] = []
+_REGISTRY: dict[str, Callable[..., Metric]] = {}
+_PATTERNS: list[tuple[Callable[[str], bool], Callable[..., Metric], str, str]] = []
 _LOADED = False
 
 
@@ -177,10 +183,11 @@ def _load_builtin() -> None:
             importlib.import_module(f"kpqa.metrics.{module}")
 
 
-def register(name: str) -> Callable[[Callable[[], Metric]], Callable[[], Metric]]:
-    """Decorator: register a metric factory (class or function of no arguments) under ``name``."""
+def register(name: str) -> Callable[[Callable[..., Metric]], Callable[..., Metric]]:
+    """Decorator: register a metric factory (class or function of no arguments) under ``name``; a factory with
+    ``kp_form`` set also takes ``question=False`` (its -KP form)."""
 
-    def deco(factory: Callable[[], Metric]) -> Callable[[], Metric]:
+    def deco(factory: Callable[..., Metric]) -> Callable[..., Metric]:
         if name in _REGISTRY:
             raise ValueError(f"metric {name!r} registered twice")
         _REGISTRY[name] = factory
@@ -189,7 +196,7 @@ def register(name: str) -> Callable[[Callable[[], Metric]], Callable[[], Metric]
     return deco
 
 
-def register_pattern(matches: Callable[[str], bool], build: Callable[[str], Metric], family: str = "",
+def register_pattern(matches: Callable[[str], bool], build: Callable[..., Metric], family: str = "",
                      description: str = "") -> None:
     """Register a parametrised family, e.g. ``AEv-<alpha>-<N>``: ``build(name)`` for every name ``matches``.
     ``family`` names it in listings (its text before the first ``<`` is matched case-insensitively)."""
@@ -214,8 +221,8 @@ def describe() -> list[tuple[str, str, str]]:
         factory = _REGISTRY[name]
         options = getattr(factory, "spec_help", "")
         out.append((name, _first_line(factory), options))
-        if name.endswith("-KPQA"):
-            out.append((name[:-2], f"{name} with the weighter trained without the question (the -KP ablation)",
+        if name.endswith(KPQA_SUFFIX):
+            out.append((kp_name(name), f"{name} with the weighter trained without the question (the -KP ablation)",
                         options))
     out += [(family, description, "") for _, _, family, description in _PATTERNS if family]
     return out
@@ -225,7 +232,7 @@ def _canonical(name: str) -> str:
     """``name`` with its metric part (before any ``:``) spelled as registered, matched case-insensitively."""
     base, sep, spec = name.partition(":")
     known = {n.lower(): n for n in _REGISTRY}
-    known.update({n[:-2].lower(): n[:-2] for n in _REGISTRY if n.endswith("-KPQA")})
+    known.update({kp_name(n).lower(): kp_name(n) for n in _REGISTRY if n.endswith(KPQA_SUFFIX)})
     if base.lower() in known:
         return known[base.lower()] + sep + spec
     for _, _, family, _ in _PATTERNS:
@@ -245,7 +252,7 @@ def resolve_name(name: str) -> str:
     _load_builtin()
     canonical = _canonical(name.strip())
     base = canonical.split(":")[0]
-    if base in _REGISTRY or (base.endswith("-KP") and base + "QA" in _REGISTRY) \
+    if base in _REGISTRY or split_kp(base)[0] in _REGISTRY \
             or any(matches(canonical) for matches, *_ in _PATTERNS):
         return canonical
     names = [n for n, _, _ in describe()]
@@ -255,13 +262,24 @@ def resolve_name(name: str) -> str:
     raise UsageError(f"unknown metric {name!r}{hint} (`kpqa metrics` lists them: {', '.join(names)})")
 
 
-def get_metric(name: str) -> Metric:
+def get_metric(name: str, no_question: bool = False) -> Metric:
     """Build the metric registered under ``name`` (case-insensitive); :class:`~kpqa.errors.UsageError` when
-    unknown."""
-    name = resolve_name(name)
-    if name in _REGISTRY:
-        return _REGISTRY[name]()
+    unknown.
+
+    A ``-KP`` name (``BLEU-1-KP``, ``ROUGE-L-KP:tok=words``), or any ``-KPQA`` name with ``no_question``, builds
+    the registered ``-KPQA`` metric with ``question=False``: it reads the question-free weighter, and its columns
+    and signature say ``-KP``."""
+    from kpqa.errors import UsageError
+
+    registered, kp = split_kp(resolve_name(name), no_question)
+    kwargs: dict[str, bool] = {}
+    if kp:
+        if not getattr(_REGISTRY.get(registered.split(":")[0]), "kp_form", False):
+            raise UsageError(f"metric {name!r} has no -KP form")
+        kwargs["question"] = False
+    if registered in _REGISTRY:
+        return _REGISTRY[registered](**kwargs)
     for matches, build, _, _ in _PATTERNS:
-        if matches(name):
-            return build(name)
+        if matches(registered):
+            return build(registered, **kwargs)
     raise AssertionError(name)  # resolve_name found it

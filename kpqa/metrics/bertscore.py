@@ -42,7 +42,7 @@ import numpy as np
 from kpqa.errors import UsageError
 from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION
 from kpqa.metrics.base import Context, Metric, Rows, Totals, register, register_pattern
-from kpqa.metrics.spec import parse_spec
+from kpqa.metrics.spec import kp_suffix, parse_spec
 from kpqa.signature import Signature
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -274,12 +274,18 @@ class BERTScoreRecall(BERTScore):
 class BERTScoreKPQA(_BERTScoreBase):
     """BERTScore-KPQA F (eq. 6-8): KPW(Q, text) in place of idf on both sides.
 
-    The column is ``BERTScore-<suffix>``; the scorer sets ``suffix = "KP"`` for the question-free weighter."""
+    The column is ``BERTScore-KPQA``, or ``BERTScore-KP`` when built with ``question=False`` for the question-free
+    weighter (``get_metric("BERTScore-KP")``)."""
 
     name = "BERTScore-KPQA"
     requires = frozenset({"weights"})
     spec_help = ":encoder=minilm|mpnet|NAME :layer=N"
-    suffix = "KPQA"
+    kp_form = True
+
+    def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None, question: bool = True) -> None:
+        super().__init__(backbone, layer)
+        self.question = question
+        self.suffix = kp_suffix(question)
 
     def columns(self) -> list[str]:
         return [f"BERTScore-{self.suffix}{self.spec}"]
@@ -306,7 +312,7 @@ _CLASSES = {"BERTScore": BERTScore, "BERTScore-P": BERTScorePrecision, "BERTScor
             "BERTScore-KPQA": BERTScoreKPQA}
 
 
-def build(name: str) -> _BERTScoreBase:
+def build(name: str, question: bool = True) -> _BERTScoreBase:
     """``BERTScore[-P|-R|-KPQA]:key=value...`` with keys ``encoder`` (backbone), ``layer`` (int) and, except for
     BERTScore-KPQA, ``idf`` (yes/no); e.g. ``BERTScore:idf=yes`` or ``BERTScore-KPQA:encoder=mpnet:layer=10``."""
     base = name.split(":")[0]
@@ -327,6 +333,8 @@ def build(name: str) -> _BERTScoreBase:
             kwargs["idf"] = value == "yes"
         else:
             kwargs["backbone"] = value
+    if not question:
+        kwargs["question"] = False  # only BERTScore-KPQA has a -KP form (get_metric checks)
     metric = cls(**kwargs)  # type: ignore[arg-type]
     metric.spec = spec.text
     return metric

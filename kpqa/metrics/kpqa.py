@@ -6,8 +6,8 @@ its K-probability (the unit the weighter tags, so no mapping is needed); ``:tok=
 words instead, each weighted by the largest KPW of its pieces (``Context.word_weights``). On the shared human sets
 pieces correlate better (docs/results.md). The weighted sums are those of :func:`kpqa.metrics.bleu.weighted_bleu1`
 and :func:`kpqa.metrics.rouge.weighted_rouge_l`; with uniform weights and ``tok=words`` the scores are BLEU-1 and
-ROUGE-L. The column ends in ``-KPQA``, or ``-KP`` when the scorer sets ``suffix = "KP"`` for the question-free
-weighter (the paper's Table 4 ablation).
+ROUGE-L. The column ends in ``-KPQA``, or ``-KP`` when the metric is built with ``question=False`` for the
+question-free weighter (the paper's Table 4 ablation; ``get_metric("BLEU-1-KP")``).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from kpqa.metrics.bertscore import regroup
 from kpqa.metrics.bleu import weighted_bleu1
 from kpqa.metrics.lexical import tokenize_rows
 from kpqa.metrics.rouge import SUBSEQUENCES, weighted_rouge_l
-from kpqa.metrics.spec import parse_spec
+from kpqa.metrics.spec import kp_suffix, parse_spec
 from kpqa.text import Tokenizer, get_tokenizer
 
 
@@ -48,14 +48,16 @@ class _WeightedLexical(MeanMetric):
     requires = frozenset({"weights"})
     uses_model = True
     spec_help = ":tok=pieces|words"
+    kp_form = True
     base: ClassVar[str]
-    suffix: str = "KPQA"
     spec: str = ""  # the ``:tok=...`` part of the name it was asked by
 
-    def __init__(self, tok: str = "pieces") -> None:
+    def __init__(self, tok: str = "pieces", question: bool = True) -> None:
         if tok not in TOKENS:
             raise UsageError(f"tok must be {' or '.join(TOKENS)}, not {tok!r}")
         self.tok = tok
+        self.question = question
+        self.suffix = kp_suffix(question)
 
     def columns(self) -> list[str]:
         return [f"{self.base}-{self.suffix}{self.spec}"]
@@ -114,8 +116,8 @@ class RougeLKPQA(_WeightedLexical):
     name = "ROUGE-L-KPQA"
     base = "ROUGE-L"
 
-    def __init__(self, tok: str = "pieces", beta: float = 1.2, lcs: str = "heaviest") -> None:
-        super().__init__(tok)
+    def __init__(self, tok: str = "pieces", beta: float = 1.2, lcs: str = "heaviest", question: bool = True) -> None:
+        super().__init__(tok, question)
         if lcs not in SUBSEQUENCES:
             raise UsageError(f"lcs must be {' or '.join(SUBSEQUENCES)}, not {lcs!r}")
         self.beta, self.lcs = beta, lcs
@@ -133,13 +135,13 @@ TOKENS = ("pieces", "words")
 _CLASSES = {"BLEU-1-KPQA": Bleu1KPQA, "ROUGE-L-KPQA": RougeLKPQA}
 
 
-def build(name: str) -> _WeightedLexical:
+def build(name: str, question: bool = True) -> _WeightedLexical:
     """``BLEU-1-KPQA:tok=words``, ``ROUGE-L-KPQA:tok=words``, ``ROUGE-L-KPQA:lcs=longest`` (defaults:
-    ``tok=pieces``, ``lcs=heaviest``)."""
+    ``tok=pieces``, ``lcs=heaviest``); ``question=False`` builds the -KP form."""
     base = name.split(":")[0]
     known = {"tok": "pieces|words"} | ({"lcs": "|".join(SUBSEQUENCES)} if base == "ROUGE-L-KPQA" else {})
     spec = parse_spec(name, known, "known: " + ", ".join(f"{k}={v}" for k, v in known.items()))
-    metric = _CLASSES[base](**spec.as_dict())
+    metric = _CLASSES[base](**spec.as_dict(), question=question)
     metric.spec = spec.text
     return metric
 

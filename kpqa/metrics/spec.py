@@ -1,4 +1,6 @@
-"""The one parser of metric specifications ``NAME[:key=value]...`` and of the ``-KP`` column names."""
+"""The one parser of metric specifications ``NAME[:key=value]...`` and the one home of the ``-KP`` / ``-KPQA``
+names: which registered metric a ``-KP`` column is (:func:`split_kp`), the suffix a keyphrase-weighted metric
+is built with (:func:`kp_suffix`) and the metric a KPQA / -KP / adapted metric extends (:func:`base_metric`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,6 +9,8 @@ from typing import Collection
 from kpqa.errors import UsageError
 
 KP_SUFFIX, KPQA_SUFFIX = "-KP", "-KPQA"
+#: the suffixes that name a metric extending another one (``BLEU-1-KPQA`` extends ``BLEU-1``)
+SUFFIXES = (KPQA_SUFFIX, KP_SUFFIX, "-adapted")
 
 
 @dataclass(frozen=True)
@@ -46,3 +50,21 @@ def split_kp(name: str, no_question: bool = False) -> tuple[str, bool]:
     if base.upper().endswith(KP_SUFFIX):
         return base + "QA" + sep + rest, True
     return name, no_question and base.upper().endswith(KPQA_SUFFIX)
+
+
+def kp_suffix(question: bool) -> str:
+    """The column suffix of a keyphrase-weighted metric: ``KPQA`` with the question, ``KP`` without."""
+    return KPQA_SUFFIX[1:] if question else KP_SUFFIX[1:]
+
+
+def kp_name(registered: str) -> str:
+    """The -KP column name of a registered -KPQA metric: ``BLEU-1-KPQA`` -> ``BLEU-1-KP``."""
+    return registered[: -len(KPQA_SUFFIX)] + KP_SUFFIX
+
+
+def base_metric(name: str) -> str | None:
+    """The metric a KPQA / -KP / Yang-adapted metric extends (``BLEU-1-KPQA`` -> ``BLEU-1``), else None."""
+    for suffix in SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return None
