@@ -325,8 +325,10 @@ class Scorer:
         texts = list(rows.candidates) + [r for g in rows.references for r in g]
         if self.tokenize == AUTO:
             self.tokenize = pick_tokenizer(texts)
+        if self.tokenize == "zh" or self._warned_cjk:
+            return
         share = cjk_share(texts)
-        if self.tokenize != "zh" and not self._warned_cjk and share >= CJK_WARN_SHARE:
+        if share >= CJK_WARN_SHARE:
             self._warned_cjk = True
             warnings.warn(f"{share:.0%} of the texts are Chinese / Japanese, which tokenize={self.tokenize!r} "
                           "cannot split into words (one token per clause: meaningless lexical scores); use "

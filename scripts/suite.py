@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import mannwhitneyu, pearsonr
+from scipy.stats import pearsonr
 
+from kpqa.binary import auroc
 from kpqa.io import read_input
 from kpqa.scoring import Scorer
 from kpqa.models.weighter import shipped_checkpoint
@@ -27,13 +28,6 @@ REPO = Path(__file__).resolve().parents[1]
 SETS = {"MS-MARCO": "marco_all.csv", "NarrativeQA": "nrqa_mhpgm.csv", "EVOUNA-TQ": "evouna_tq_dev.csv"}
 BINARY = "EVOUNA-TQ"
 METRICS = ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA"]
-
-
-def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
-    """Area under the ROC curve: P(score of a positive > score of a negative), ties counted half."""
-    positive = labels > 0.5
-    u = mannwhitneyu(scores[positive], scores[~positive], alternative="two-sided").statistic
-    return float(u / (positive.sum() * (~positive).sum()))
 
 
 def suite(checkpoint: str | None, no_question: bool, data: Path, device: str, batch_size: int) -> dict:
@@ -48,7 +42,7 @@ def suite(checkpoint: str | None, no_question: bool, data: Path, device: str, ba
         per_row = scorer.score_rows(table.rows, table.source)[0]
         r[dataset] = {name: float(pearsonr(per_row[name], human)[0]) for name in names}
         if dataset == BINARY:
-            areas = {name: auroc(per_row[name], human) for name in names}
+            areas = {name: float(auroc(human, per_row[name])) for name in names}
     mean = float(np.mean([v for by_metric in r.values() for v in by_metric.values()]))
     return {"metrics": names, "r": r, "auroc": areas, "mean_r": mean, "signatures": scorer.signatures}
 

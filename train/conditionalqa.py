@@ -18,9 +18,9 @@ from typing import Any
 
 from kpqa.errors import InputError
 
-from .examples import TaggedExample, polar_answer
+from .examples import TaggedExample, polar_answer, polar_answers
 from .layout import field
-from .sentences import find_occurrences, join_texts
+from .sentences import disjoint, find_occurrences, join_texts
 
 LAYOUT = "ConditionalQA"
 _TAG = re.compile(r"<[^>]+>")
@@ -77,16 +77,15 @@ def convert(records: Iterable[ConditionalRecord], counts: Counter) -> Iterator[T
             counts["no evidence"] += 1
             continue
         text, _ = join_texts([(sentence, ()) for sentence in record.evidences])
-        polar = {polar_answer(a) for a in answers}
-        if len(polar) == 1 and None not in polar:
+        polar = polar_answers(answers)
+        if polar:
             counts["yes/no answer"] += 1
             yield TaggedExample(question=record.question, text=text, spans=(), source="conditionalqa", id=record.id,
-                                polar=polar.pop())
+                                polar=polar)
             continue
-        spans = sorted({span for a in answers if not polar_answer(a) for span in find_occurrences(text, a)})
-        if not spans:
+        tagged = disjoint([span for a in answers if not polar_answer(a) for span in find_occurrences(text, a)])
+        if not tagged:
             counts["answer not in evidence"] += 1
             continue
-        _, tagged = join_texts([(text, spans)])
         counts["kept"] += 1
         yield TaggedExample(question=record.question, text=text, spans=tagged, source="conditionalqa", id=record.id)

@@ -50,3 +50,9 @@ def polar_answer(answer: str) -> str | None:
     """``"yes"`` or ``"no"`` when ``answer`` is a bare yes/no answer ("Yes", "no.", " YES "), else ``None``."""
     word = answer.strip().rstrip(".!").strip().lower()
     return word if word in POLAR else None
+
+
+def polar_answers(answers: list[str]) -> str | None:
+    """``"yes"`` or ``"no"`` when every one of ``answers`` is that same bare yes/no answer, else ``None``."""
+    found = {polar_answer(a) for a in answers}
+    return found.pop() if len(found) == 1 and None not in found else None

@@ -16,7 +16,7 @@ from typing import Any
 
 from kpqa.errors import InputError
 
-from .examples import TaggedExample, polar_answer
+from .examples import TaggedExample, polar_answers
 from .layout import field
 from .sentences import covering_sentences, find_occurrences, join_texts, sentence_bounds
 
@@ -92,13 +92,13 @@ def convert(records: Iterable[MarcoRecord], counts: Counter) -> Iterator[TaggedE
             counts["no answer"] += 1
             continue
         selected = [text for is_selected, text in record.passages if is_selected]
-        polar = {polar_answer(n) for n in needles}
-        if len(polar) == 1 and None not in polar:
+        polar = polar_answers(needles)
+        if polar:
             counts["yes/no answer"] += 1
             evidence = sentence_bounds(selected[0]) if selected else ()
             text = selected[0][slice(*evidence[0])] if evidence else ""
             yield TaggedExample(question=record.question, text=text, spans=(), source="msmarco", id=record.id,
-                                polar=polar.pop())
+                                polar=polar)
             continue
         if not selected:
             counts["no selected passage"] += 1
