@@ -110,14 +110,14 @@ def weighted_bleu1(
     mass: dict[str, float] = {}
     count: dict[str, int] = {}
     for tok, w in zip(cand, cand_w):
-        mass[tok] = mass.get(tok, 0.0) + w
+        mass[tok] = mass.get(tok, 0.0) + float(w)  # float64: float32 sums can put an identical pair above 1
         count[tok] = count.get(tok, 0) + 1
     matched = 0.0
     for tok, c in count.items():
         clip = min(c, ceiling.get((tok,), 0))
         if clip:
             matched += mass[tok] * clip / c
-    p = (matched + TINY) / (float(sum(cand_w)) + SMALL)
+    p = (matched + TINY) / (math.fsum(map(float, cand_w)) + SMALL)
     ratio = (len(cand) + TINY) / (closest_ref_length(len(cand), [len(r) for r in refs]) + SMALL)
     return p * math.exp(1 - 1 / ratio) if ratio < 1 else p
 

@@ -143,14 +143,16 @@ def weighted_rouge_l(
         raise ValueError(f"{len(cand_w)} weights for {len(cand)} candidate tokens")
     if len(refs_w) != len(refs) or any(len(w) != len(r) for r, w in zip(refs, refs_w)):
         raise ValueError("reference weights do not match the reference tokens")
-    cand_total = float(sum(cand_w))
+    # in float64: float32 sums can put an identical candidate and reference above 1
+    cand_w64: list[float] = np.asarray(cand_w, dtype=float).tolist()
+    cand_total = sum(cand_w64)
     precisions, recalls = [0.0], [0.0]
-    for ref, ref_w in zip(refs, refs_w):
+    for ref, ref_w in zip(refs, (np.asarray(w, dtype=float).tolist() for w in refs_w)):
         if lcs == "longest":
-            _, lcs_c, lcs_r = weighted_lcs(cand, cand_w, ref, ref_w)
+            _, lcs_c, lcs_r = weighted_lcs(cand, cand_w64, ref, ref_w)
         else:
-            lcs_c, lcs_r = heaviest_common_subsequence(cand, cand_w, ref, ref_w)
-        ref_total = float(sum(ref_w))
+            lcs_c, lcs_r = heaviest_common_subsequence(cand, cand_w64, ref, ref_w)
+        ref_total = sum(ref_w)
         precisions.append(lcs_c / cand_total if cand_total > 0 else 0.0)
         recalls.append(lcs_r / ref_total if ref_total > 0 else 0.0)
     p, r = max(precisions), max(recalls)
