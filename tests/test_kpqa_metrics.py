@@ -148,3 +148,17 @@ def test_only_keyphrase_weighted_metrics_have_a_kp_form():
             get_metric("Toy-KP")
     finally:
         del _REGISTRY["Toy-KPQA"]
+
+
+def test_identical_pair_with_float32_weights_scores_at_most_one():
+    """The weighter returns float32; summed in float32, BLEU-1-KPQA of an identical pair came out 1 + 2.4e-7."""
+    from kpqa.metrics.bleu import weighted_bleu1
+    from kpqa.metrics.rouge import weighted_rouge_l
+
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        n = int(rng.integers(3, 30))
+        toks = [f"t{j}" for j in rng.integers(0, 8, n)]
+        w = rng.random(n).astype(np.float32)
+        for score in (weighted_bleu1(toks, w, [toks], [w]), weighted_rouge_l(toks, w, [toks], [w])[2]):
+            assert 1 - 1e-6 <= score <= 1.0
