@@ -6,8 +6,8 @@ import random
 import pytest
 
 from kpqa.errors import UsageError
-from kpqa.train.examples import TaggedExample, polar_answer
-from kpqa.train.forms import AnswerForms, build_examples, polar_text, shorten
+from kpqa.train.examples import TaggedExample, is_choice_question, polar_answer
+from kpqa.train.forms import AnswerForms, build_examples, choice_copies, polar_text, shorten
 
 TEXT = "In 1990 the old bridge over the river Avon was finally replaced by a new one."
 BRIDGE = TaggedExample("What was replaced?", TEXT, ((TEXT.index("the old bridge"), TEXT.index(" over")),), "squad", "b")
@@ -72,7 +72,44 @@ def test_build_examples_is_seeded_per_example_not_by_order():
     assert build_examples(many, forms, seed=6)[0] != kept[:200]
 
 
+HOME_TEXT = "They said the food was leftover from home and not from a restaurant."
+HOME = TaggedExample("Was it leftover from home or takeout?", HOME_TEXT,
+                     ((HOME_TEXT.index("from home"), HOME_TEXT.index(" and not")),), "squad", "h")
+
+
+@pytest.mark.parametrize("question, answer, expected", [
+    ("Was it leftover from home or takeout?", "from home", True),
+    ("Was it leftover from home or takeout?", "home", True),
+    ("Which characters falls to their death, M or C?", "C.", True),  # outer punctuation stripped, case folded
+    ("Was it leftover from home or takeout?", "restaurant", False),  # the answer is not an option
+    ("Was it leftover from home or takeout?", "om", False),  # whole words only
+    ("Who ordered the food from home?", "home", False),  # "or" only inside "ordered": not a choice
+    ("What was leftover from home?", "home", False),  # no "or"
+])
+def test_is_choice_question(question, answer, expected):
+    text = f"It was {answer} indeed."
+    example = TaggedExample(question, text, ((7, 7 + len(answer)),), "squad", "c")
+    assert is_choice_question(example) is expected
+
+
+def test_a_polar_example_is_not_a_choice_question():
+    assert not is_choice_question(TaggedExample("Is it home or takeout?", "home", (), "msmarco", "p", polar="yes"))
+
+
+def test_choice_copies_are_short_seeded_copies_of_choice_examples_only():
+    copies = choice_copies([BRIDGE, HOME, POLAR, HOME], AnswerForms(choice=3), seed=2)
+    assert [origin for origin, _ in copies] == [1, 1, 3, 3]
+    for _, copy in copies:
+        assert copy.answers == ["from home"] and copy.text in HOME_TEXT and copy.question == HOME.question
+        before, _, after = copy.text.partition("from home")
+        assert len(before.split()) <= 3 and len(after.split()) <= 3
+    assert copies == choice_copies([BRIDGE, HOME, POLAR, HOME], AnswerForms(choice=3), seed=2)
+    assert len({c.text for _, c in choice_copies([HOME], AnswerForms(choice=40), seed=2)}) > 1  # each copy seeded
+    assert choice_copies([HOME], AnswerForms(), seed=2) == []  # choice=1: each example once, no copies
+
+
 @pytest.mark.parametrize("options, message", [
+    ({"choice": 0}, "--choice-questions must be at least 1"),
     ({"short": 1.5}, "--short-answers must be a share"),
     ({"yes_no": "maybe"}, "--yes-no must be one of off, bare, sentence, mixed"),
     ({"max_answer_share": 0.0}, "--max-answer-share must be in"),

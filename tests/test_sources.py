@@ -366,9 +366,26 @@ def test_budget_keeps_a_seeded_sample_in_source_order(tmp_path):
     assert [full.index(e) for e in sample] == sorted(full.index(e) for e in sample)
     assert load_source(f"squad@2:{squad_file(tmp_path)}")[0] == sample  # the same sample every time
     assert load_source(f"squad@99:{squad_file(tmp_path)}")[0] == full
-    for bad in ("0", "x", ""):
-        with pytest.raises(InputError, match="@N must be a positive number"):
+    for bad in ("0", "x", "", "choices"):
+        with pytest.raises(InputError, match="@N must be a positive number of examples or 'choice'"):
             load_source(f"squad@{bad}:{squad_file(tmp_path)}")
+
+
+def test_choice_budget_keeps_the_choice_questions_only(tmp_path):
+    context = "Dinner was leftover from home. The bill was paid in cash."
+    qas = [{"id": "c1", "question": "Was dinner from home or takeout?",
+            "answers": [{"text": "home", "answer_start": context.index("home")}]},
+           {"id": "c2", "question": "Was the bill paid in cash or by card?",
+            "answers": [{"text": "cash", "answer_start": context.index("cash")}]},
+           {"id": "n1", "question": "Who paid, him or her?",  # a choice question answered with another word
+            "answers": [{"text": "bill", "answer_start": context.index("bill")}]},
+           {"id": "n2", "question": "Where was dinner from?",
+            "answers": [{"text": "home", "answer_start": context.index("home")}]}]
+    path = tmp_path / "choice.json"
+    path.write_text(json.dumps({"data": [{"title": "t", "paragraphs": [{"context": context, "qas": qas}]}]}))
+    chosen, counts = load_source(f"squad@choice:{path}")
+    assert [e.id for e in chosen] == ["c1", "c2"]
+    assert counts == {"kept": 4, "not a choice question": 2}
 
 
 def test_sources_without_a_hub_route_say_so():

@@ -180,10 +180,32 @@ def test_warm_start_begins_where_the_init_checkpoint_ended(tmp_path, tokenizer):
 
 def test_cli_answer_form_options():
     argv = ["--data", "squad@100:a.json", "--output", "o", "--short-answers", "0.3", "--yes-no", "bare",
-            "--max-answer-share", "0.6", "--init", "ck", "--precision", "bf16"]
+            "--max-answer-share", "0.6", "--init", "ck", "--precision", "bf16", "--choice-questions", "4"]
     config = config_from_args(build_parser().parse_args(argv), argv)
     assert (config.short_answers, config.yes_no, config.max_answer_share) == (0.3, "bare", 0.6)
+    assert config.choice_questions == 4
     assert (config.init, config.precision, config.data) == ("ck", "bf16", ["squad@100:a.json"])
+
+
+def test_choice_copies_join_the_training_split_only():
+    text = "Dinner was leftover from home."
+    examples = [TaggedExample(f"Was dinner from home or takeout? ({i})", text, ((text.index("home"), len(text) - 1),),
+                              "squad", f"c{i}") for i in range(20)]
+    config = TrainConfig(data=[], output="", choice_questions=3)
+    forms = trainer.AnswerForms(choice=3)
+    out, train_idx, dev_idx, copied = trainer.split_examples(examples, forms, config)
+    plain_train, plain_dev = split(20, config.seed, config.dev_fraction, None)
+    assert (train_idx[:18], dev_idx) == (plain_train, plain_dev) and copied == 2 * 18
+    assert out[:20] == examples and len(out) == len(train_idx) + len(dev_idx) == 20 + 36
+    dev_questions = {examples[i].question for i in dev_idx}
+    assert all(out[i].question not in dev_questions for i in train_idx)  # no copy of a dev example
+
+
+def test_an_example_given_by_two_specs_is_kept_once(tmp_path):
+    spec = squad_file(tmp_path / "s.json")
+    examples, sources = trainer.load_examples([spec, spec.replace("squad:", "squad@5:")])
+    assert len(examples) == 12 and len({e.id for e in examples}) == 12
+    assert sources[1]["counts"]["already given by an earlier --data"] == 5
 
 
 def test_ctrl_c_saves_a_resumable_state_at_the_step_it_came(tmp_path, monkeypatch, capsys):

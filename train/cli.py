@@ -21,7 +21,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--data", action="append", required=True, metavar="NAME[@N]:PATH",
                    help="training source, repeatable: squad, squadshifts, policyqa, covidqa (SQuAD layout), "
                         "conditionalqa, hotpotqa or msmarco with its FILE, or NAME:hub[:SPLIT]; @N keeps a seeded "
-                        "sample of N examples (leave one source out by omitting it)")
+                        "sample of N examples, @choice only the choice-question ones (leave one source out by "
+                        "omitting it)")
     p.add_argument("--output", required=True, metavar="DIR", help="checkpoint folder (re-running resumes there)")
     p.add_argument("--no-question", action="store_true", help="train without the question ([CLS] text [SEP]; -KP)")
     p.add_argument("--epochs", type=int, default=d.epochs, help="passes over the training examples")
@@ -39,6 +40,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--yes-no", choices=YES_NO, default=d.yes_no,
                    help="yes/no answers: 'Yes, <evidence>' (sentence), a bare 'yes' (bare), half each (mixed), or "
                         "dropped as in the paper (off)")
+    p.add_argument("--choice-questions", type=int, default=d.choice_questions, metavar="N",
+                   help="use each choice-question example (its answer is one of the options the question offers, "
+                        "'home or takeout?' -> 'home') N times, the extra copies cut to short answers")
     p.add_argument("--max-answer-share", type=float, default=d.max_answer_share, metavar="SHARE",
                    help="drop span examples whose answer covers more than this share of the text (1.0: keep all)")
     p.add_argument("--precision", choices=PRECISIONS, default=d.precision,
@@ -60,6 +64,7 @@ def config_from_args(args: argparse.Namespace, argv: Sequence[str]) -> TrainConf
         batch_size=args.batch_size, lr=args.lr, max_length=args.max_length, backbone=args.backbone,
         lora_rank=args.lora_rank, seed=args.seed, max_examples=args.max_examples,
         short_answers=args.short_answers, yes_no=args.yes_no, max_answer_share=args.max_answer_share,
+        choice_questions=args.choice_questions,
         precision=args.precision, init=args.init,
         save_every=args.save_every, command=shlex.join(["kpqa", "train", *argv]),
         extra={"note": args.note} if args.note else {},

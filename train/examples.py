@@ -1,9 +1,11 @@
 """The unit the source converters produce and the trainer consumes."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 POLAR = ("yes", "no")
+_OR = re.compile(r"\bor\b")
 
 
 @dataclass(frozen=True)
@@ -56,3 +58,18 @@ def polar_answers(answers: list[str]) -> str | None:
     """``"yes"`` or ``"no"`` when every one of ``answers`` is that same bare yes/no answer, else ``None``."""
     found = {polar_answer(a) for a in answers}
     return found.pop() if len(found) == 1 and None not in found else None
+
+
+def is_choice_question(example: TaggedExample) -> bool:
+    """Whether ``example`` answers a choice question with one of its options ("was it from home or takeout?" ->
+    "home"): the question has an "or" and an answer's words (case-folded, outer punctuation stripped) occur as
+    whole words in the question. The one case where the answer repeats question words, which the weighter otherwise
+    learns to leave untagged."""
+    question = example.question.lower()
+    if example.polar is not None or not _OR.search(question):
+        return False
+    for answer in example.answers:
+        words = answer.lower().strip(" .,;:!?\"'()")
+        if words and re.search(rf"(?<!\w){re.escape(words)}(?!\w)", question):
+            return True
+    return False

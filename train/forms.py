@@ -8,6 +8,10 @@ entity, "yes") or longer (several sentences), so the builder can also teach
 - **yes/no answers** (``yes_no``): the polar examples of MS-MARCO, ConditionalQA and HotpotQA become "Yes, <first
   evidence sentence>" or a bare "yes" (``sentence``, ``bare``, or ``mixed`` = half each), tagged K on the polar
   word only; ``off`` drops them as the paper did;
+- **choice questions** (``choice``): an example whose answer is one of the options its question offers ("was it
+  from home or takeout?" -> "from home") is used ``choice`` times, the extra copies cut to short answers
+  (:func:`choice_copies`; copies of training examples only, never of the dev split). SQuAD answers almost never
+  repeat question words, so without them the weighter learns that a question word is never the answer;
 - **no near-whole-sentence answers** (``max_answer_share``): a span example whose tagged characters are more than
   this share of its text is dropped (MS-MARCO's free-form answers often cover their sentence, which teaches flat
   weights).
@@ -20,12 +24,12 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kpqa.errors import UsageError
 
-from .examples import TaggedExample
+from .examples import TaggedExample, is_choice_question
 from .sentences import sentence_bounds
 
 YES_NO = ("off", "bare", "sentence", "mixed")
@@ -40,6 +44,7 @@ class AnswerForms:
     short: float = 0.0
     yes_no: str = "off"
     max_answer_share: float = 1.0
+    choice: int = 1
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.short <= 1.0:
@@ -48,6 +53,8 @@ class AnswerForms:
             raise UsageError(f"--yes-no must be one of {', '.join(YES_NO)}, got {self.yes_no!r}")
         if not 0.0 < self.max_answer_share <= 1.0:
             raise UsageError(f"--max-answer-share must be in (0, 1], got {self.max_answer_share}")
+        if self.choice < 1:
+            raise UsageError(f"--choice-questions must be at least 1 (use each once), got {self.choice}")
 
 
 def shorten(example: TaggedExample, rng: random.Random) -> TaggedExample:
@@ -100,3 +107,16 @@ def build_examples(examples: Iterable[TaggedExample], forms: AnswerForms, seed: 
                 counts["answer sentence"] += 1
         out.append(example)
     return out, counts
+
+
+def choice_copies(examples: Sequence[TaggedExample], forms: AnswerForms, seed: int
+                  ) -> list[tuple[int, TaggedExample]]:
+    """``forms.choice - 1`` short-answer copies of each choice-question example (:func:`is_choice_question`), as
+    (index of the example copied, copy); each copy seeded by (seed, source, id, copy number)."""
+    out = []
+    for index, example in enumerate(examples):
+        if forms.choice > 1 and is_choice_question(example):
+            for k in range(1, forms.choice):
+                rng = random.Random(f"{seed}:{example.source}:{example.id}:choice{k}")
+                out.append((index, shorten(example, rng)))
+    return out

@@ -1,7 +1,8 @@
 """``load_source("name:PATH")`` / ``load_source("name:hub[:split]")``: training examples for the keyphrase weighter
 from SQuAD and the sets in its layout (SQuADShifts, PolicyQA, COVID-QA), ConditionalQA, HotpotQA or MS-MARCO, in
 their official JSON layouts or through the ``datasets`` library. ``name@N:PATH`` keeps a seeded sample of N of the
-source's examples (a budget per source)."""
+source's examples (a budget per source); ``name@choice:PATH`` keeps only its choice-question examples
+(:func:`kpqa.train.examples.is_choice_question`), to add those of a source whose whole is not wanted."""
 from __future__ import annotations
 
 import gzip
@@ -16,7 +17,7 @@ from typing import Any
 from kpqa.errors import InputError
 
 from . import conditionalqa, hotpotqa, msmarco, squad
-from .examples import TaggedExample
+from .examples import TaggedExample, is_choice_question
 
 
 @dataclass(frozen=True)
@@ -106,19 +107,25 @@ def load_hub(name: str, split: str = "train") -> Any:
 
 def load_source(spec: str) -> tuple[list[TaggedExample], Counter]:
     """Examples from ``name[@N]:PATH`` or ``name[@N]:hub[:split]`` (names: :data:`SOURCES`) and their counts; with
-    ``@N``, a seeded sample of N of them in source order (``counts["over the @N budget"]`` the rest)."""
+    ``@N``, a seeded sample of N of them in source order (``counts["over the @N budget"]`` the rest); with
+    ``@choice``, only the choice-question examples (``counts["not a choice question"]`` the rest)."""
     name, sep, rest = spec.partition(":")
     if not sep or not rest:
         raise InputError(f"training source {spec!r} should be NAME[@N]:PATH or NAME[@N]:hub[:SPLIT]")
     name, at, budget = name.partition("@")
-    if at and not (budget.isdigit() and int(budget) > 0):
-        raise InputError(f"training source {spec!r}: @N must be a positive number of examples, got {budget!r}")
+    if at and budget != "choice" and not (budget.isdigit() and int(budget) > 0):
+        raise InputError(f"training source {spec!r}: @N must be a positive number of examples or 'choice', "
+                         f"got {budget!r}")
     _source(name)
     if rest == "hub" or rest.startswith("hub:"):
         split = rest[4:] or "train"
         examples, counts = examples_from_rows(name, load_hub(name, split), label=f"{name}:hub:{split}")
     else:
         examples, counts = examples_from_file(name, rest)
+    if budget == "choice":
+        chosen = [e for e in examples if is_choice_question(e)]
+        counts["not a choice question"] = len(examples) - len(chosen)
+        return chosen, counts
     if at and len(examples) > int(budget):
         keep = sorted(random.Random(f"{name}@{budget}").sample(range(len(examples)), int(budget)))
         counts["over the @N budget"] = len(examples) - len(keep)

@@ -34,7 +34,7 @@ from kpqa.models.weighter import load_encoder
 from kpqa.models.windows import Window, encode, pad
 
 from .examples import TaggedExample
-from .forms import AnswerForms, build_examples
+from .forms import AnswerForms, build_examples, choice_copies
 
 STATE = "state"
 PROGRESS = "trainer_state.json"
@@ -64,6 +64,7 @@ class TrainConfig:
     short_answers: float = 0.0
     yes_no: str = "off"
     max_answer_share: float = 1.0
+    choice_questions: int = 1
     precision: str = "fp32"
     init: str | None = None
     save_every: int = 200
@@ -108,6 +109,18 @@ def split(n: int, seed: int, dev_fraction: float, max_examples: int | None) -> t
     if len(order) - n_dev < 1:
         raise InputError(f"{len(order)} usable example(s): too few for a train/dev split")
     return order[n_dev:], order[:n_dev]
+
+
+def split_examples(examples: list[TaggedExample], forms: AnswerForms, config: TrainConfig
+                   ) -> tuple[list[TaggedExample], list[int], list[int], int]:
+    """(examples, train indices, dev indices, number of copies): the seeded split of :func:`split`, then the
+    choice-question copies (:func:`kpqa.train.forms.choice_copies`) of the training examples appended to both
+    ``examples`` and the training indices, so that no copy of a dev example is trained on."""
+    train_idx, dev_idx = split(len(examples), config.seed, config.dev_fraction, config.max_examples)
+    in_train = set(train_idx)
+    copies = [copy for origin, copy in choice_copies(examples, forms, config.seed) if origin in in_train]
+    extra = list(range(len(examples), len(examples) + len(copies)))
+    return examples + copies, train_idx + extra, dev_idx, len(copies)
 
 
 class LengthGroupedBatches(Sampler[list[int]]):
@@ -227,14 +240,21 @@ def _warm_start(tagger: KeyphraseTagger, config: TrainConfig) -> dict:
 
 
 def load_examples(specs: Sequence[str]) -> tuple[list[TaggedExample], list[dict]]:
-    """All examples of the ``--data`` specs and, per spec, the converter's kept/skipped counts."""
+    """All examples of the ``--data`` specs and, per spec, the converter's kept/skipped counts; an example given by
+    two specs (``squad@30000:F`` and ``squad@choice:F``) is kept once, where it first comes."""
     from .sources import load_source
 
     examples: list[TaggedExample] = []
     sources = []
+    seen: set[tuple[str, str]] = set()
     for spec in specs:
         found, counts = load_source(spec)
-        examples += found
+        for example in found:
+            if (example.source, example.id) in seen:
+                counts["already given by an earlier --data"] += 1
+            else:
+                seen.add((example.source, example.id))
+                examples.append(example)
         sources.append({"spec": spec, "counts": dict(sorted(counts.items()))})
     return examples, sources
 
@@ -331,14 +351,16 @@ def _setup(config: TrainConfig, progress: dict[str, Any]) -> _Run:
     from accelerate.utils import set_seed
     from transformers import get_linear_schedule_with_warmup
 
-    forms = AnswerForms(config.short_answers, config.yes_no, config.max_answer_share)
+    forms = AnswerForms(config.short_answers, config.yes_no, config.max_answer_share, config.choice_questions)
     accelerator = Accelerator(mixed_precision={"fp32": "no"}.get(config.precision, config.precision))
     set_seed(config.seed)
     examples, sources = load_examples(config.data)
     examples, form_counts = build_examples(examples, forms, config.seed)
     if not examples:
         raise InputError(f"no usable training examples in {', '.join(config.data)} (all were skipped)")
-    train_idx, dev_idx = split(len(examples), config.seed, config.dev_fraction, config.max_examples)
+    examples, train_idx, dev_idx, copied = split_examples(examples, forms, config)
+    if copied:
+        form_counts["choice question, extra short copies (training split)"] = copied
 
     encoder, tokenizer = load_encoder(config.backbone)
     model = tagger = KeyphraseTagger(encoder, config.lora_rank)
