@@ -12,6 +12,7 @@ import sys
 import warnings
 from typing import Callable, Sequence
 
+from kpqa.context import DEFAULT_FUNCTION_WORD_WEIGHT
 from kpqa.errors import KpqaError, KpqaWarning
 from kpqa.version import __version__
 
@@ -52,6 +53,10 @@ SHARED_OPTIONS: dict[str, dict] = {
         help="encoder and weighter arithmetic: auto (default) = bf16 autocast on CUDA, fp32 on CPU; bf16 on a CPU "
         "with bf16 instructions is about 1.9x faster and moves per-row scores by up to ~1e-2 (recorded in the "
         "signatures)"),
+    "--function-words": dict(
+        type=float, default=DEFAULT_FUNCTION_WORD_WEIGHT, metavar="FACTOR", dest="function_word_weight",
+        help="multiply the keyphrase weights of function words (the, of, his...; not negations) by FACTOR in [0, 1] "
+        "(default: %(default)s; 1 = the weighter's own probabilities, as in the KPQA paper)"),
     "--quiet": dict(action="store_true", help="no progress bar (there is none when stderr is not a terminal)"),
 }
 
@@ -75,7 +80,8 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         help="score generated answers against references",
         description="Score each row of INPUT (CSV: question, answer, reference1..N; or JSONL) with the chosen "
         "metrics; print corpus scores and signatures, and write the per-row table with -o.",
-        parents=[_parent("--tokenize", "--checkpoint", "--device", "--batch-size", "--precision", "--quiet")],
+        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--precision",
+                         "--quiet")],
     )
     p.add_argument("input", help="CSV, TSV, JSONL, JSON (array) or Parquet file")
     p.add_argument("-o", "--output",
@@ -129,6 +135,7 @@ def _run_score(args: argparse.Namespace) -> int:
         device=args.device,
         batch_size=args.batch_size,
         precision=args.precision,
+        function_word_weight=args.function_word_weight,
         progress=not args.quiet,
         on_error=args.on_error,
         data_parallel=True,
@@ -215,7 +222,7 @@ def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
         "bootstrap intervals, paired bootstrap tests of each -KPQA / -KP / -adapted metric against its base, "
         "rank-pair agreement and Yang et al.'s overall level when the file holds two systems, and a breakdown by "
         "a column. Writes markdown (-o, else stdout), JSON and plots.",
-        parents=[_parent("--tokenize", "--checkpoint", "--device", "--batch-size", "--quiet")],
+        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--quiet")],
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="CSV or JSONL files with human scores")
     p.add_argument("--metrics", default=",".join(DEFAULT_METRICS), help="comma-separated metrics (default: %(default)s)")
@@ -270,7 +277,7 @@ def _run_meta_eval(args: argparse.Namespace) -> int:
         overall_questions=args.overall_questions, overall_draws=args.overall_draws, aev_grid=args.aev_grid,
         tokenize=args.tokenize, positive_above=args.positive_above, calibration=args.calibration,
         scorer_options={"checkpoint": args.checkpoint, "device": args.device, "batch_size": args.batch_size,
-                        "progress": not args.quiet},
+                        "function_word_weight": args.function_word_weight, "progress": not args.quiet},
     )
     formats = [f.strip().lower() for f in args.plot_format.split(",") if f.strip()]
     for fmt in formats:
@@ -304,7 +311,7 @@ def _add_explain(sub: argparse._SubParsersAction) -> None:
         description="Render the keyphrase weights of the reference(s) and candidate answer, given the question, as "
         "a heat map (HTML with -o, PNG with --png, else plain text), like the KPQA paper's Table 5. Take the texts "
         "from --question/--reference/--candidate or from row N of INPUT.",
-        parents=[_parent("--tokenize", "--checkpoint", "--device",
+        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device",
                          tokenize="tokenizer for --unit word (default: %(default)s)")],
     )
     p.add_argument("input", nargs="?", help="CSV or JSONL file (with --row)")
@@ -334,7 +341,8 @@ def _run_explain(args: argparse.Namespace) -> int:
             Destination(path, inputs=inputs, force=args.force)  # refuse before the model is loaded
     question, references, candidate, scores = explain.texts_from_args(
         args.input, args.row, args.question, args.reference, args.candidate)
-    weighter = Weighter.load(args.checkpoint, no_question=args.no_question, device=args.device)
+    weighter = Weighter.load(args.checkpoint, no_question=args.no_question, device=args.device,
+                             function_word_weight=args.function_word_weight)
     result = explain.explain(question, references, candidate, weighter, tokenize=args.tokenize, unit=args.unit,
                              normalize=args.normalize, scores=scores)
     if args.output:
@@ -359,7 +367,7 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
         "by default; the highest-accuracy and highest-kappa ones are recorded too), plus KPQA-judge when its input "
         "metrics are all there. The file records the metric signatures (weighter hash included), the data and the "
         "fitted parameters.",
-        parents=[_parent("--tokenize", "--checkpoint", "--device", "--batch-size", "--quiet")],
+        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--quiet")],
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="CSV or JSONL files with human labels")
     p.add_argument("-o", "--output", required=True, help="write the calibration (JSON) here")
@@ -393,7 +401,7 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     calibration.check_labels(np.concatenate(labels), ", ".join(args.inputs))  # before any scoring
     scorer = Scorer([m for m in args.metrics.split(",") if m.strip()], tokenize=args.tokenize,
                     checkpoint=args.checkpoint, device=args.device, batch_size=args.batch_size,
-                    progress=not args.quiet)
+                    function_word_weight=args.function_word_weight, progress=not args.quiet)
     parts = [scorer.score_rows(t.rows, t.source, t.numbers) for t in tables]
     scores = {c: np.concatenate([per_row[c] for per_row, _, _ in parts]) for c in scorer.score_columns}
     rule = f"{args.human_column!r} " + ("0/1" if args.positive_above is None else f"> {args.positive_above:g}")

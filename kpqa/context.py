@@ -20,6 +20,8 @@ DEFAULT_TOKENIZER = "ptb"
 DEFAULT_DEVICE = "auto"
 DEFAULT_BATCH_SIZE = 64
 DEFAULT_PRECISION = "auto"
+#: the factor on function words' keyphrase weights (:mod:`kpqa.models.weighter`); 1 = the tagger's own
+DEFAULT_FUNCTION_WORD_WEIGHT = 0.2
 
 Pair = tuple[str, str]
 WordWeightFn = Callable[[Sequence[Pair], "Tokenizer"], list[np.ndarray]]

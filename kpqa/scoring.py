@@ -21,7 +21,9 @@ import pandas as pd
 import kpqa.metrics  # noqa: F401  (registers the metrics)
 from kpqa.calibration import Calibration, JudgeCalibration, MetricCalibration
 from kpqa.errors import InputError, KpqaWarning, UsageError
-from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION, DEFAULT_TOKENIZER
+from kpqa.context import (
+    DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
+)
 from kpqa.io import Table, check_on_error, concat_rows, count_rows, iter_input, read_input, select_rows, take_rows
 from kpqa.metrics.base import Context, Metric, Rows, Totals, get_metric
 from kpqa.signature import Signature
@@ -193,7 +195,9 @@ class Scorer:
     in input order on every process; corpus scores, signatures and output are the main process's (``is_main``).
     All processes must be given the same rows. ``device="auto"`` then takes each process's own device.
     ``precision`` (``auto``, ``fp32``, ``bf16``, ``fp16``; see :func:`kpqa.models.encoder.amp_dtype`) sets the arithmetic
-    of the encoder and the weighter; the model metrics' signatures record it. ``decide=True`` adds the decision
+    of the encoder and the weighter; the model metrics' signatures record it. ``function_word_weight`` scales the
+    keyphrase weights of function words (:mod:`kpqa.models.weighter`; 1 = the tagger's probabilities, as in the
+    paper); KPQA signatures record it as ``fw`` when it is not 1. ``decide=True`` adds the decision
     columns of ``calibration`` (a file or :class:`~kpqa.calibration.Calibration`; default: the one beside the
     weighter checkpoint), which must hold an entry fitted on scores with each metric's signature; deciding, the
     default metrics are ``DECIDE_METRICS``.
@@ -215,6 +219,7 @@ class Scorer:
         device: str = DEFAULT_DEVICE,
         batch_size: int = DEFAULT_BATCH_SIZE,
         precision: str = DEFAULT_PRECISION,
+        function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT,
         progress: bool = False,
         on_error: str = "raise",
         data_parallel: bool = False,
@@ -223,6 +228,9 @@ class Scorer:
     ) -> None:
         if batch_size < 1:
             raise UsageError(f"batch_size={batch_size}: must be a positive integer")
+        if not 0.0 <= function_word_weight <= 1.0:
+            raise UsageError(f"function_word_weight={function_word_weight}: must be between 0 and 1")
+        self.function_word_weight = float(function_word_weight)
         from kpqa.models.device import check_precision
         from kpqa.text import AUTO, get_tokenizer
 
@@ -306,7 +314,7 @@ class Scorer:
 
                 weighter = Weighter.load(
                     self.checkpoint, no_question=no_question, device=self.device, batch_size=self.batch_size,
-                    precision=self.precision,
+                    precision=self.precision, function_word_weight=self.function_word_weight,
                 )
             self._contexts[key] = Context(
                 tokenizer=self.tokenize, weighter=weighter, no_question=weighted and no_question, device=self.device,

@@ -1,6 +1,6 @@
 """The weighter's dev suite: one row per checkpoint on the three shared human-judgment sets.
 
-    python scripts/suite.py [--checkpoint DIR] [--no-question] [--label TEXT] [--log runs/suite.jsonl]
+    python scripts/suite.py [--checkpoint DIR] [--no-question] [--function-words F] [--label TEXT] [--log runs/suite.jsonl]
     python scripts/suite.py --show runs/suite.jsonl          # the logged rows as one markdown table
 
 Scores ``marco_all.csv`` (MS-MARCO, graded 1-5), ``nrqa_mhpgm.csv`` (NarrativeQA, graded 0-1) and
@@ -20,6 +20,7 @@ import numpy as np
 from scipy.stats import pearsonr
 
 from kpqa.binary import auroc
+from kpqa.context import DEFAULT_FUNCTION_WORD_WEIGHT
 from kpqa.io import read_input
 from kpqa.scoring import Scorer
 from kpqa.models.weighter import shipped_checkpoint
@@ -30,10 +31,12 @@ BINARY = "EVOUNA-TQ"
 METRICS = ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA"]
 
 
-def suite(checkpoint: str | None, no_question: bool, data: Path, device: str, batch_size: int) -> dict:
+def suite(checkpoint: str | None, no_question: bool, data: Path, device: str, batch_size: int,
+          function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT) -> dict:
     """``{"r": {set: {metric: r}}, "auroc": {metric: AUROC}, "mean_r": float}`` for one checkpoint."""
     names = [m.replace("-KPQA", "-KP") for m in METRICS] if no_question else METRICS
-    scorer = Scorer(names, checkpoint=checkpoint, no_question=no_question, device=device, batch_size=batch_size)
+    scorer = Scorer(names, checkpoint=checkpoint, no_question=no_question, device=device, batch_size=batch_size,
+                    function_word_weight=function_word_weight)
     r: dict[str, dict[str, float]] = {}
     areas: dict[str, float] = {}
     for dataset, file in SETS.items():
@@ -68,6 +71,8 @@ def main() -> None:
     ap.add_argument("--label", help="row label (default: the checkpoint folder)")
     ap.add_argument("--log", type=Path, help="append the result as one JSON line to this file")
     ap.add_argument("--show", type=Path, metavar="LOG", help="print the rows logged in LOG and exit")
+    ap.add_argument("--function-words", type=float, default=DEFAULT_FUNCTION_WORD_WEIGHT, metavar="F",
+                    help="factor on function words' keyphrase weights (1: the tagger's own, as before round 4)")
     ap.add_argument("--device", default="auto")
     ap.add_argument("--batch-size", type=int, default=64)
     args = ap.parse_args()
@@ -79,7 +84,7 @@ def main() -> None:
         return
     checkpoint = args.checkpoint or str(shipped_checkpoint(no_question=args.no_question))
     started = time.monotonic()
-    result = suite(checkpoint, args.no_question, args.data, args.device, args.batch_size)
+    result = suite(checkpoint, args.no_question, args.data, args.device, args.batch_size, args.function_words)
     label = args.label or checkpoint
     print(header(result["metrics"]))
     print(row(label, result))

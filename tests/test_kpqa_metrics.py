@@ -162,3 +162,22 @@ def test_identical_pair_with_float32_weights_scores_at_most_one():
         w = rng.random(n).astype(np.float32)
         for score in (weighted_bleu1(toks, w, [toks], [w]), weighted_rouge_l(toks, w, [toks], [w])[2]):
             assert 1 - 1e-6 <= score <= 1.0
+
+
+@pytest.mark.model
+def test_function_word_weight_discounts_padding_and_is_signed():
+    """Extra function words around the right answer cost less as their weight falls; at 0 they cost nothing."""
+    from kpqa.scoring import Scorer
+
+    rows = [{"question": "who wrote hamlet?", "answer": "it was by shakespeare of the", "references": ["shakespeare"]}]
+    got = {}
+    for fw in (1.0, 0.2, 0.0):
+        result = Scorer(["BLEU-1-KPQA", "ROUGE-L-KPQA"], device="cpu", function_word_weight=fw).score(rows)
+        got[fw] = result.frame.iloc[0]
+        has_field = "|fw:" in result.signatures["BLEU-1-KPQA"]
+        assert has_field == (fw != 1.0) and (fw == 1.0 or f"|fw:{fw:g}|" in result.signatures["ROUGE-L-KPQA"])
+    for name in ("BLEU-1-KPQA", "ROUGE-L-KPQA"):
+        assert got[1.0][name] <= got[0.2][name] <= got[0.0][name]
+    assert got[0.0]["BLEU-1-KPQA"] == pytest.approx(1.0)
+    with pytest.raises(UsageError, match="function_word_weight=2.0: must be between 0 and 1"):
+        Scorer(["BLEU-1"], function_word_weight=2.0)

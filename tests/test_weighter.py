@@ -97,6 +97,30 @@ def test_without_question_the_question_is_ignored(tokenizer):
     assert model.calls == 1 and p1 == pytest.approx([1, 0], abs=1e-4) and p2 == pytest.approx(p1)
 
 
+def test_function_words_are_scaled_negations_and_word_parts_are_not(tokenizer):
+    text = "the cat is not his. Fletcher's ofsted"
+    words = ["the", "cat", "not", "his", "fletcher", "s", "of", "##sted"]
+    model = Stub(hot=set(tokenizer.convert_tokens_to_ids(words)))
+    surface = lambda offsets: [text[a:b] for a, b in offsets.tolist()]
+    [(offsets, probs)] = stub_weighter(tokenizer, model).piece_weights([("q", text)])
+    got = dict(zip(surface(offsets), probs.tolist()))
+    # function words x0.2 (the default); "cat", the negation "not", and the "of" piece of the word "ofsted" keep theirs
+    assert got == pytest.approx({"the": 0.2, "cat": 1, "is": 0, "not": 1, "his": 0.2, ".": 0, "Fletcher": 1, "'": 0,
+                                 "s": 0.2, "of": 1, "sted": 1}, abs=1e-4)
+    w1 = Weighter(model, tokenizer, {"use_question": True, "backbone": {"name": "minilm"}, "max_length": 128}, "stub",
+                  torch.device("cpu"), function_word_weight=1.0)
+    [(_, raw)] = w1.piece_weights([("q", text)])
+    assert dict(zip(surface(offsets), raw.tolist()))["the"] == pytest.approx(1, abs=1e-4)
+    assert raw.dtype == probs.dtype == np.float32
+
+
+@pytest.mark.parametrize("factor", [-0.1, 1.5])
+def test_function_word_weight_outside_0_1_is_a_usage_error(tokenizer, factor):
+    with pytest.raises(UsageError, match="function_word_weight must be between 0 and 1"):
+        Weighter(Stub(), tokenizer, {"use_question": True, "backbone": {"name": "minilm"}, "max_length": 128}, "stub",
+                 torch.device("cpu"), function_word_weight=factor)
+
+
 class Spans:
     """A metric tokenizer stub: whitespace tokens (and one extra span the backbone has no piece for)."""
 

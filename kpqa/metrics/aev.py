@@ -21,9 +21,8 @@ WP is implemented as printed. The paper also says ROUGE is the member with ``W =
 Per-row scores apply the same formulas to a one-row corpus. All per-N counts are computed once
 (:func:`aev_counts`), so a whole alpha x N grid (:func:`aev_grid`) costs a few array operations.
 
-Stop words: the paper's own 626-word list is not public; the default is NLTK's English list (179 words, the
-``stopwords`` corpus of nltk_data, Apache-2.0, itself derived from the Snowball stop list, BSD-3-Clause), copied
-below because the corpus cannot be downloaded at run time. Stemming: nltk's Porter stemmer in its original-algorithm
+Stop words: the paper's own 626-word list is not public; the default is NLTK's English list
+(:data:`kpqa.stopwords.NLTK_ENGLISH_STOPWORDS`, 179 words). Stemming: nltk's Porter stemmer in its original-algorithm
 mode (Porter 1980, as the paper cites).
 """
 from __future__ import annotations
@@ -40,20 +39,8 @@ from kpqa.errors import UsageError
 from kpqa.metrics.base import Context, Metric, Rows, Totals, register_pattern
 from kpqa.metrics.ngrams import clipped_matches, max_ref_counts, ngram_counts
 from kpqa.metrics.spec import parse_spec
+from kpqa.stopwords import NLTK_ENGLISH_STOPWORDS
 
-NLTK_ENGLISH_STOPWORDS: frozenset[str] = frozenset(
-    """
-    i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves he him his
-    himself she she's her hers herself it it's its itself they them their theirs themselves what which who whom this
-    that that'll these those am is are was were be been being have has had having do does did doing a an the and but
-    if or because as until while of at by for with about against between into through during before after above
-    below to from up down in out on off over under again further then once here there when where why how all any both
-    each few more most other some such no nor not only own same so than too very s t can will just don don't should
-    should've now d ll m o re ve y ain aren aren't couldn couldn't didn didn't doesn doesn't hadn hadn't hasn hasn't
-    haven haven't isn isn't ma mightn mightn't mustn mustn't needn needn't shan shan't shouldn shouldn't wasn wasn't
-    weren weren't won won't wouldn wouldn't
-    """.split()
-)
 STOPWORD_LISTS: dict[str, frozenset[str]] = {"nltk": NLTK_ENGLISH_STOPWORDS, "none": frozenset()}
 
 

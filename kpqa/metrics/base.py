@@ -136,7 +136,7 @@ class Metric(ABC):
 
     def signature(self, ctx: Context) -> Signature:
         """Metric name, token unit and options; for the metrics that need weights, the weighter's checkpoint hash,
-        backbone, whether it reads the question, and its arithmetic precision."""
+        backbone, whether it reads the question, its arithmetic precision and its function-word weight."""
         tok = self.token_unit(ctx)
         fields = ([("tok", tok)] if tok is not None else []) + list(self.options().items())
         signature = Signature.of(self.signature_name(), fields)
@@ -149,6 +149,11 @@ class Metric(ABC):
                 ("question", "no" if ctx.no_question else "yes"),
                 ("precision", precision_name(getattr(weighter, "dtype", None))),
             ])
+            # fw is named unless it is 1, the tagger's own weights (what the metrics used before the option
+            # existed): older signatures, and the calibrations fitted on them, read as fw=1, as they were
+            fw = getattr(weighter, "function_word_weight", 1.0)
+            if fw != 1.0:
+                signature = signature.with_fields([("fw", f"{fw:g}")])
         return signature
 
 

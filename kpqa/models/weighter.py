@@ -8,6 +8,12 @@ output). A checkpoint (``kpqa.models.checkpoint``) stores only what differs from
 layers or the adapter; loading merges an adapter into the backbone's weights. A piece's weight is its K-probability.
 Texts longer than the model's window are covered by overlapping windows (the question repeated in each); a piece
 takes its weight from the window where it is most central.
+
+Function words (:data:`kpqa.stopwords.FUNCTION_WORDS`: NLTK's English stop words less the negations) have their
+pieces' K-probabilities multiplied by ``function_word_weight`` (default :data:`kpqa.context.DEFAULT_FUNCTION_WORD_WEIGHT`, 0.2; 1 gives the
+tagger's probabilities, as the paper uses them). The tagger learns to mark whole answer spans, so "the", "of" and
+"his" inside an answer get weights near the content words': on the dev suite, scaling them by 0.2 raised every
+lexical KPQA cell (docs/weighter-experiments.md, round 4).
 """
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 import torch
 
-from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION
+from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION
 from kpqa.errors import UsageError
 from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
@@ -27,6 +33,7 @@ from kpqa.models.device import amp_dtype, resolve_device
 from kpqa.models.loader import load_pretrained
 from kpqa.models.tagger import KeyphraseTagger
 from kpqa.models.windows import encode, merge, pad
+from kpqa.stopwords import function_word_spans
 
 if TYPE_CHECKING:
     from kpqa.text import Tokenizer
@@ -55,7 +62,11 @@ class Weighter:
     """Batched KPW inference from a checkpoint, cached by (question, text)."""
 
     def __init__(self, model: KeyphraseTagger, tokenizer, metadata: dict, checkpoint_hash: str,
-                 device: torch.device, batch_size: int = DEFAULT_BATCH_SIZE, precision: str = DEFAULT_PRECISION):
+                 device: torch.device, batch_size: int = DEFAULT_BATCH_SIZE, precision: str = DEFAULT_PRECISION,
+                 function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT):
+        if not 0.0 <= function_word_weight <= 1.0:
+            raise UsageError(f"function_word_weight must be between 0 and 1, not {function_word_weight}")
+        self.function_word_weight = float(function_word_weight)
         self.model = model.to(device).eval()
         self.tokenizer = tokenizer
         self.metadata = metadata
@@ -71,9 +82,10 @@ class Weighter:
     @classmethod
     def load(cls, checkpoint: str | Path | None = None, *, no_question: bool = False,
              device: str = DEFAULT_DEVICE, batch_size: int = DEFAULT_BATCH_SIZE,
-             precision: str = DEFAULT_PRECISION) -> "Weighter":
+             precision: str = DEFAULT_PRECISION, function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT) -> "Weighter":
         """Load a checkpoint folder (None -> the shipped default, or the question-free one with ``no_question``);
-        ``precision`` as in :func:`kpqa.models.encoder.amp_dtype`."""
+        ``precision`` as in :func:`kpqa.models.encoder.amp_dtype`; ``function_word_weight`` as in the module
+        docstring."""
         dev = resolve_device(device)
         folder = Path(checkpoint) if checkpoint is not None else shipped_checkpoint(no_question)
         tensors, metadata, digest = ckpt.load(folder)
@@ -85,16 +97,17 @@ class Weighter:
                  else KeyphraseTagger(encoder, int(lora["rank"]), float(lora["alpha"]), lora["targets"]))
         model.load_trained(tensors)
         model.merge()
-        return cls(model, tokenizer, metadata, digest, dev, batch_size, precision)
+        return cls(model, tokenizer, metadata, digest, dev, batch_size, precision, function_word_weight)
 
     def piece_weights(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per (question, text): (char offsets [n, 2] of the text's word pieces, K-probabilities float32 [n]).
-        The question is ignored when ``use_question`` is False."""
+        """Per (question, text): (char offsets [n, 2] of the text's word pieces, weights float32 [n]: the
+        K-probabilities, those of function words' pieces scaled by ``function_word_weight``). The question is
+        ignored when ``use_question`` is False."""
         keys = [(q if self.use_question else "", t) for q, t in pairs]
         todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
         if todo:
-            for key, value in zip(todo, self._compute(todo)):
-                self._cache[key] = value
+            for key, (offsets, probs) in zip(todo, self._compute(todo)):
+                self._cache[key] = offsets, self._scale_function_words(key[1], offsets, probs)
         out = []
         for key in keys:
             self._cache.move_to_end(key)
@@ -122,6 +135,15 @@ class Weighter:
             keep = [i for i, piece in enumerate(pieces) if any(ch.isalnum() for ch in piece)]
             out.append(([pieces[i] for i in keep], probs[keep]))
         return out
+
+    def _scale_function_words(self, text: str, offsets: np.ndarray, probs: np.ndarray) -> np.ndarray:
+        """``probs`` with the pieces inside a function word multiplied by ``function_word_weight``."""
+        spans = function_word_spans(text) if self.function_word_weight != 1.0 else []
+        if not spans:
+            return probs
+        words, pieces = np.asarray(spans).reshape(-1, 2), np.asarray(offsets).reshape(-1, 2)
+        inside = ((pieces[:, None, 0] >= words[None, :, 0]) & (pieces[:, None, 1] <= words[None, :, 1])).any(axis=1)
+        return np.where(inside, probs * self.function_word_weight, probs).astype(np.float32)
 
     def _compute(self, keys: Sequence[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
         questions = [q for q, _ in keys] if self.use_question else None
