@@ -10,10 +10,11 @@ Texts longer than the model's window are covered by overlapping windows (the que
 takes its weight from the window where it is most central.
 
 Function words (:data:`kpqa.stopwords.FUNCTION_WORDS`: NLTK's English stop words less the negations) have their
-pieces' K-probabilities multiplied by ``function_word_weight`` (default :data:`kpqa.context.DEFAULT_FUNCTION_WORD_WEIGHT`, 0.2; 1 gives the
-tagger's probabilities, as the paper uses them). The tagger learns to mark whole answer spans, so "the", "of" and
-"his" inside an answer get weights near the content words': on the dev suite, scaling them by 0.2 raised every
-lexical KPQA cell (docs/weighter-experiments.md, round 4).
+pieces' K-probabilities multiplied by ``function_word_weight`` (default 0.2,
+:data:`kpqa.context.DEFAULT_FUNCTION_WORD_WEIGHT`; 1 gives the tagger's probabilities, as the paper uses them).
+The tagger learns to mark whole answer spans, so "the", "of" and "his" inside an answer get weights near the
+content words': on the dev suite, scaling them by 0.2 raised every lexical KPQA cell
+(docs/weighter-experiments.md, round 4).
 """
 from __future__ import annotations
 
@@ -82,7 +83,8 @@ class Weighter:
     @classmethod
     def load(cls, checkpoint: str | Path | None = None, *, no_question: bool = False,
              device: str = DEFAULT_DEVICE, batch_size: int = DEFAULT_BATCH_SIZE,
-             precision: str = DEFAULT_PRECISION, function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT) -> "Weighter":
+             precision: str = DEFAULT_PRECISION,
+             function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT) -> "Weighter":
         """Load a checkpoint folder (None -> the shipped default, or the question-free one with ``no_question``);
         ``precision`` as in :func:`kpqa.models.encoder.amp_dtype`; ``function_word_weight`` as in the module
         docstring."""
