@@ -147,6 +147,8 @@ def test_explain_command(tmp_path, monkeypatch, capsys):
     page, png = tmp_path / "e.html", tmp_path / "e.png"
     assert cli.main(["explain", str(csv), "--row", "1", "-o", str(page), "--png", str(png), "--no-question"]) == 0
     assert "scores: 4.700" in page.read_text() and png.stat().st_size > 1000
-    assert loads[-1] == (None, {"no_question": True, "device": "auto"})
+    assert loads[-1] == (None, {"no_question": True, "device": "auto", "function_word_weight": 0.2})
+    assert cli.main(["explain", str(csv), "--row", "1", "--function-words", "1"]) == 0
+    assert loads[-1] == (None, {"no_question": False, "device": "auto", "function_word_weight": 1.0})
     assert cli.main(["explain", str(csv)]) == 2
     assert "needs --row" in capsys.readouterr().err
