@@ -258,6 +258,10 @@ def main(argv: list[str] | None = None) -> int:
             marco_data.scores[column] = other.scores[metric]
             marco_data.signatures[column] = other.signatures[metric]
             marco_columns[f"{metric}/MARCO"] = column
+        sources = ", ".join(dict.fromkeys(_sources(marco_checkpoint)))
+        t4_notes.append(f"-KPQA/MARCO: weighter {_show(args.no_marco_checkpoint)} "
+                        f"(`kpw:{marco_checkpoint.get('weights_sha256', '?')[:12]}`), trained without MS-MARCO on "
+                        f"{sources} (the training commands are in its metadata.json).")
     elif checkpoint and "msmarco" not in _sources(checkpoint):
         marco_columns = {f"{m}/MARCO": m for m in KPQA}
         t4_notes.append(f"-KPQA/MARCO rows: our weighter was trained on {', '.join(sorted(set(_sources(checkpoint))))} "
