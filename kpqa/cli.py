@@ -36,6 +36,17 @@ def _int_at_least(low: int) -> Callable[[str], int]:
 _positive_int = _int_at_least(1)
 _nonnegative_int = _int_at_least(0)
 
+
+def _fraction(text: str) -> float:
+    """argparse type: a number in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
+    return value
+
 #: default ``--chunk-rows`` of ``kpqa score`` (see docs/benchmark.md for the memory it takes)
 CHUNK_ROWS = 5000
 
@@ -54,7 +65,7 @@ SHARED_OPTIONS: dict[str, dict] = {
         "with bf16 instructions is about 1.9x faster and moves per-row scores by up to ~1e-2 (recorded in the "
         "signatures)"),
     "--function-words": dict(
-        type=float, default=DEFAULT_FUNCTION_WORD_WEIGHT, metavar="FACTOR", dest="function_word_weight",
+        type=_fraction, default=DEFAULT_FUNCTION_WORD_WEIGHT, metavar="FACTOR", dest="function_word_weight",
         help="multiply the keyphrase weights of function words (the, of, his...; not negations) by FACTOR in [0, 1] "
         "(default: %(default)s; 1 = the weighter's own probabilities, as in the KPQA paper)"),
     "--quiet": dict(action="store_true", help="no progress bar (there is none when stderr is not a terminal)"),

@@ -163,6 +163,8 @@ CASES = [
          expect=["--batch-size", "positive integer", "'0'"]),
     Case("batch-size-text", {"in.csv": CLEAN}, _in() + ["--batch-size", "many"], usage=True,
          expect=["--batch-size", "positive integer", "'many'"]),
+    Case("function-words-above-one", {"in.csv": CLEAN}, _in() + ["--function-words", "2"], usage=True,
+         expect=["--function-words", "between 0 and 1", "'2'"]),
     Case("device-cuda-without-gpu", {"in.csv": CLEAN}, _in() + ["--metrics", "BLEU-1-KPQA", "--device", "cuda"],
          expect=["--device cuda", "no CUDA GPU"], needs=["BLEU-1-KPQA"]),
     # ---- checkpoints (broken copies of the shipped one: the error comes before any model is built)
