@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Protocol, Sequence, T
 
 import numpy as np
 
+from kpqa.errors import UsageError
+
 if TYPE_CHECKING:  # pragma: no cover
     from kpqa.text import Tokenizer
 
@@ -22,6 +24,14 @@ DEFAULT_BATCH_SIZE = 64
 DEFAULT_PRECISION = "auto"
 #: the factor on function words' keyphrase weights (:mod:`kpqa.models.weighter`); 1 = the tagger's own
 DEFAULT_FUNCTION_WORD_WEIGHT = 0.2
+
+
+def check_function_word_weight(value: float) -> float:
+    """``value`` as a float if it is in [0, 1], else a UsageError (no torch needed)."""
+    if not 0.0 <= value <= 1.0:
+        raise UsageError(f"function_word_weight={value}: must be between 0 and 1")
+    return float(value)
+
 
 Pair = tuple[str, str]
 WordWeightFn = Callable[[Sequence[Pair], "Tokenizer"], list[np.ndarray]]

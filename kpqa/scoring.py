@@ -23,6 +23,7 @@ from kpqa.calibration import Calibration, JudgeCalibration, MetricCalibration
 from kpqa.errors import InputError, KpqaWarning, UsageError
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
+    check_function_word_weight,
 )
 from kpqa.io import Table, check_on_error, concat_rows, count_rows, iter_input, read_input, select_rows, take_rows
 from kpqa.metrics.base import Context, Metric, Rows, Totals, get_metric
@@ -228,9 +229,7 @@ class Scorer:
     ) -> None:
         if batch_size < 1:
             raise UsageError(f"batch_size={batch_size}: must be a positive integer")
-        if not 0.0 <= function_word_weight <= 1.0:
-            raise UsageError(f"function_word_weight={function_word_weight}: must be between 0 and 1")
-        self.function_word_weight = float(function_word_weight)
+        self.function_word_weight = check_function_word_weight(function_word_weight)
         from kpqa.models.device import check_precision
         from kpqa.text import AUTO, get_tokenizer
 

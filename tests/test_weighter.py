@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -116,7 +117,7 @@ def test_function_words_are_scaled_negations_and_word_parts_are_not(tokenizer):
 
 @pytest.mark.parametrize("factor", [-0.1, 1.5])
 def test_function_word_weight_outside_0_1_is_a_usage_error(tokenizer, factor):
-    with pytest.raises(UsageError, match="function_word_weight must be between 0 and 1"):
+    with pytest.raises(UsageError, match=re.escape(f"function_word_weight={factor}: must be between 0 and 1")):
         Weighter(Stub(), tokenizer, {"use_question": True, "backbone": {"name": "minilm"}, "max_length": 128}, "stub",
                  torch.device("cpu"), function_word_weight=factor)
 

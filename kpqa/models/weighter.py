@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 import torch
 
-from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION
+from kpqa.context import (
+    DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, check_function_word_weight,
+)
 from kpqa.errors import UsageError
 from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
@@ -65,9 +67,7 @@ class Weighter:
     def __init__(self, model: KeyphraseTagger, tokenizer, metadata: dict, checkpoint_hash: str,
                  device: torch.device, batch_size: int = DEFAULT_BATCH_SIZE, precision: str = DEFAULT_PRECISION,
                  function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT):
-        if not 0.0 <= function_word_weight <= 1.0:
-            raise UsageError(f"function_word_weight must be between 0 and 1, not {function_word_weight}")
-        self.function_word_weight = float(function_word_weight)
+        self.function_word_weight = check_function_word_weight(function_word_weight)
         self.model = model.to(device).eval()
         self.tokenizer = tokenizer
         self.metadata = metadata
