@@ -1,7 +1,8 @@
 """Regenerate docs/results.md: our figures on the shared human-judgment sets beside the papers' own.
 
 - KPQA paper (Lee et al. 2021) Table 3 (Pearson r / Spearman rho on MS-MARCO and NarrativeQA), Table 4 (-KP: the
-  question-free weighter; -KPQA/MARCO: a weighter trained without MS-MARCO, when such a checkpoint is given), Table 7
+  question-free weighter; -KPQA/MARCO and -KPQA/SQuAD: weighters trained without MS-MARCO and on SQuAD alone, when
+  such checkpoints are given), Table 7
   (rank-pair agreement on MS-MARCO);
 - Yang et al. (2018)'s overall level on MS-MARCO (two systems), and their adapted BLEU-4 / ROUGE-L on DuReader
   (``scripts/dureader_yang.py``, run as a subprocess and quoted verbatim);
@@ -129,7 +130,7 @@ def table3(reports: dict[str, dict], metrics: list[str], left_out: dict[str, str
     return lines + ([""] + notes if notes else [])
 
 
-def table4(report: dict, kp_metrics: list[str], marco_metrics: dict[str, str], notes: list[str]) -> list[str]:
+def table4(report: dict, kp_metrics: list[str], ablation_metrics: dict[str, str], notes: list[str]) -> list[str]:
     lines = ["| metric | r | ρ | paper r | paper ρ |", "| --- | --- | --- | --- | --- |"]
     for metric in KPQA:
         lines.append(f"| {metric} | {_num(_corr(report, metric, 'pearson'))} | {_num(_corr(report, metric, 'spearman'))}"
@@ -138,10 +139,10 @@ def table4(report: dict, kp_metrics: list[str], marco_metrics: dict[str, str], n
         ours = (_num(_corr(report, metric, "pearson")), _num(_corr(report, metric, "spearman"))) \
             if metric in kp_metrics else ("—", "—")
         lines.append(f"| {metric} | {ours[0]} | {ours[1]} | {PAPER_TABLE4[metric][0]:.3f} | {PAPER_TABLE4[metric][1]:.3f} |")
-    for paper_name, column in marco_metrics.items():
+    for paper_name, column in ablation_metrics.items():
         ours = (_num(_corr(report, column, "pearson")), _num(_corr(report, column, "spearman"))) if column else ("—", "—")
-        lines.append(f"| {paper_name} | {ours[0]} | {ours[1]} | {PAPER_TABLE4[paper_name][0]:.3f} | "
-                     f"{PAPER_TABLE4[paper_name][1]:.3f} |")
+        paper = [f"{v:.3f}" for v in PAPER_TABLE4[paper_name]] if paper_name in PAPER_TABLE4 else ["n/a", "n/a"]
+        lines.append(f"| {paper_name} | {ours[0]} | {ours[1]} | {paper[0]} | {paper[1]} |")
     return lines + [""] + [f"- {n}" for n in notes]
 
 
@@ -203,6 +204,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--kp-checkpoint", type=Path, default=REPO / "checkpoints" / "no-question",
                    help="question-free weighter for Table 4's -KP rows")
     p.add_argument("--no-marco-checkpoint", type=Path, help="weighter trained without MS-MARCO (Table 4's /MARCO rows)")
+    p.add_argument("--squad-only-checkpoint", type=Path,
+                   help="weighter trained on SQuAD alone (Table 4's /SQuAD rows; not in the paper)")
     p.add_argument("--bootstrap", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="auto")
@@ -219,6 +222,10 @@ def main(argv: list[str] | None = None) -> int:
     checkpoint = _metadata(args.checkpoint)
     kp_checkpoint = _metadata(args.kp_checkpoint)
     marco_checkpoint = _metadata(args.no_marco_checkpoint) if args.no_marco_checkpoint else None
+    squad_checkpoint = _metadata(args.squad_only_checkpoint) if args.squad_only_checkpoint else None
+    ablations = [(suffix, folder, meta_, without) for suffix, folder, meta_, without in (
+        ("MARCO", args.no_marco_checkpoint, marco_checkpoint, "without MS-MARCO on {}"),
+        ("SQuAD", args.squad_only_checkpoint, squad_checkpoint, "on SQuAD alone ({})")) if meta_]
     wanted = LEXICAL + ENCODER + (KPQA + WORDS if checkpoint else [])
     metrics, left_out = _available(wanted)
     if not checkpoint:
@@ -236,8 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     meta_cmd = _cmd(["kpqa", "meta-eval", *[f"../shared/data/{SETS[n]}" for n in SETS], "--metrics", ",".join(metrics),
                      "--bootstrap", str(args.bootstrap), "--seed", str(args.seed), "--aev-grid"])
 
-    # Table 4: -KP (question-free weighter) and -KPQA/MARCO (a weighter trained without MS-MARCO)
-    t4_notes, kp_metrics, marco_columns = [], [], {}
+    # Table 4: -KP (question-free weighter), -KPQA/MARCO and -KPQA/SQuAD (leave-out weighters)
+    t4_notes, kp_metrics, ablation_columns = [], [], {}
     marco_data = datasets[0]
     if kp_checkpoint:
         kp_settings = metaeval.Settings(metrics=KP, bootstrap=args.bootstrap, seed=args.seed,
@@ -249,30 +256,29 @@ def main(argv: list[str] | None = None) -> int:
         t4_notes.append(f"-KP: weighter {_show(args.kp_checkpoint)} (trained without the question).")
     else:
         t4_notes.append(f"-KP rows not computed: no finished question-free checkpoint at {_show(args.kp_checkpoint)}.")
-    if marco_checkpoint:
-        marco_settings = metaeval.Settings(metrics=KPQA, bootstrap=args.bootstrap, seed=args.seed,
-                                           scorer_options={**options, "checkpoint": str(args.no_marco_checkpoint)})
-        other = metaeval.load_dataset(files["MS-MARCO"], marco_settings)
-        for metric in KPQA:
-            column = f"{metric}/MARCO"
-            marco_data.scores[column] = other.scores[metric]
-            marco_data.signatures[column] = other.signatures[metric]
-            marco_columns[f"{metric}/MARCO"] = column
-        sources = ", ".join(dict.fromkeys(_sources(marco_checkpoint)))
-        t4_notes.append(f"-KPQA/MARCO: weighter {_show(args.no_marco_checkpoint)} "
-                        f"(`kpw:{marco_checkpoint.get('weights_sha256', '?')[:12]}`), trained without MS-MARCO on "
-                        f"{sources} (the training commands are in its metadata.json).")
-    elif checkpoint and "msmarco" not in _sources(checkpoint):
-        marco_columns = {f"{m}/MARCO": m for m in KPQA}
+    if not marco_checkpoint and checkpoint and "msmarco" not in _sources(checkpoint):
+        ablation_columns.update({f"{m}/MARCO": m for m in KPQA})
         t4_notes.append(f"-KPQA/MARCO rows: our weighter was trained on {', '.join(sorted(set(_sources(checkpoint))))} "
                         "only (MS-MARCO Q&A is not in the shared data), so it is itself a weighter that never saw "
                         "MS-MARCO: these rows repeat our -KPQA rows, and there is no in-domain counterpart of the "
                         "paper's -KPQA rows.")
-    else:
-        marco_columns = {f"{m}/MARCO": "" for m in KPQA}
+    elif not marco_checkpoint:
+        ablation_columns.update({f"{m}/MARCO": "" for m in KPQA})
         t4_notes.append("-KPQA/MARCO rows not computed: no checkpoint trained without MS-MARCO was given "
                         "(--no-marco-checkpoint).")
-    if kp_checkpoint or marco_checkpoint:
+    for suffix, folder, meta_, without in ablations:
+        other_settings = metaeval.Settings(metrics=KPQA, bootstrap=args.bootstrap, seed=args.seed,
+                                           scorer_options={**options, "checkpoint": str(folder)})
+        other = metaeval.load_dataset(files["MS-MARCO"], other_settings)
+        for metric in KPQA:
+            column = f"{metric}/{suffix}"
+            marco_data.scores[column] = other.scores[metric]
+            marco_data.signatures[column] = other.signatures[metric]
+            ablation_columns[column] = column
+        sources = ", ".join(dict.fromkeys(_sources(meta_)))
+        t4_notes.append(f"-KPQA/{suffix}: weighter {_show(folder)} (`kpw:{meta_.get('weights_sha256', '?')[:12]}`), "
+                        f"trained {without.format(sources)} (the training commands are in its metadata.json).")
+    if kp_checkpoint or ablations:
         extra = metaeval.Settings(metrics=list(marco_data.scores), bootstrap=args.bootstrap, seed=args.seed)
         marco_full = metaeval.build_report([marco_data], extra)["datasets"][0]
     else:
@@ -331,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         "Command for the -KP rows: `kpqa meta-eval ../shared/data/human_eval/marco_all.csv --metrics "
         f"{','.join(KP)} --checkpoint {_show(args.kp_checkpoint)}`.",
         "",
-        *table4(marco_full, kp_metrics, marco_columns, t4_notes),
+        *table4(marco_full, kp_metrics, ablation_columns, t4_notes),
         "",
         "## KPQA paper, Table 7: rank-pair agreement on MS-MARCO",
         "",

@@ -210,7 +210,7 @@ def test_a_few_cjk_names_among_english_answers_do_not_warn():
         Scorer(["BLEU-1"]).score(rows)  # 1 of 302 texts (0.3%) is CJK: below CJK_WARN_SHARE
 
 
-def test_reproduce_writes_to_the_folder_it_is_given(tmp_path):
+def _reproduce_module():
     import importlib.util
     from pathlib import Path
 
@@ -218,6 +218,25 @@ def test_reproduce_writes_to_the_folder_it_is_given(tmp_path):
     spec = importlib.util.spec_from_file_location("reproduce", script)
     reproduce = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(reproduce)
+    return reproduce, script
+
+
+def test_reproduce_writes_to_the_folder_it_is_given(tmp_path):
+    reproduce, script = _reproduce_module()
     args = reproduce.parse_args([str(tmp_path / "out")])
     assert (args.out, args.figures) == (tmp_path / "out" / "results.md", tmp_path / "out" / "figures")
     assert reproduce.parse_args([]).out == script.parents[1] / "docs" / "results.md"
+
+
+def test_reproduce_table4_gives_rows_the_paper_lacks_no_paper_figure():
+    reproduce, _ = _reproduce_module()
+    value = lambda r: {"pearson": {"value": r}, "spearman": {"value": r - 0.1}}  # noqa: E731
+    report = {"correlations": {"BLEU-1-KPQA": value(0.7), "ROUGE-L-KPQA": value(0.6), "BERTScore-KPQA": value(0.5),
+                               "BLEU-1-KPQA/MARCO": value(0.4), "BLEU-1-KPQA/SQuAD": value(0.3)}}
+    lines = reproduce.table4(report, [], {"BLEU-1-KPQA/MARCO": "BLEU-1-KPQA/MARCO",
+                                          "BLEU-1-KPQA/SQuAD": "BLEU-1-KPQA/SQuAD"}, ["a note"])
+    assert "| BLEU-1-KPQA | 0.700 | 0.600 | 0.675 | 0.634 |" in lines
+    assert "| BLEU-1-KP | — | — | 0.629 | 0.589 |" in lines
+    assert "| BLEU-1-KPQA/MARCO | 0.400 | 0.300 | 0.573 | 0.529 |" in lines  # the paper's /MARCO figures
+    assert "| BLEU-1-KPQA/SQuAD | 0.300 | 0.200 | n/a | n/a |" in lines  # not in the paper
+    assert lines[-1] == "- a note"
