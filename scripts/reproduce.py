@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     squad_checkpoint = _metadata(args.squad_only_checkpoint) if args.squad_only_checkpoint else None
     ablations = [(suffix, folder, meta_, without) for suffix, folder, meta_, without in (
         ("MARCO", args.no_marco_checkpoint, marco_checkpoint, "without MS-MARCO on {}"),
-        ("SQuAD", args.squad_only_checkpoint, squad_checkpoint, "on SQuAD alone ({})")) if meta_]
+        ("SQuAD", args.squad_only_checkpoint, squad_checkpoint, "on SQuAD alone: {}")) if meta_]
     wanted = LEXICAL + ENCODER + (KPQA + WORDS if checkpoint else [])
     metrics, left_out = _available(wanted)
     if not checkpoint:
