@@ -20,7 +20,8 @@ import numpy as np
 from scipy.stats import pearsonr
 
 from kpqa.binary import auroc
-from kpqa.context import DEFAULT_FUNCTION_WORD_WEIGHT
+from kpqa.context import DEFAULT_FUNCTION_WORD_WEIGHT, check_function_word_weight
+from kpqa.errors import UsageError
 from kpqa.io import read_input
 from kpqa.scoring import Scorer
 from kpqa.models.weighter import shipped_checkpoint
@@ -76,6 +77,10 @@ def main() -> None:
     ap.add_argument("--device", default="auto")
     ap.add_argument("--batch-size", type=int, default=64)
     args = ap.parse_args()
+    try:
+        check_function_word_weight(args.function_words)
+    except UsageError as error:
+        ap.error(str(error))
     if args.show:
         logged = [json.loads(line) for line in args.show.read_text().splitlines() if line.strip()]
         for names in dict.fromkeys(tuple(r["metrics"]) for r in logged):
