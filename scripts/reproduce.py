@@ -223,9 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     kp_checkpoint = _metadata(args.kp_checkpoint)
     marco_checkpoint = _metadata(args.no_marco_checkpoint) if args.no_marco_checkpoint else None
     squad_checkpoint = _metadata(args.squad_only_checkpoint) if args.squad_only_checkpoint else None
-    ablations = [(suffix, folder, meta_, without) for suffix, folder, meta_, without in (
-        ("MARCO", args.no_marco_checkpoint, marco_checkpoint, "without MS-MARCO on {}"),
-        ("SQuAD", args.squad_only_checkpoint, squad_checkpoint, "on SQuAD alone: {}")) if meta_]
+    leave_outs = [("MARCO", args.no_marco_checkpoint, marco_checkpoint, "without MS-MARCO on {}"),
+                  ("SQuAD", args.squad_only_checkpoint, squad_checkpoint, "on SQuAD alone: {}")]
+    ablations = [entry for entry in leave_outs if entry[2]]
     wanted = LEXICAL + ENCODER + (KPQA + WORDS if checkpoint else [])
     metrics, left_out = _available(wanted)
     if not checkpoint:
@@ -264,8 +264,9 @@ def main(argv: list[str] | None = None) -> int:
                         "paper's -KPQA rows.")
     elif not marco_checkpoint:
         ablation_columns.update({f"{m}/MARCO": "" for m in KPQA})
-        t4_notes.append("-KPQA/MARCO rows not computed: no checkpoint trained without MS-MARCO was given "
-                        "(--no-marco-checkpoint).")
+        if not args.no_marco_checkpoint:
+            t4_notes.append("-KPQA/MARCO rows not computed: no checkpoint trained without MS-MARCO was given "
+                            "(--no-marco-checkpoint).")
     for suffix, folder, meta_, without in ablations:
         other_settings = metaeval.Settings(metrics=KPQA, bootstrap=args.bootstrap, seed=args.seed,
                                            scorer_options={**options, "checkpoint": str(folder)})
@@ -278,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         sources = ", ".join(dict.fromkeys(_sources(meta_)))
         t4_notes.append(f"-KPQA/{suffix}: weighter {_show(folder)} (`kpw:{meta_.get('weights_sha256', '?')[:12]}`), "
                         f"trained {without.format(sources)} (the training commands are in its metadata.json).")
+    t4_notes += [f"-KPQA/{suffix} rows not computed: no finished checkpoint at {_show(folder)}."
+                 for suffix, folder, meta_, _ in leave_outs if folder and not meta_]
     if kp_checkpoint or ablations:
         extra = metaeval.Settings(metrics=list(marco_data.scores), bootstrap=args.bootstrap, seed=args.seed)
         marco_full = metaeval.build_report([marco_data], extra)["datasets"][0]
