@@ -41,9 +41,9 @@ class Stub(nn.Module):
         return torch.stack([torch.zeros_like(k), k], dim=-1)
 
 
-def stub_weighter(tokenizer, model, use_question=True, max_length=128):
+def stub_weighter(tokenizer, model, use_question=True, max_length=128, **options):
     metadata = {"use_question": use_question, "backbone": {"name": "minilm"}, "max_length": max_length}
-    return Weighter(model, tokenizer, metadata, "stub", torch.device("cpu"), batch_size=4)
+    return Weighter(model, tokenizer, metadata, "stub", torch.device("cpu"), batch_size=4, **options)
 
 
 def test_long_text_windows_cover_everything_and_keep_late_keywords(tokenizer):
@@ -108,9 +108,7 @@ def test_function_words_are_scaled_negations_and_word_parts_are_not(tokenizer):
     # function words x0.2 (the default); "cat", the negation "not", and the "of" piece of the word "ofsted" keep theirs
     assert got == pytest.approx({"the": 0.2, "cat": 1, "is": 0, "not": 1, "his": 0.2, ".": 0, "Fletcher": 1, "'": 0,
                                  "s": 0.2, "of": 1, "sted": 1}, abs=1e-4)
-    w1 = Weighter(model, tokenizer, {"use_question": True, "backbone": {"name": "minilm"}, "max_length": 128}, "stub",
-                  torch.device("cpu"), function_word_weight=1.0)
-    [(_, raw)] = w1.piece_weights([("q", text)])
+    [(_, raw)] = stub_weighter(tokenizer, model, function_word_weight=1.0).piece_weights([("q", text)])
     assert dict(zip(surface(offsets), raw.tolist()))["the"] == pytest.approx(1, abs=1e-4)
     assert raw.dtype == probs.dtype == np.float32
 
@@ -118,8 +116,7 @@ def test_function_words_are_scaled_negations_and_word_parts_are_not(tokenizer):
 @pytest.mark.parametrize("factor", [-0.1, 1.5])
 def test_function_word_weight_outside_0_1_is_a_usage_error(tokenizer, factor):
     with pytest.raises(UsageError, match=re.escape(f"function_word_weight={factor}: must be between 0 and 1")):
-        Weighter(Stub(), tokenizer, {"use_question": True, "backbone": {"name": "minilm"}, "max_length": 128}, "stub",
-                 torch.device("cpu"), function_word_weight=factor)
+        stub_weighter(tokenizer, Stub(), function_word_weight=factor)
 
 
 class Spans:
