@@ -1,0 +1,62 @@
+"""Training speed of the weighter on this machine: windows/s and dev loss for a grid of trainer settings.
+
+Usage: python scripts/bench_train.py [--data squad@1000:../shared/data/squad/train-v1.1.json] [--batch-sizes 16,32]
+       [--precisions fp32,bf16] [--backbones minilm] [--lora-rank 0] [--threads N] [--markdown]
+
+Every cell is one real ``kpqa train`` run (one epoch, the same seeded examples and split) in a temporary folder, so
+the dev loss says whether a faster setting still learns the same. The speed is the trainer's own
+``train_windows_per_second`` (optimizer steps only, no data loading or evaluation). Cells run one after another
+in the order given; other load on the machine lowers every figure, so compare cells of one run only.
+"""
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import tempfile
+from datetime import date
+
+import torch
+
+from kpqa.train.trainer import PRECISIONS, TrainConfig, train
+
+
+def _csv(kind):
+    return lambda text: [kind(x) for x in text.split(",") if x]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", action="append", default=None,
+                    help="training source as for kpqa train (default: 1,000 seeded SQuAD train questions)")
+    ap.add_argument("--batch-sizes", type=_csv(int), default=[16, 32])
+    ap.add_argument("--precisions", type=_csv(str), default=["fp32", "bf16"])
+    ap.add_argument("--backbones", type=_csv(str), default=["minilm"])
+    ap.add_argument("--lora-rank", type=int, default=0)
+    ap.add_argument("--lr", type=float, default=1e-4)
+    ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
+    args = ap.parse_args(argv)
+    if bad := [p for p in args.precisions if p not in PRECISIONS]:
+        ap.error(f"--precisions: {bad[0]!r} is not one of {', '.join(PRECISIONS)}")
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    data = args.data or ["squad@1000:../shared/data/squad/train-v1.1.json"]
+    print(f"# {date.today()} · {platform.processor() or platform.machine()} · {torch.get_num_threads()} threads · "
+          f"torch {torch.__version__} · data {' '.join(data)} · lora rank {args.lora_rank}\n")
+    print("| backbone | batch | precision | train windows | seconds | windows/s | dev loss | dev K-F1 |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    for backbone in args.backbones:
+        for batch in args.batch_sizes:
+            for precision in args.precisions:
+                with tempfile.TemporaryDirectory(prefix="kpqa-bench-train-") as out:
+                    meta = train(TrainConfig(data=data, output=out, epochs=1, batch_size=batch, lr=args.lr,
+                                             backbone=backbone, lora_rank=args.lora_rank, precision=precision,
+                                             save_every=10**9))
+                print(f"| {backbone} | {batch} | {precision} | {meta['examples']['train_windows']:,} | "
+                      f"{meta['training_seconds']:.0f} | {meta['train_windows_per_second']:.1f} | "
+                      f"{meta['dev_fp32']['loss']:.4f} | {meta['dev_fp32']['k_f1']:.3f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
