@@ -47,8 +47,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--max-answer-share", type=float, default=d.max_answer_share, metavar="SHARE",
                    help="drop span examples whose answer covers more than this share of the text (1.0: keep all)")
     p.add_argument("--precision", choices=PRECISIONS, default=d.precision,
-                   help="training arithmetic: fp32 or bf16/fp16 autocast (bf16 was slower than fp32 on the 2-core "
-                        "CPU: docs/weighter-experiments.md)")
+                   help="training arithmetic: fp32 or bf16/fp16 autocast (bf16 was 1.3-1.8x faster on the idle 2-core "
+                        "CPU at the same dev loss in a short run: docs/weighter-experiments.md)")
     p.add_argument("--init", metavar="DIR", help="start from this checkpoint's trained layers and head (same "
                    "backbone and question setting) instead of the plain backbone; recorded in the metadata")
     p.add_argument("--seed", type=int, default=d.seed, help="seed of the dev split, shuffling and initialisation")
