@@ -23,22 +23,27 @@ from pathlib import Path
 
 import torch
 
-from kpqa.train.trainer import PRECISIONS
+from kpqa.train.trainer import PRECISIONS, TrainConfig
 
 
-def _csv(kind):
-    return lambda text: [kind(x) for x in text.split(",") if x]
+def integers(text: str) -> list[int]:
+    return [int(x) for x in text.split(",") if x]
+
+
+def names(text: str) -> list[str]:
+    return [x for x in text.split(",") if x]
 
 
 def main(argv: list[str] | None = None) -> int:
+    d = TrainConfig(data=[], output="")
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", action="append", default=None,
                     help="training source as for kpqa train (default: 1,000 seeded SQuAD train questions)")
-    ap.add_argument("--batch-sizes", type=_csv(int), default=[16, 32])
-    ap.add_argument("--precisions", type=_csv(str), default=["fp32", "bf16"])
-    ap.add_argument("--backbones", type=_csv(str), default=["minilm"])
-    ap.add_argument("--lora-rank", type=int, default=0)
-    ap.add_argument("--lr", type=float, default=1e-4)
+    ap.add_argument("--batch-sizes", type=integers, default=[d.batch_size, 2 * d.batch_size])
+    ap.add_argument("--precisions", type=names, default=["fp32", "bf16"])
+    ap.add_argument("--backbones", type=names, default=["minilm"])
+    ap.add_argument("--lora-rank", type=int, default=d.lora_rank)
+    ap.add_argument("--lr", type=float, default=d.lr)
     ap.add_argument("--threads", type=int, default=None, help="torch threads of each run (default: torch's choice)")
     args = ap.parse_args(argv)
     if bad := [p for p in args.precisions if p not in PRECISIONS]:
@@ -47,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads:
         env["OMP_NUM_THREADS"] = str(args.threads)
     data = args.data or ["squad@1000:../shared/data/squad/train-v1.1.json"]
-    print(f"# {date.today()} · {platform.processor() or platform.machine()} · {args.threads or torch.get_num_threads()} threads · "
+    threads = args.threads or torch.get_num_threads()
+    print(f"# {date.today()} · {platform.processor() or platform.machine()} · {threads} threads · "
           f"torch {torch.__version__} · data {' '.join(data)} · lora rank {args.lora_rank}\n")
     print("| backbone | batch | precision | train windows | seconds | windows/s | dev loss | dev K-F1 |")
     print("|---|---:|---|---:|---:|---:|---:|---:|")
@@ -59,7 +65,9 @@ def main(argv: list[str] | None = None) -> int:
                                "--batch-size", str(batch), "--lr", str(args.lr), "--backbone", backbone,
                                "--lora-rank", str(args.lora_rank), "--precision", precision,
                                "--save-every", str(10**9), *[x for d in data for x in ("--data", d)]]
-                    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
+                    if subprocess.run(command, stdout=subprocess.DEVNULL, env=env).returncode:
+                        sys.exit(f"bench_train.py: the {backbone} / batch {batch} / {precision} run failed "
+                                 "(its error is above)")
                     meta = json.loads((Path(out) / "metadata.json").read_text())
                 print(f"| {backbone} | {batch} | {precision} | {meta['examples']['train_windows']:,} | "
                       f"{meta['training_seconds']:.0f} | {meta['train_windows_per_second']:.1f} | "
