@@ -116,6 +116,19 @@ def test_rank_zero_fine_tunes_the_layers(tmp_path, tokenizer):
     assert _mean_loss(tokenizer, Weighter.load(tmp_path / "out", device="cpu").model, spec) < before * 0.7
 
 
+def test_top_layer_training_stores_that_layer_and_init_must_match_it(tmp_path, tokenizer):
+    spec = squad_file(tmp_path / "s.json")
+    torch.manual_seed(0)
+    before = _mean_loss(tokenizer, KeyphraseTagger(load_encoder("minilm")[0], 0), spec)
+    train(small_config(spec, tmp_path / "top", lora_rank=0, train_layers=1))
+    assert json.loads((tmp_path / "top" / ckpt.METADATA).read_text())["trained_layers"] == 1
+    tensors, _, _ = ckpt.load(tmp_path / "top")
+    assert len(tensors) == 2 + 16 and all(k.startswith(("head.", "encoder.encoder.layer.5.")) for k in tensors)
+    assert _mean_loss(tokenizer, Weighter.load(tmp_path / "top", device="cpu").model, spec) < before * 0.7
+    with pytest.raises(UsageError, match="'trained_layers': 1.*'trained_layers': None"):
+        train(small_config(spec, tmp_path / "all", lora_rank=0, init=str(tmp_path / "top")))
+
+
 def test_an_interrupted_run_resumes(tmp_path, monkeypatch, capsys):
     spec = squad_file(tmp_path / "s.json")
     real = trainer.evaluate
@@ -141,10 +154,10 @@ def test_no_usable_examples_is_an_input_error(tmp_path):
 
 def test_cli_options_make_the_config():
     argv = ["--data", "squad:a.json", "--data", "hotpotqa:b.json", "--output", "o", "--no-question",
-            "--epochs", "3", "--lora-rank", "16", "--max-examples", "10"]
+            "--epochs", "3", "--lora-rank", "16", "--max-examples", "10", "--train-layers", "2"]
     config = config_from_args(build_parser().parse_args(argv), argv)
     assert config.data == ["squad:a.json", "hotpotqa:b.json"] and not config.use_question
-    assert (config.epochs, config.lora_rank, config.max_examples) == (3, 16, 10)
+    assert (config.epochs, config.lora_rank, config.max_examples, config.train_layers) == (3, 16, 10, 2)
     assert config.command.startswith("kpqa train --data squad:a.json")
 
 
@@ -284,3 +297,13 @@ def test_a_hub_name_offline_fails_fast(monkeypatch):
         load_encoder("some-org/no-such-model")
     assert time.monotonic() - started < 15
     assert constants.HF_HUB_OFFLINE is True
+
+
+@pytest.mark.parametrize("avx512_bf16, amx, expected", [(True, False, "bf16"), (False, True, "bf16"),
+                                                        (False, False, "fp32")])
+def test_auto_precision_is_bf16_only_where_the_cpu_has_bf16_instructions(monkeypatch, avx512_bf16, amx, expected):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx512_bf16)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx)
+    assert trainer.training_precision("auto") == expected
+    assert [trainer.training_precision(p) for p in ("fp32", "bf16")] == ["fp32", "bf16"]  # explicit choices stay

@@ -312,3 +312,43 @@ def test_rank_zero_fine_tunes_the_layers_and_round_trips(tmp_path, tokenizer):
         base = KeyphraseTagger(load_encoder("minilm")[0], 0).eval()
         base.head.load_state_dict(model.head.state_dict())
         assert not torch.allclose(base(**batch), model(**batch), atol=1e-3)  # the stored layers are used
+
+
+def test_top_layers_alone_are_trained_stored_and_loaded(tmp_path, tokenizer):
+    from kpqa.models import backbone
+
+    model = KeyphraseTagger(load_encoder("minilm")[0], 0, train_layers=2)
+    state = model.trained_state()
+    params = dict(model.named_parameters())
+    assert {k for k, p in params.items() if p.requires_grad} == {k for k in state if k in params}
+    assert {int(k.split(".")[3]) for k in state if k.startswith("encoder.")} == {4, 5}
+    assert len(state) == 2 + 2 * 16 and model.train_layers == 2
+    torch.manual_seed(2)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.requires_grad:
+                p.add_(torch.randn_like(p) * 0.02)
+    metadata = {"backbone": backbone.describe("minilm"), "use_question": True, "max_length": 64,
+                "lora": None, "trained_layers": model.train_layers, "labels": ckpt.LABELS}
+    ckpt.save(tmp_path, model.trained_state(), metadata)
+    loaded = Weighter.load(tmp_path, device="cpu")
+    model.load_trained({k: v.half().float() for k, v in model.trained_state().items()})
+    model.eval()
+    batch = pad(tokenizer, encode(tokenizer, ["how many steps?"], ["four steps are involved ."], 64))
+    with torch.no_grad():
+        assert torch.equal(loaded.model(**batch), model(**batch))
+    meta = json.loads((tmp_path / ckpt.METADATA).read_text())
+    meta["trained_layers"] = None  # the same tensors read as an all-layers checkpoint: they do not fit
+    (tmp_path / ckpt.METADATA).write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="do not fit the model"):
+        Weighter.load(tmp_path, device="cpu")
+
+
+def test_train_layers_outside_the_backbone_or_with_lora_is_a_usage_error(minilm):
+    # all six: the plain case (a fresh encoder: the tagger sets which parameters train)
+    assert KeyphraseTagger(load_encoder("minilm")[0], 0, train_layers=6).train_layers is None
+    for n in (0, 7):
+        with pytest.raises(UsageError, match=f"--train-layers must be 1 to 6 .* with --lora-rank 0, not {n}$"):
+            KeyphraseTagger(minilm[0], 0, train_layers=n)
+    with pytest.raises(UsageError, match="not 2 with --lora-rank 4"):
+        KeyphraseTagger(minilm[0], 4, train_layers=2)

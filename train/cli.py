@@ -36,6 +36,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--lora-rank", type=int, default=d.lora_rank,
                    help="0: fine-tune the transformer layers (checkpoint ~21 MB for MiniLM); N >= 1: train "
                         "only a rank-N LoRA adapter on every linear map of every layer (~0.7 MB at rank 8)")
+    p.add_argument("--train-layers", type=int, default=d.train_layers, metavar="N",
+                   help="with --lora-rank 0, fine-tune only the top N transformer layers (default: all); keeps a "
+                        "large backbone's checkpoint small (MPNet-base: ~14 MB per layer) and its training faster")
     p.add_argument("--short-answers", type=float, default=d.short_answers, metavar="SHARE",
                    help="share of span examples cut to the answer with 0-3 words around it")
     p.add_argument("--yes-no", choices=YES_NO, default=d.yes_no,
@@ -47,8 +50,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--max-answer-share", type=float, default=d.max_answer_share, metavar="SHARE",
                    help="drop span examples whose answer covers more than this share of the text (1.0: keep all)")
     p.add_argument("--precision", choices=PRECISIONS, default=d.precision,
-                   help="training arithmetic: fp32 or bf16/fp16 autocast (bf16 was 1.3-1.8x faster on the idle 2-core "
-                        "CPU at the same dev loss in a short run: docs/weighter-experiments.md)")
+                   help="training arithmetic: fp32 or bf16/fp16 autocast; auto is bf16 where the GPU or CPU has bf16 "
+                        "instructions (AVX512-BF16, AMX), else fp32 (bf16 trained 1.5x faster on such a 2-core CPU at "
+                        "the same dev K-F1 and suite: docs/weighter-experiments.md)")
     p.add_argument("--init", metavar="DIR", help="start from this checkpoint's trained layers and head (same "
                    "backbone and question setting) instead of the plain backbone; recorded in the metadata")
     p.add_argument("--seed", type=int, default=d.seed, help="seed of the dev split, shuffling and initialisation")
@@ -63,7 +67,7 @@ def config_from_args(args: argparse.Namespace, argv: Sequence[str]) -> TrainConf
     return TrainConfig(
         data=list(args.data), output=args.output, use_question=not args.no_question, epochs=args.epochs,
         batch_size=args.batch_size, lr=args.lr, max_length=args.max_length, backbone=args.backbone,
-        lora_rank=args.lora_rank, seed=args.seed, max_examples=args.max_examples,
+        lora_rank=args.lora_rank, train_layers=args.train_layers, seed=args.seed, max_examples=args.max_examples,
         short_answers=args.short_answers, yes_no=args.yes_no, max_answer_share=args.max_answer_share,
         choice_questions=args.choice_questions,
         precision=args.precision, init=args.init,

@@ -1,6 +1,7 @@
 """The keyphrase tagger: an encoder and a linear O/K head over its word pieces (what training fits, what a checkpoint
 stores, what :class:`kpqa.models.weighter.Weighter` runs). The transformer layers are either fine-tuned (embeddings
-frozen) or adapted with LoRA (``peft``) on every linear map of every layer."""
+frozen; all layers, or only the top N so that a large backbone's checkpoint stays small) or adapted with LoRA
+(``peft``) on every linear map of every layer."""
 from __future__ import annotations
 
 import warnings
@@ -31,21 +32,28 @@ class KeyphraseTagger(nn.Module):
     """Encoder and a linear O/K head. With ``lora_rank`` >= 1 the encoder is adapted by LoRA of that rank (scale
     ``lora_alpha / lora_rank``) on the ``targets`` of every transformer layer (default: all their linear maps) and
     only adapter and head are trained; with ``lora_rank`` 0 the transformer layers themselves are fine-tuned (the
-    embeddings stay frozen, so a checkpoint need not store them)."""
+    embeddings stay frozen, so a checkpoint need not store them): all of them, or with ``train_layers`` N only the
+    top N (the others stay as the backbone ships them, and so do the checkpoint's savings)."""
 
     def __init__(self, encoder: Any, lora_rank: int, lora_alpha: float | None = None,
-                 targets: Sequence[str] | None = None, dropout: float = 0.1):
+                 targets: Sequence[str] | None = None, dropout: float = 0.1, train_layers: int | None = None):
         super().__init__()
         if lora_rank < 0:
             raise UsageError(f"--lora-rank must be 0 (fine-tune the layers) or more, not {lora_rank}")
         layers_name, layers = _layer_list(encoder)
+        if train_layers is not None and not (lora_rank == 0 and 1 <= train_layers <= len(layers)):
+            raise UsageError(f"--train-layers must be 1 to {len(layers)} (this backbone's layers) with --lora-rank 0, "
+                             f"not {train_layers}" + (f" with --lora-rank {lora_rank}" if lora_rank else ""))
         self.lora_rank = lora_rank
+        self.train_layers = None if train_layers == len(layers) else train_layers
         if lora_rank == 0:
             self.targets: list[str] = []
             self.lora_alpha = 0.0
-            self._trained_prefix: str | None = f"encoder.{layers_name}."
+            first = len(layers) - (self.train_layers or len(layers))
+            trained = tuple(f"{layers_name}.{i}." for i in range(first, len(layers)))
+            self._trained_prefixes: tuple[str, ...] | None = tuple(f"encoder.{p}" for p in trained)
             for name, param in encoder.named_parameters():
-                param.requires_grad = name.startswith(f"{layers_name}.")
+                param.requires_grad = name.startswith(trained)
             self.encoder = encoder
         else:
             from kpqa.optional import require
@@ -55,7 +63,7 @@ class KeyphraseTagger(nn.Module):
 
             self.targets = list(targets) if targets is not None else lora_targets(encoder)
             self.lora_alpha = float(lora_alpha if lora_alpha is not None else 2 * lora_rank)
-            self._trained_prefix = None
+            self._trained_prefixes = None
             modules = [f"{layers_name}.{i}.{t}" for i in range(len(layers)) for t in self.targets]
             config = LoraConfig(r=lora_rank, lora_alpha=self.lora_alpha,  # type: ignore[arg-type]
                                 lora_dropout=0.0, bias="none", target_modules=modules)
@@ -82,8 +90,8 @@ class KeyphraseTagger(nn.Module):
     def trained_state(self) -> dict[str, torch.Tensor]:
         """The tensors a checkpoint stores: the head, and the LoRA adapter or the fine-tuned layers."""
         state = self.state_dict()
-        if self._trained_prefix is not None:
-            return {k: v for k, v in state.items() if k.startswith(("head.", self._trained_prefix))}
+        if self._trained_prefixes is not None:
+            return {k: v for k, v in state.items() if k.startswith(("head.", *self._trained_prefixes))}
         if self.merged:
             raise RuntimeError("the adapter is merged into the encoder; its tensors are no longer separate")
         return {k: v for k, v in state.items() if k.startswith("head.") or ".lora_" in k}

@@ -95,7 +95,7 @@ class Weighter:
             raise UsageError(f"checkpoint {folder} reads the question; no_question=True needs one trained without it")
         encoder, tokenizer = load_encoder(metadata["backbone"]["name"])
         lora = metadata["lora"]
-        model = (KeyphraseTagger(encoder, 0) if lora is None
+        model = (KeyphraseTagger(encoder, 0, train_layers=metadata.get("trained_layers")) if lora is None
                  else KeyphraseTagger(encoder, int(lora["rank"]), float(lora["alpha"]), lora["targets"]))
         model.load_trained(tensors)
         model.merge()
