@@ -29,7 +29,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--batch-size", type=int, default=d.batch_size, help="windows per training step")
     p.add_argument("--lr", type=float, default=d.lr,
                    help="peak learning rate (the default suits fine-tuning the layers; LoRA wants more: 1e-3 suits "
-                        "MiniLM but collapsed MPNet to the class prior, docs/weighter-experiments.md round 6)")
+                        "MiniLM, while MPNet collapsed to the class prior at 1e-3 and learned at 3e-4: "
+                        "docs/weighter-experiments.md rounds 6-7)")
     p.add_argument("--max-length", type=int, default=d.max_length,
                    help="word pieces per window; longer texts are split into overlapping windows")
     p.add_argument("--backbone", default=d.backbone, help="minilm, mpnet, or a transformers model name / folder")
