@@ -2,8 +2,9 @@
 
 A checkpoint stores only what differs from the pip-shipped backbone, in fp16: the linear K/O head and either the
 LoRA adapter of the encoder (rank, scale and target maps in the metadata's ``lora``) or, when ``lora`` is null, the
-fine-tuned transformer layers (the top ``trained_layers`` of them when the metadata names a number, else all). Loading checks that both files are there, that the tensors are the ones the metadata
-names (sha256) and that the installed backbone is the one the checkpoint was trained on (sha256 of its weights).
+fine-tuned transformer layers (the top ``trained_layers`` of them when the metadata names a number, else all).
+Loading checks that both files are there, that the tensors are the ones the metadata names (sha256) and that the
+installed backbone is the one the checkpoint was trained on (sha256 of its weights).
 """
 from __future__ import annotations
 

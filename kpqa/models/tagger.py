@@ -33,7 +33,7 @@ class KeyphraseTagger(nn.Module):
     ``lora_alpha / lora_rank``) on the ``targets`` of every transformer layer (default: all their linear maps) and
     only adapter and head are trained; with ``lora_rank`` 0 the transformer layers themselves are fine-tuned (the
     embeddings stay frozen, so a checkpoint need not store them): all of them, or with ``train_layers`` N only the
-    top N (the others stay as the backbone ships them, and so do the checkpoint's savings)."""
+    top N (the others stay as the backbone ships them, so a checkpoint need not store them either)."""
 
     def __init__(self, encoder: Any, lora_rank: int, lora_alpha: float | None = None,
                  targets: Sequence[str] | None = None, dropout: float = 0.1, train_layers: int | None = None):
