@@ -23,7 +23,8 @@ from pathlib import Path
 
 import torch
 
-from kpqa.train.trainer import PRECISIONS, TrainConfig
+from kpqa.models.device import PRECISIONS
+from kpqa.train.trainer import TrainConfig
 
 
 def integers(text: str) -> list[int]:

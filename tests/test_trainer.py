@@ -10,6 +10,7 @@ import torch
 from kpqa.train import trainer
 from kpqa.models import checkpoint as ckpt
 from kpqa.errors import InputError, UsageError
+from kpqa.models.device import training_precision
 from kpqa.models.tagger import KeyphraseTagger
 from kpqa.models.weighter import Weighter, load_encoder
 from kpqa.train.cli import build_parser, config_from_args
@@ -305,5 +306,5 @@ def test_auto_precision_is_bf16_only_where_the_cpu_has_bf16_instructions(monkeyp
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx512_bf16)
     monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx)
-    assert trainer.training_precision("auto") == expected
-    assert [trainer.training_precision(p) for p in ("fp32", "bf16")] == ["fp32", "bf16"]  # explicit choices stay
+    assert training_precision("auto") == expected
+    assert [training_precision(p) for p in ("fp32", "bf16")] == ["fp32", "bf16"]  # explicit choices stay

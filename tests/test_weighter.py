@@ -149,17 +149,41 @@ def test_word_weight_is_the_max_over_overlapping_pieces(tokenizer):
     assert w.word_weights([("q", "")], Spans())[0].shape == (0,)
 
 
+def _perturb(model, seed, scale):
+    """Add seeded noise to the trainable tensors, so that a stored checkpoint differs from the plain backbone."""
+    torch.manual_seed(seed)
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.requires_grad:
+                p.add_(torch.randn_like(p) * scale)
+
+
+def _round_trip(model, folder, tokenizer):
+    """Save the tagger as a checkpoint and load it as a Weighter; asserts the hash and that the loaded model gives
+    the original's logits once the original holds the stored (fp16-rounded) tensors. Returns (batch, logits)."""
+    from kpqa.models import backbone
+
+    metadata = {"backbone": backbone.describe("minilm"), "use_question": True, "max_length": 64,
+                "lora": model.adaptation, "trained_layers": model.train_layers, "labels": ckpt.LABELS}
+    digest = ckpt.save(folder, model.trained_state(), metadata)
+    loaded = Weighter.load(folder, device="cpu")
+    assert loaded.checkpoint_hash == digest
+    model.load_trained({k: v.half().float() for k, v in model.trained_state().items()})
+    model.eval()
+    batch = pad(tokenizer, encode(tokenizer, ["how many steps?"], ["four steps are involved ."], 64))
+    with torch.no_grad():
+        logits = model(**batch)
+        assert torch.equal(loaded.model(**batch), logits)
+    return batch, logits
+
+
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
     """A checkpoint of a rank-2 adapter with random (non-zero) tensors, and the unmerged model it came from."""
     from kpqa.models import backbone
 
     model = KeyphraseTagger(load_encoder("minilm")[0], 2)
-    torch.manual_seed(0)
-    with torch.no_grad():
-        for p in model.parameters():
-            if p.requires_grad:
-                p.add_(torch.randn_like(p) * 0.05)
+    _perturb(model, 0, 0.05)
     folder = tmp_path_factory.mktemp("ckpt")
     metadata = {"backbone": backbone.describe("minilm"), "use_question": True, "max_length": 64,
                 "lora": {"rank": 2, "alpha": model.lora_alpha, "targets": model.targets}, "labels": ckpt.LABELS}
@@ -284,8 +308,6 @@ def test_negative_lora_rank_is_a_usage_error(minilm):
 
 
 def test_rank_zero_fine_tunes_the_layers_and_round_trips(tmp_path, tokenizer):
-    from kpqa.models import backbone
-
     model = KeyphraseTagger(load_encoder("minilm")[0], 0)
     state = model.trained_state()
     params = dict(model.named_parameters())
@@ -294,49 +316,23 @@ def test_rank_zero_fine_tunes_the_layers_and_round_trips(tmp_path, tokenizer):
     assert all(k.startswith(("encoder.encoder.layer.", "head.")) for k in state)  # embeddings frozen, not stored
     assert {int(k.split(".")[3]) for k in state if k.startswith("encoder.")} == set(range(6))
     assert model.adaptation is None and not any(".lora_" in k for k in model.state_dict())
-    torch.manual_seed(1)
+    _perturb(model, 1, 0.02)
+    batch, logits = _round_trip(model, tmp_path, tokenizer)
+    base = KeyphraseTagger(load_encoder("minilm")[0], 0).eval()
+    base.head.load_state_dict(model.head.state_dict())
     with torch.no_grad():
-        for p in model.parameters():
-            if p.requires_grad:
-                p.add_(torch.randn_like(p) * 0.02)
-    metadata = {"backbone": backbone.describe("minilm"), "use_question": True, "max_length": 64,
-                "lora": model.adaptation, "labels": ckpt.LABELS}
-    digest = ckpt.save(tmp_path, model.trained_state(), metadata)
-    loaded = Weighter.load(tmp_path, device="cpu")
-    assert loaded.checkpoint_hash == digest
-    model.load_trained({k: v.half().float() for k, v in model.trained_state().items()})
-    model.eval()
-    batch = pad(tokenizer, encode(tokenizer, ["how many steps?"], ["four steps are involved ."], 64))
-    with torch.no_grad():
-        assert torch.equal(loaded.model(**batch), model(**batch))
-        base = KeyphraseTagger(load_encoder("minilm")[0], 0).eval()
-        base.head.load_state_dict(model.head.state_dict())
-        assert not torch.allclose(base(**batch), model(**batch), atol=1e-3)  # the stored layers are used
+        assert not torch.allclose(base(**batch), logits, atol=1e-3)  # the stored layers are used
 
 
 def test_top_layers_alone_are_trained_stored_and_loaded(tmp_path, tokenizer):
-    from kpqa.models import backbone
-
     model = KeyphraseTagger(load_encoder("minilm")[0], 0, train_layers=2)
     state = model.trained_state()
     params = dict(model.named_parameters())
     assert {k for k, p in params.items() if p.requires_grad} == {k for k in state if k in params}
     assert {int(k.split(".")[3]) for k in state if k.startswith("encoder.")} == {4, 5}
     assert len(state) == 2 + 2 * 16 and model.train_layers == 2
-    torch.manual_seed(2)
-    with torch.no_grad():
-        for p in model.parameters():
-            if p.requires_grad:
-                p.add_(torch.randn_like(p) * 0.02)
-    metadata = {"backbone": backbone.describe("minilm"), "use_question": True, "max_length": 64,
-                "lora": None, "trained_layers": model.train_layers, "labels": ckpt.LABELS}
-    ckpt.save(tmp_path, model.trained_state(), metadata)
-    loaded = Weighter.load(tmp_path, device="cpu")
-    model.load_trained({k: v.half().float() for k, v in model.trained_state().items()})
-    model.eval()
-    batch = pad(tokenizer, encode(tokenizer, ["how many steps?"], ["four steps are involved ."], 64))
-    with torch.no_grad():
-        assert torch.equal(loaded.model(**batch), model(**batch))
+    _perturb(model, 2, 0.02)
+    _round_trip(model, tmp_path, tokenizer)
     meta = json.loads((tmp_path / ckpt.METADATA).read_text())
     meta["trained_layers"] = None  # the same tensors read as an all-layers checkpoint: they do not fit
     (tmp_path / ckpt.METADATA).write_text(json.dumps(meta))

@@ -8,9 +8,10 @@ import sys
 from typing import Sequence
 
 from kpqa.errors import KpqaError
+from kpqa.models.device import PRECISIONS
 
 from .forms import YES_NO
-from .trainer import PRECISIONS, TrainConfig, train
+from .trainer import TrainConfig, train
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:

@@ -29,6 +29,7 @@ from torch.utils.data import DataLoader, Sampler
 from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
 from kpqa.errors import InputError, KpqaWarning, UsageError
+from kpqa.models.device import PRECISIONS, training_precision
 from kpqa.models.tagger import KeyphraseTagger
 from kpqa.models.weighter import load_encoder
 from kpqa.models.windows import Window, encode, pad
@@ -40,7 +41,6 @@ STATE = "state"
 PROGRESS = "trainer_state.json"
 BEST = "best-fp32.safetensors"
 IGNORE = -100
-PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 
 
 @dataclass
@@ -299,19 +299,6 @@ def _load_progress(config: TrainConfig) -> dict[str, Any]:
     if config.precision not in PRECISIONS:
         raise UsageError(f"--precision must be one of {', '.join(PRECISIONS)}, got {config.precision!r}")
     return progress
-
-
-def training_precision(precision: str) -> str:
-    """The arithmetic a run uses: ``auto`` is bf16 autocast where the hardware has bf16 instructions (a CUDA GPU that
-    supports it; a CPU with AVX512-BF16 or AMX, where it trained 1.5x faster at the same dev K-F1 and suite,
-    docs/weighter-experiments.md) and fp32 elsewhere, where emulated bf16 would be slower; others unchanged."""
-    if precision != "auto":
-        return precision
-    if torch.cuda.is_available():
-        return "bf16" if torch.cuda.is_bf16_supported() else "fp32"
-    native = [getattr(torch.cpu, name, lambda: False)() for name in ("_is_avx512_bf16_supported",
-                                                                      "_is_amx_tile_supported")]
-    return "bf16" if any(native) else "fp32"
 
 
 @dataclass

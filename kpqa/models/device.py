@@ -34,6 +34,22 @@ def amp_dtype(device: str, precision: str = "auto") -> "torch.dtype | None":
     return torch.bfloat16 if precision == "bf16" else torch.float16
 
 
+def training_precision(precision: str) -> str:
+    """The arithmetic a training run uses: ``auto`` is bf16 autocast where the hardware has bf16 instructions (a CUDA
+    GPU that supports it; a CPU with AVX512-BF16 or AMX, where it trained 1.5x faster at the same dev K-F1 and suite,
+    docs/weighter-experiments.md) and fp32 elsewhere, where emulated bf16 would be slower; others unchanged.
+    Scoring keeps :func:`amp_dtype`'s rule (fp32 on CPU), so scores do not depend on the CPU."""
+    import torch
+
+    if precision != "auto":
+        return precision
+    if torch.cuda.is_available():
+        return "bf16" if torch.cuda.is_bf16_supported() else "fp32"
+    native = [getattr(torch.cpu, name, lambda: False)() for name in ("_is_avx512_bf16_supported",
+                                                                      "_is_amx_tile_supported")]
+    return "bf16" if any(native) else "fp32"
+
+
 def precision_name(dtype: "torch.dtype | None") -> str:
     """``fp32``, ``bf16`` or ``fp16``: the precision a signature records."""
     import torch
