@@ -103,7 +103,7 @@ def original_kpqa(rows, weighter, encoder) -> dict[str, float]:
         out["BLEU-1"].append(bleu[0])
         out["ROUGE-L"].append(rouge_l(toks[0], toks[1:])[2])
         out["BLEU-1-KPQA"].append(weighted_bleu1(kpw_toks[0], kpw[0], kpw_toks[1:], kpw[1:]))
-        out["ROUGE-L-KPQA"].append(weighted_rouge_l(kpw_toks[0], kpw[0], kpw_toks[1:], kpw[1:])[2])
+        out["ROUGE-L-KPQA"].append(weighted_rouge_l(kpw_toks[0], kpw[0], kpw_toks[1:], kpw[1:], lcs="heaviest")[2])
         c = embedded[cand]
         uniform, kpqa = [], []
         for k, r in enumerate(refs, 1):
@@ -247,6 +247,7 @@ def timing(args: argparse.Namespace, rows) -> None:
     from bert_score import BERTScorer
 
     from kpqa.models.backbone import resolve
+    from kpqa.models.device import cpu_has_bf16
     from kpqa.models.encoder import DEFAULT_LAYERS, Encoder
     from kpqa.io import take_rows
     from kpqa.metrics.base import Rows
@@ -259,17 +260,19 @@ def timing(args: argparse.Namespace, rows) -> None:
     layer = DEFAULT_LAYERS["minilm"]
     bs = BERTScorer(model_type=resolve("minilm"), num_layers=layer, batch_size=args.batch_size)
     suite = Scorer(DEFAULT_METRICS, checkpoint=args.checkpoint, device="cpu", batch_size=args.batch_size)
-    suite_bf16 = Scorer(DEFAULT_METRICS, checkpoint=args.checkpoint, device="cpu", batch_size=args.batch_size,
-                        precision="bf16")
+    # emulated bf16 (a CPU without bf16 instructions) is many times slower than fp32: not worth timing
+    suite_bf16 = (Scorer(DEFAULT_METRICS, checkpoint=args.checkpoint, device="cpu", batch_size=args.batch_size,
+                         precision="bf16") if cpu_has_bf16() else None)
     alone = Scorer(["BERTScore"], device="cpu", batch_size=args.batch_size)
     # load the weighter and the encoders outside the timings, on rows that are not the measured ones
     warm = Rows([f"warm-up question {i}?" for i in range(20)], [f"answer number {i} ." for i in range(20)],
                 [[f"the reference answer is {i} ."] for i in range(20)])
     suite.score_rows(warm)
-    suite_bf16.score_rows(warm)
+    if suite_bf16 is not None:
+        suite_bf16.score_rows(warm)
     bs.score(warm.candidates, [g[0] for g in warm.references])
-    weighters = [ctx.weighter for scorer in (suite, suite_bf16) for ctx in scorer._contexts.values()
-                 if ctx.weighter is not None]
+    weighters = [ctx.weighter for scorer in (suite, suite_bf16) if scorer is not None
+                 for ctx in scorer._contexts.values() if ctx.weighter is not None]
 
     def cold() -> None:
         _cached_spans.cache_clear()
@@ -281,8 +284,9 @@ def timing(args: argparse.Namespace, rows) -> None:
         "bert-score (BERTScorer, MiniLM layer %d)" % layer: (cold, lambda: bs.score(cands, refs)),
         "kpqa BERTScore alone": (cold, lambda: results.update(alone=alone.score_rows(take_rows(rows, 0, n)))),
         SUITE: (cold, lambda: results.update(suite=suite.score_rows(take_rows(rows, 0, n)))),
-        SUITE_BF16: (cold, lambda: suite_bf16.score_rows(take_rows(rows, 0, n))),
     }
+    if suite_bf16 is not None:
+        systems[SUITE_BF16] = (cold, lambda: suite_bf16.score_rows(take_rows(rows, 0, n)))
     if not args.skip_baseline:
         base_w = Weighter.load(args.checkpoint, device="cpu", batch_size=1)
         base_e = Encoder("minilm", device="cpu", batch_size=1)
@@ -292,6 +296,8 @@ def timing(args: argparse.Namespace, rows) -> None:
             base_w._cache.clear()
 
         systems[BASELINE] = (baseline_cold, lambda: results.update(baseline=original_kpqa(rows, base_w, base_e)))
+    if suite_bf16 is None:
+        print("  (no --precision bf16 row: this CPU has no bf16 instructions, so torch would emulate bf16)")
     timings = interleaved(systems, args.repeat, once=frozenset({BASELINE}))
 
     ref_cpu = timings[next(iter(systems))][1]

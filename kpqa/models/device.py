@@ -45,9 +45,15 @@ def training_precision(precision: str) -> str:
         return precision
     if torch.cuda.is_available():
         return "bf16" if torch.cuda.is_bf16_supported() else "fp32"
-    native = [getattr(torch.cpu, name, lambda: False)() for name in ("_is_avx512_bf16_supported",
-                                                                      "_is_amx_tile_supported")]
-    return "bf16" if any(native) else "fp32"
+    return "bf16" if cpu_has_bf16() else "fp32"
+
+
+def cpu_has_bf16() -> bool:
+    """Whether the CPU has bf16 instructions (AVX512-BF16 or AMX); elsewhere torch emulates bf16, slowly."""
+    import torch
+
+    return any(getattr(torch.cpu, name, lambda: False)() for name in ("_is_avx512_bf16_supported",
+                                                                       "_is_amx_tile_supported"))
 
 
 def precision_name(dtype: "torch.dtype | None") -> str:
