@@ -266,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         ablation_columns.update({f"{m}/MARCO": "" for m in KPQA})
         if not args.no_marco_checkpoint:
             t4_notes.append("-KPQA/MARCO rows not computed: no checkpoint trained without MS-MARCO was given "
-                            "(--no-marco-checkpoint).")
+                            "(--no-marco-checkpoint); the leave-out weighters trained so far and their dev-suite "
+                            "rows are in docs/weighter-experiments.md.")
     for suffix, folder, meta_, without in ablations:
         other_settings = metaeval.Settings(metrics=KPQA, bootstrap=args.bootstrap, seed=args.seed,
                                            scorer_options={**options, "checkpoint": str(folder)})
@@ -319,8 +320,9 @@ def main(argv: list[str] | None = None) -> int:
         "filtered 1-5 ratings) and NarrativeQA (500 answers of one system, scores in [0, 1], Chen et al. 2019). "
         "AVSD and SemEval are not released here, so those columns of the paper's tables have no counterpart.",
         "",
-        f"Weighter checkpoint: {ck}. Our encoder is the pip-shipped MiniLM (the paper: BERT-base), so BERTScore and "
-        "the weighter differ from the paper's by construction; lexical metrics use the PTB-style tokenizer.",
+        f"Weighter checkpoint: {ck}. Our BERTScore encoder is the pip-shipped MiniLM and the weighter's backbone the "
+        "one named here (the paper: BERT-base for both), so BERTScore and the weighter differ from the paper's by "
+        "construction; lexical metrics use the PTB-style tokenizer.",
         "",
         "All figures below: `" + meta_cmd + "` (add `-o report.md --json report.json --plots DIR` for the full "
         "report with 95% bootstrap intervals, Kendall τ and paired tests; it is reproduced at the end of this file).",
