@@ -1,8 +1,8 @@
 """Optional dependencies: each serves one optional part and comes with an extra of the package.
 
 ``kpqa[plots]`` (matplotlib: figures, the colours of ``kpqa explain``), ``kpqa[agreement]`` (krippendorff),
-``kpqa[parallel]`` (accelerate: data-parallel scoring), ``kpqa[lora]`` (peft: LoRA weighter checkpoints),
-``kpqa[train]`` (training the weighter: accelerate, peft, datasets, pysbd), ``kpqa[all]``.
+``kpqa[parallel]`` (accelerate: data-parallel scoring), ``kpqa[train]`` (training the weighter: accelerate,
+datasets, pysbd), ``kpqa[all]``.
 """
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ EXTRAS = {
     "matplotlib": ("matplotlib", "plots"),
     "krippendorff": ("krippendorff", "agreement"),
     "accelerate": ("accelerate", "parallel"),
-    "peft": ("peft", "lora"),
     "datasets": ("datasets", "train"),
     "pysbd": ("pysbd", "train"),
 }

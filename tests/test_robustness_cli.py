@@ -188,7 +188,7 @@ CASES = [
          setup=lambda d: _broken_checkpoint(d / "ckpt", corrupt=True)),
     Case("checkpoint-wrong-backbone-hash", {"in.csv": CLEAN},
          _in() + ["--metrics", "BLEU-1-KPQA", "--checkpoint", "{d}/ckpt"],
-         expect=["checkpoint {d}/ckpt", "backbone 'minilm'", "000000000000", "differ"], needs=["BLEU-1-KPQA"],
+         expect=["checkpoint {d}/ckpt", "backbone '", "weights sha256", "000000000000", "differ"], needs=["BLEU-1-KPQA"],
          setup=lambda d: _broken_checkpoint(d / "ckpt", backbone_hash="0" * 64)),
     Case("checkpoint-metadata-not-json", {"in.csv": CLEAN},
          _in() + ["--metrics", "ROUGE-L-KPQA", "--checkpoint", "{d}/ckpt"],
