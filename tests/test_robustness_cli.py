@@ -10,6 +10,7 @@ checkpoint folder (a copy of the shipped one with one thing wrong; they fail bef
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -87,8 +88,8 @@ def _broken_checkpoint(folder: Path, *, drop: str | None = None, corrupt: bool =
 class Case:
     """One corpus entry. ``files``: name -> text (str, written as UTF-8 without newline translation) or bytes.
     ``args`` are formatted with ``{d}`` = the case folder. ``expect``: fragments of the one error line (also
-    formatted), or None for a valid input. ``same_as``: a valid input's clean equivalent (file contents);
-    ``values``: expected per-row scores of a valid input."""
+    formatted, ``{backbone}`` = the shipped weighter's backbone), or None for a valid input. ``same_as``: a valid
+    input's clean equivalent (file contents); ``values``: expected per-row scores of a valid input."""
 
     id: str
     files: dict[str, str | bytes]
@@ -101,6 +102,16 @@ class Case:
     setup: object = None  # callable(folder) for extra preparation
     needs: list[str] = field(default_factory=list)  # metrics that must be registered
     output: str = "{d}/out/scores.csv"
+
+
+@functools.cache
+def _shipped_backbone() -> str:
+    """Backbone name of the shipped default weighter ("" without one: the cases that copy it skip)."""
+    from kpqa.models import checkpoint as ckpt
+    from kpqa.models.weighter import shipped_checkpoint
+
+    path = shipped_checkpoint() / ckpt.METADATA
+    return json.loads(path.read_text())["backbone"]["name"] if path.exists() else ""
 
 
 def _in(name="in.csv"):
@@ -188,7 +199,8 @@ CASES = [
          setup=lambda d: _broken_checkpoint(d / "ckpt", corrupt=True)),
     Case("checkpoint-wrong-backbone-hash", {"in.csv": CLEAN},
          _in() + ["--metrics", "BLEU-1-KPQA", "--checkpoint", "{d}/ckpt"],
-         expect=["checkpoint {d}/ckpt", "backbone '", "weights sha256", "000000000000", "differ"], needs=["BLEU-1-KPQA"],
+         expect=["checkpoint {d}/ckpt", "backbone '{backbone}'", "weights sha256", "000000000000", "differ"],
+         needs=["BLEU-1-KPQA"],
          setup=lambda d: _broken_checkpoint(d / "ckpt", backbone_hash="0" * 64)),
     Case("checkpoint-metadata-not-json", {"in.csv": CLEAN},
          _in() + ["--metrics", "ROUGE-L-KPQA", "--checkpoint", "{d}/ckpt"],
@@ -283,7 +295,7 @@ def test_bad_input_one_line_exit_code_no_output(case: Case, chunk: str, tmp_path
     if not case.usage:
         assert lines == errors and errors[0].startswith("kpqa: error: "), err
     for fragment in case.expect:
-        assert fragment.format(d=d) in errors[0], errors[0]
+        assert fragment.format(d=d, backbone=_shipped_backbone()) in errors[0], errors[0]
     assert _listing(tmp_path) == before, "output or temporary files were left behind"
 
 
