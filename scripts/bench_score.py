@@ -79,12 +79,14 @@ def interleaved(systems: dict[str, tuple[Callable[[], None], Callable[[], object
 def original_kpqa(rows, weighter, encoder) -> dict[str, float]:
     """The KPQA release's loop on our models: each text through the models alone (batch size 1), then the metrics
     of each row. Returns the corpus scores (for a sanity check against the suite)."""
+    from kpqa.metrics import get_metric
     from kpqa.metrics.bertscore import align, greedy_prf
     from kpqa.metrics.bleu import corpus_bleu, sentence_bleu, weighted_bleu1
     from kpqa.metrics.rouge import rouge_l, weighted_rouge_l
     from kpqa.text import get_tokenizer
 
     tok = get_tokenizer("ptb")
+    rouge_kpqa = get_metric("ROUGE-L-KPQA")  # the suite's settings (beta, which common subsequence)
     embedded: dict[str, object] = {}
     out: dict[str, list[float]] = {k: [] for k in ("BLEU-1", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA",
                                                    "BERTScore-KPQA")}
@@ -103,7 +105,8 @@ def original_kpqa(rows, weighter, encoder) -> dict[str, float]:
         out["BLEU-1"].append(bleu[0])
         out["ROUGE-L"].append(rouge_l(toks[0], toks[1:])[2])
         out["BLEU-1-KPQA"].append(weighted_bleu1(kpw_toks[0], kpw[0], kpw_toks[1:], kpw[1:]))
-        out["ROUGE-L-KPQA"].append(weighted_rouge_l(kpw_toks[0], kpw[0], kpw_toks[1:], kpw[1:], lcs="heaviest")[2])
+        out["ROUGE-L-KPQA"].append(weighted_rouge_l(kpw_toks[0], kpw[0], kpw_toks[1:], kpw[1:], beta=rouge_kpqa.beta,
+                                                    lcs=rouge_kpqa.lcs)[2])
         c = embedded[cand]
         uniform, kpqa = [], []
         for k, r in enumerate(refs, 1):
@@ -267,12 +270,11 @@ def timing(args: argparse.Namespace, rows) -> None:
     # load the weighter and the encoders outside the timings, on rows that are not the measured ones
     warm = Rows([f"warm-up question {i}?" for i in range(20)], [f"answer number {i} ." for i in range(20)],
                 [[f"the reference answer is {i} ."] for i in range(20)])
-    suite.score_rows(warm)
-    if suite_bf16 is not None:
-        suite_bf16.score_rows(warm)
+    suites = [s for s in (suite, suite_bf16) if s is not None]
+    for scorer in suites:
+        scorer.score_rows(warm)
     bs.score(warm.candidates, [g[0] for g in warm.references])
-    weighters = [ctx.weighter for scorer in (suite, suite_bf16) if scorer is not None
-                 for ctx in scorer._contexts.values() if ctx.weighter is not None]
+    weighters = [ctx.weighter for scorer in suites for ctx in scorer._contexts.values() if ctx.weighter is not None]
 
     def cold() -> None:
         _cached_spans.cache_clear()
