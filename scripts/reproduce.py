@@ -1,9 +1,8 @@
 """Regenerate docs/results.md: our figures on the shared human-judgment sets beside the papers' own.
 
 - KPQA paper (Lee et al. 2021) Table 3 (Pearson r / Spearman rho on MS-MARCO and NarrativeQA), Table 4 (-KP: the
-  question-free weighter; -KPQA/MARCO and -KPQA/SQuAD: weighters trained without MS-MARCO and on SQuAD alone, when
-  such checkpoints are given), Table 7
-  (rank-pair agreement on MS-MARCO);
+  question-free weighter; -KPQA/MARCO and -KPQA/SQuAD: the weighters in ``ablations/``, trained without MS-MARCO
+  and on SQuAD alone), Table 7 (rank-pair agreement on MS-MARCO);
 - Yang et al. (2018)'s overall level on MS-MARCO (two systems), and their adapted BLEU-4 / ROUGE-L on DuReader
   (``scripts/dureader_yang.py``, run as a subprocess and quoted verbatim);
 - Soricut & Brill (2004)'s AEv(alpha, N) grid (Pearson r and R^2) on both human sets, as tables and heat maps.
@@ -203,8 +202,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--checkpoint", type=Path, default=REPO / "checkpoints" / "default", help="KPQA weighter")
     p.add_argument("--kp-checkpoint", type=Path, default=REPO / "checkpoints" / "no-question",
                    help="question-free weighter for Table 4's -KP rows")
-    p.add_argument("--no-marco-checkpoint", type=Path, help="weighter trained without MS-MARCO (Table 4's /MARCO rows)")
-    p.add_argument("--squad-only-checkpoint", type=Path,
+    p.add_argument("--no-marco-checkpoint", type=Path, default=REPO / "ablations" / "no-marco",
+                   help="weighter trained without MS-MARCO (Table 4's /MARCO rows)")
+    p.add_argument("--squad-only-checkpoint", type=Path, default=REPO / "ablations" / "squad-only",
                    help="weighter trained on SQuAD alone (Table 4's /SQuAD rows; not in the paper)")
     p.add_argument("--bootstrap", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
@@ -221,8 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     checkpoint = _metadata(args.checkpoint)
     kp_checkpoint = _metadata(args.kp_checkpoint)
-    marco_checkpoint = _metadata(args.no_marco_checkpoint) if args.no_marco_checkpoint else None
-    squad_checkpoint = _metadata(args.squad_only_checkpoint) if args.squad_only_checkpoint else None
+    marco_checkpoint = _metadata(args.no_marco_checkpoint)
+    squad_checkpoint = _metadata(args.squad_only_checkpoint)
     leave_outs = [("MARCO", args.no_marco_checkpoint, marco_checkpoint, "without MS-MARCO on {}"),
                   ("SQuAD", args.squad_only_checkpoint, squad_checkpoint, "on SQuAD alone: {}")]
     ablations = [entry for entry in leave_outs if entry[2]]
@@ -264,10 +264,6 @@ def main(argv: list[str] | None = None) -> int:
                         "paper's -KPQA rows.")
     elif not marco_checkpoint:
         ablation_columns.update({f"{m}/MARCO": "" for m in KPQA})
-        if not args.no_marco_checkpoint:
-            t4_notes.append("-KPQA/MARCO rows not computed: no checkpoint trained without MS-MARCO was given "
-                            "(--no-marco-checkpoint); the leave-out weighters trained so far and their dev-suite "
-                            "rows are in docs/weighter-experiments.md.")
     for suffix, folder, meta_, without in ablations:
         other_settings = metaeval.Settings(metrics=KPQA, bootstrap=args.bootstrap, seed=args.seed,
                                            scorer_options={**options, "checkpoint": str(folder)})
@@ -281,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         t4_notes.append(f"-KPQA/{suffix}: weighter {_show(folder)} (`kpw:{meta_.get('weights_sha256', '?')[:12]}`), "
                         f"trained {without.format(sources)} (the training commands are in its metadata.json).")
     t4_notes += [f"-KPQA/{suffix} rows not computed: no finished checkpoint at {_show(folder)}."
-                 for suffix, folder, meta_, _ in leave_outs if folder and not meta_]
+                 for suffix, folder, meta_, _ in leave_outs if not meta_]
     if kp_checkpoint or ablations:
         extra = metaeval.Settings(metrics=list(marco_data.scores), bootstrap=args.bootstrap, seed=args.seed)
         marco_full = metaeval.build_report([marco_data], extra)["datasets"][0]

@@ -225,7 +225,11 @@ def test_reproduce_writes_to_the_folder_it_is_given(tmp_path):
     reproduce, script = _reproduce_module()
     args = reproduce.parse_args([str(tmp_path / "out")])
     assert (args.out, args.figures) == (tmp_path / "out" / "results.md", tmp_path / "out" / "figures")
-    assert reproduce.parse_args([]).out == script.parents[1] / "docs" / "results.md"
+    defaults = reproduce.parse_args([])
+    assert defaults.out == script.parents[1] / "docs" / "results.md"
+    ablations = script.parents[1] / "ablations"
+    assert (defaults.no_marco_checkpoint, defaults.squad_only_checkpoint) == (ablations / "no-marco",
+                                                                             ablations / "squad-only")
 
 
 def test_reproduce_table4_gives_rows_the_paper_lacks_no_paper_figure():
