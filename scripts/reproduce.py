@@ -277,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
         t4_notes.append(f"-KPQA/{suffix}: weighter {_show(folder)} (`kpw:{meta_.get('weights_sha256', '?')[:12]}`), "
                         f"trained {without.format(sources)} (the training commands are in its metadata.json).")
     t4_notes += [f"-KPQA/{suffix} rows not computed: no finished checkpoint at {_show(folder)}."
-                 for suffix, folder, meta_, _ in leave_outs if not meta_]
+                 for suffix, folder, meta_, _ in leave_outs
+                 if not meta_ and not ablation_columns.get(f"{KPQA[0]}/{suffix}")]  # /MARCO may repeat -KPQA
     if kp_checkpoint or ablations:
         extra = metaeval.Settings(metrics=list(marco_data.scores), bootstrap=args.bootstrap, seed=args.seed)
         marco_full = metaeval.build_report([marco_data], extra)["datasets"][0]
