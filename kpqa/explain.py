@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kpqa.errors import UsageError
+from kpqa.rows import MAX_CHARS
 from kpqa.types import Floats
 
 UNITS = ("word", "piece")
@@ -177,11 +178,15 @@ def texts_from_args(
     question: str | None,
     references: Sequence[str] | None,
     candidate: str | None,
+    max_chars: int | None = None,
 ) -> tuple[str, list[str], str, dict[str, float]]:
     """(question, references, candidate, scores) from a file row (1-based; numeric columns other than the texts
-    become the scores shown) or from the given strings; UsageError when both or neither are given."""
+    become the scores shown) or from the given strings; UsageError when both or neither are given. A text longer
+    than ``max_chars`` characters (None: the weighter's limit, :data:`kpqa.rows.MAX_CHARS`) is an error (the other
+    rows of a file are not checked)."""
+    max_chars = MAX_CHARS if max_chars is None else max_chars
     from kpqa.errors import InputError
-    from kpqa.io import read_input
+    from kpqa.io import check_length, frame_to_table, read_input
 
     given = question is not None or references or candidate is not None
     if path is not None:
@@ -189,9 +194,12 @@ def texts_from_args(
             raise UsageError("give either INPUT --row N or --question/--reference/--candidate, not both")
         if row is None:
             raise UsageError("INPUT needs --row N (1 = first data row)")
-        table = read_input(path)
-        if row > len(table.rows):
-            raise InputError(f"--row {row}: the file has {len(table.rows)} rows", file=table.source)
+        table = read_input(path, on_error="skip", max_chars=max_chars)  # the other rows may be bad
+        if row > len(table.frame):
+            raise InputError(f"--row {row}: the file has {len(table.frame)} rows", file=table.source)
+        if row - 1 in table.errors:  # read that row alone to raise its error
+            frame_to_table(table.frame.iloc[row - 1:row], table.source, table.numbers[row - 1:row],
+                           max_chars=max_chars)
         record = table.frame.iloc[row - 1]
         texts = {"question", "answer", "entities", "answer_label"}
         scores = {}
@@ -204,10 +212,13 @@ def texts_from_args(
                 continue
             if np.isfinite(number):
                 scores[str(column)] = number
-        i = row - 1
+        i = row - 1 if table.keep is None else table.keep.index(row - 1)
         return table.rows.questions[i], table.rows.references[i], table.rows.candidates[i], scores
     if row is not None:
         raise UsageError("--row needs INPUT")
     if not references or candidate is None:
         raise UsageError("give --reference and --candidate (and --question), or INPUT --row N")
+    named = [("question", question or ""), *(("reference", r) for r in references), ("candidate", candidate)]
+    for what, text in named:
+        check_length(text, max_chars, f"--{what}", None, None)
     return question or "", list(references), candidate, {}

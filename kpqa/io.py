@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from kpqa.errors import InputError, KpqaError, UsageError
-from kpqa.rows import Rows
+from kpqa.rows import MAX_CHARS, Rows
 
 _REF = re.compile(r"^reference(\d*)$")
 _REF_LABEL = re.compile(r"^reference(\d*)_label$")
@@ -185,6 +185,20 @@ def _text(value: Any, source: str, row: int, column: str) -> str:
 
 ON_ERROR = ("raise", "skip", "zero")
 
+def check_max_chars(max_chars: int | None) -> int | None:
+    """``max_chars`` unchanged if it is a positive integer or None (no limit), else a :class:`UsageError`."""
+    if max_chars is not None and (isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1):
+        raise UsageError(f"max_chars must be a positive integer or None, not {max_chars!r}")
+    return max_chars
+
+
+def check_length(text: str, max_chars: int | None, source: str, row: int | None, column: str | None) -> str:
+    """``text`` unchanged, or an :class:`InputError` naming the cell when it is longer than ``max_chars``."""
+    if max_chars is not None and len(text) > max_chars:
+        raise InputError(f"text of {len(text):,} characters, over the limit of {max_chars:,} per text (raise it "
+                         "with max_chars=N)", file=source, row=row, column=column)
+    return text
+
 
 def check_on_error(on_error: str) -> str:
     """``on_error`` unchanged if it is one of :data:`ON_ERROR`, else a :class:`UsageError`."""
@@ -198,13 +212,15 @@ _LAYOUT = ("expected the KPQA layout: columns question, answer, reference1..refe
 
 
 def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequence[int] | None = None,
-                   on_error: str = "raise") -> Table:
+                   on_error: str = "raise", max_chars: int | None = MAX_CHARS) -> Table:
     """Validate a frame in the KPQA layout and extract the rows to score. Messages number the rows 1, 2, ... or by
     ``numbers`` (rows of a chunk further down a file, JSONL line numbers). A ``references`` column (lists, or JSON
     list text) becomes ``reference1..N``. A bad row (empty answer, no reference, a bad label...) raises an
     :class:`InputError` with ``on_error="raise"``; otherwise it is left out of ``rows`` and its reason recorded in
-    ``Table.errors`` (the scorer then leaves its scores empty, ``skip``, or 0, ``zero``)."""
+    ``Table.errors`` (the scorer then leaves its scores empty, ``skip``, or 0, ``zero``). So is a row with a text
+    longer than ``max_chars`` characters (None: no limit)."""
     check_on_error(on_error)
+    check_max_chars(max_chars)
     frame = frame.rename(columns=lambda c: str(c).strip())
     numbers = list(numbers) if numbers is not None else list(range(1, len(frame) + 1))
     if len(frame) == 0:
@@ -236,7 +252,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
             refs, labels = [], []
             for col in ref_cols:
                 if not _blank(record[col]):
-                    refs.append(_text(record[col], source, number, col))
+                    refs.append(check_length(_text(record[col], source, number, col), max_chars, source, number, col))
                     k = int(_REF.match(col).group(1) or 0)  # type: ignore[union-attr]
                     labels.append(_label(record.get(label_cols[k]), source, number, label_cols[k])
                                   if k in label_cols else None)
@@ -244,7 +260,8 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
                 raise InputError("no non-empty reference", file=source, row=number, column=ref_cols[0])
             question = record["question"] if has_q else None
             question = "" if _blank(question) else _text(question, source, number, "question")
-            candidate = _text(answer, source, number, "answer")
+            check_length(question, max_chars, source, number, "question")
+            candidate = check_length(_text(answer, source, number, "answer"), max_chars, source, number, "answer")
             cand_label = _label(record.get("answer_label"), source, number, "answer_label")
             found = _entities(record["entities"], source, number) if has_entities else []
         except InputError as e:
@@ -283,10 +300,11 @@ def input_format(path: str | os.PathLike) -> str:
     return FORMATS[suffix]
 
 
-def read_input(source: str | os.PathLike | pd.DataFrame | Any, on_error: str = "raise") -> Table:
+def read_input(source: str | os.PathLike | pd.DataFrame | Any, on_error: str = "raise",
+               max_chars: int | None = MAX_CHARS) -> Table:
     """Read CSV / TSV / JSONL / JSON / Parquet files, DataFrames, ``datasets.Dataset`` or lists of records into a
-    validated :class:`Table` (``on_error``: see :func:`frame_to_table`)."""
-    return next(iter_input(source, WHOLE, on_error))
+    validated :class:`Table` (``on_error``, ``max_chars``: see :func:`frame_to_table`)."""
+    return next(iter_input(source, WHOLE, on_error, max_chars))
 
 
 def _source_frame(source: Any) -> tuple[pd.DataFrame, str]:
@@ -328,10 +346,11 @@ def count_rows(source: str | os.PathLike | Any) -> int | None:
 
 
 def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
-               on_error: str = "raise") -> Iterator[Table]:
+               on_error: str = "raise", max_chars: int | None = MAX_CHARS) -> Iterator[Table]:
     """Validated :class:`Table` chunks of at most ``chunk_rows`` rows, in input order; messages number rows from the
     start of the input. CSV / TSV (pandas' chunked reader), JSON lines and Parquet (by record batches) files are
-    streamed; JSON arrays and other sources are read whole, then split. ``on_error``: see :func:`frame_to_table`."""
+    streamed; JSON arrays and other sources are read whole, then split. ``on_error``, ``max_chars``: see
+    :func:`frame_to_table`."""
     if chunk_rows < 1:
         raise UsageError(f"chunk size must be a positive integer, got {chunk_rows}")
     if not isinstance(source, (str, os.PathLike)):
@@ -340,13 +359,13 @@ def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
             frame_to_table(frame, name)  # raises: no data rows
         for start in range(0, len(frame), chunk_rows):
             part = frame.iloc[start:start + chunk_rows]
-            yield frame_to_table(part, name, range(start + 1, start + len(part) + 1), on_error)
+            yield frame_to_table(part, name, range(start + 1, start + len(part) + 1), on_error, max_chars)
         return
     path = Path(source)
     _check_file(path)
     kind = input_format(path)
     if kind == "parquet":
-        yield from _parquet_chunks(path, chunk_rows, on_error)
+        yield from _parquet_chunks(path, chunk_rows, on_error, max_chars)
         return
     _check_utf8(path)
     if kind == "json" and _is_json_array(path):
@@ -354,15 +373,15 @@ def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
         for start in range(0, len(records), chunk_rows):
             numbers = list(range(start + 1, min(start + chunk_rows, len(records)) + 1))
             frame = _records_frame(records[start:start + chunk_rows], str(path), numbers)
-            yield frame_to_table(frame, str(path), numbers, on_error)
+            yield frame_to_table(frame, str(path), numbers, on_error, max_chars)
         return
     if kind in {"jsonl", "json"}:
         for frame, numbers in _jsonl_chunks(path, chunk_rows):
-            yield frame_to_table(frame, str(path), numbers=numbers, on_error=on_error)
+            yield frame_to_table(frame, str(path), numbers=numbers, on_error=on_error, max_chars=max_chars)
         return
     done = 0
     for frame in _csv_chunks(path, chunk_rows, "\t" if kind == "tsv" else ","):
-        yield frame_to_table(frame, str(path), range(done + 1, done + len(frame) + 1), on_error)
+        yield frame_to_table(frame, str(path), range(done + 1, done + len(frame) + 1), on_error, max_chars)
         done += len(frame)
 
 
@@ -384,7 +403,7 @@ def _json_array(path: Path) -> list[dict]:
     return records
 
 
-def _parquet_chunks(path: Path, chunk_rows: int, on_error: str) -> Iterator[Table]:
+def _parquet_chunks(path: Path, chunk_rows: int, on_error: str, max_chars: int | None) -> Iterator[Table]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -393,7 +412,7 @@ def _parquet_chunks(path: Path, chunk_rows: int, on_error: str) -> Iterator[Tabl
         done = 0
         for batch in batches:
             frame = batch.to_pandas()
-            yield frame_to_table(frame, str(path), range(done + 1, done + len(frame) + 1), on_error)
+            yield frame_to_table(frame, str(path), range(done + 1, done + len(frame) + 1), on_error, max_chars)
             done += len(frame)
     except (pa.ArrowException, OSError) as e:
         raise InputError(f"not a readable Parquet file: {str(e).splitlines()[0]}", file=str(path)) from None

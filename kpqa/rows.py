@@ -3,6 +3,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: the longest text (question, answer or reference, in characters) a row may hold by default: the work and memory
+#: of the model metrics and of an LCS grow with the product of two texts' lengths, so a longer text makes a bad row
+#: (:func:`kpqa.io.frame_to_table`) rather than a run that fills the machine. About 1,500-2,000 words; the longest
+#: text of the shared human-judgment sets has 1,543 characters.
+MAX_CHARS = 10_000
+
 
 @dataclass
 class Rows:

@@ -473,3 +473,40 @@ def test_shared_new_sources(shared_data, name, relpath, expected):
     assert counts == Counter(expected)
     assert {e.source for e in examples} == {name}
     assert len(examples) == expected["kept"] + expected.get("yes/no answer", 0)
+
+
+# ---------------------------------------------------------------- long texts
+
+
+@pytest.mark.parametrize("name, records, long_id", [
+    ("squad", None, "q0"), ("hotpotqa", hotpot_records, "h0"), ("msmarco", marco_records, "100"),
+    ("conditionalqa", conditional_records, "c5")])
+def test_a_record_with_a_text_over_the_limit_is_skipped_and_counted(name, records, long_id, tmp_path, monkeypatch):
+    """Every converter skips a record whose context (or evidence) is longer than MAX_CONTEXT_CHARS, before any
+    sentence splitting, and counts it; the other records are converted as before."""
+    from kpqa.train import sentences
+
+    path = tmp_path / f"{name}.json"
+    filler = "Filler words here. " * 40  # 760 characters
+    if name == "squad":
+        qas = squad_qas()
+        data = {"version": "1.1", "data": [{"title": "T", "paragraphs": [
+            {"context": CONTEXT + " " + filler, "qas": qas[:1]}, {"context": CONTEXT, "qas": qas[1:]}]}]}
+        path.write_text(json.dumps(data))
+    else:
+        listed = records()
+        for record in listed:
+            if str(record.get("_id", record.get("id", record.get("query_id")))) == long_id:
+                if name == "hotpotqa":
+                    record["context"] = [[t, [s + " " + filler for s in sents], *rest]
+                                         for t, sents, *rest in record["context"]]
+                elif name == "msmarco":
+                    record["passages"][1]["passage_text"] += " " + filler
+                else:
+                    record["evidences"] = [e.replace("</p>", " " + filler + "</p>") for e in record["evidences"]]
+        path.write_text(json.dumps(listed))
+    full, full_counts = load_source(f"{name}:{path}")
+    monkeypatch.setattr(sentences, "MAX_CONTEXT_CHARS", 500)
+    kept, counts = load_source(f"{name}:{path}")
+    assert [e.id for e in kept] == [e.id for e in full if e.id != long_id] and len(kept) == len(full) - 1
+    assert counts[sentences.TOO_LONG] == 1 and sum(counts.values()) == sum(full_counts.values())

@@ -20,7 +20,7 @@ from kpqa.errors import InputError
 
 from .examples import TaggedExample, polar_answer, polar_answers
 from .layout import field
-from .sentences import disjoint, find_occurrences, join_texts
+from .sentences import TOO_LONG, disjoint, find_occurrences, join_texts, too_long
 
 LAYOUT = "ConditionalQA"
 _TAG = re.compile(r"<[^>]+>")
@@ -77,6 +77,9 @@ def convert(records: Iterable[ConditionalRecord], counts: Counter) -> Iterator[T
             counts["no evidence"] += 1
             continue
         text, _ = join_texts([(sentence, ()) for sentence in record.evidences])
+        if too_long(text, record.question):
+            counts[TOO_LONG] += 1
+            continue
         polar = polar_answers(answers)
         if polar:
             counts["yes/no answer"] += 1

@@ -18,7 +18,7 @@ from kpqa.errors import InputError
 
 from .examples import TaggedExample, polar_answer
 from .layout import field
-from .sentences import find_occurrences, join_texts
+from .sentences import TOO_LONG, find_occurrences, join_texts, too_long
 
 LAYOUT = "HotpotQA"
 
@@ -101,6 +101,9 @@ def convert(records: Iterable[HotpotRecord], counts: Counter) -> Iterator[Tagged
             counts["no supporting facts"] += 1
             continue
         text, _ = join_texts([(sentence, ()) for sentence in sentences])
+        if too_long(text, record.question):
+            counts[TOO_LONG] += 1
+            continue
         polar = polar_answer(answer)
         if polar:
             counts["yes/no answer"] += 1

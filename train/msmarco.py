@@ -18,7 +18,7 @@ from kpqa.errors import InputError
 
 from .examples import TaggedExample, polar_answers
 from .layout import field
-from .sentences import covering_sentences, find_occurrences, join_texts, sentence_bounds
+from .sentences import TOO_LONG, covering_sentences, find_occurrences, join_texts, sentence_bounds, too_long
 
 LAYOUT = "MS-MARCO"
 NO_ANSWER = "No Answer Present."
@@ -92,6 +92,9 @@ def convert(records: Iterable[MarcoRecord], counts: Counter) -> Iterator[TaggedE
             counts["no answer"] += 1
             continue
         selected = [text for is_selected, text in record.passages if is_selected]
+        if too_long(record.question, *selected):
+            counts[TOO_LONG] += 1
+            continue
         polar = polar_answers(needles)
         if polar:
             counts["yes/no answer"] += 1

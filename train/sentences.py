@@ -11,6 +11,17 @@ Span = tuple[int, int]
 
 _SEGMENTER = pysbd.Segmenter(language="en", clean=False)
 
+#: the longest context (characters) a converter reads: sentence splitting and the trainer's windows grow with a
+#: text's length, so a record with a longer one is skipped and counted under :data:`TOO_LONG` (the longest SQuAD
+#: v1.1 context has under 4,000 characters)
+MAX_CONTEXT_CHARS = 100_000
+TOO_LONG = f"text over {MAX_CONTEXT_CHARS:,} characters"
+
+
+def too_long(*texts: str) -> bool:
+    """Whether any of ``texts`` is longer than :data:`MAX_CONTEXT_CHARS`."""
+    return any(len(text) > MAX_CONTEXT_CHARS for text in texts)
+
 
 @lru_cache(maxsize=256)
 def sentence_bounds(text: str) -> tuple[Span, ...]:

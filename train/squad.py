@@ -13,7 +13,7 @@ from kpqa.errors import InputError
 
 from .examples import TaggedExample
 from .layout import field
-from .sentences import covering_sentences
+from .sentences import TOO_LONG, covering_sentences, too_long
 
 LAYOUT = "SQuAD"
 
@@ -92,6 +92,9 @@ def convert(records: Iterable[SquadRecord], counts: Counter, source: str = "squa
     for record in records:
         if record.answer is None:
             counts["no answer"] += 1
+            continue
+        if too_long(record.context, record.question):
+            counts[TOO_LONG] += 1
             continue
         span = answer_span(record)
         if span is None:

@@ -18,12 +18,12 @@ from __future__ import annotations
 import importlib
 from abc import ABC, abstractmethod
 from fractions import Fraction
-from typing import Callable, ClassVar
+from typing import Callable, ClassVar, Iterable
 
 import numpy as np
 
 from kpqa.context import Context, PieceTokensFn, WordWeightFn  # noqa: F401  (re-exported)
-from kpqa.rows import Rows  # noqa: F401  (re-exported)
+from kpqa.rows import MAX_CHARS, Rows  # noqa: F401  (re-exported)
 from kpqa.metrics.spec import KPQA_SUFFIX, kp_name, split_kp
 from kpqa.signature import Signature
 
@@ -97,6 +97,9 @@ class Metric(ABC):
     kp_form: ClassVar[bool] = False
     #: whether the metric's weights come from the weighter that reads the question (set when it is built)
     question: bool = True
+    #: the longest text (characters) the metric scores in bounded time and memory; None: any length (its work
+    #: grows linearly). A model metric's is :data:`kpqa.rows.MAX_CHARS` whatever this says (:func:`text_limit`)
+    max_chars: ClassVar[int | None] = None
 
     def columns(self) -> list[str]:
         """Output column names, in order."""
@@ -155,6 +158,20 @@ class Metric(ABC):
             if fw != 1.0:
                 signature = signature.with_fields([("fw", f"{fw:g}")])
         return signature
+
+
+#: the longest text an LCS metric (ROUGE-L and its adapted form: rapidfuzz's bit-parallel LCS, linear memory) or
+#: METEOR (nltk's alignment) scores: two texts this long take seconds, not minutes
+LCS_MAX_CHARS = 1_000_000
+METEOR_MAX_CHARS = 100_000
+
+
+def text_limit(metrics: Iterable[Metric]) -> int | None:
+    """The longest text every one of ``metrics`` scores in bounded time and memory: the smallest of their
+    ``max_chars``, :data:`kpqa.rows.MAX_CHARS` for a model metric (encoder and weighter windows, piece alignment,
+    the weighted LCS); None when every one takes any length."""
+    limits = [MAX_CHARS if m.uses_model else m.max_chars for m in metrics]
+    return min((x for x in limits if x is not None), default=None)
 
 
 class MeanMetric(Metric):

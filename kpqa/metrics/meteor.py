@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from kpqa.errors import KpqaError
-from kpqa.metrics.base import Context, MeanMetric, Rows, register
+from kpqa.metrics.base import METEOR_MAX_CHARS, Context, MeanMetric, Rows, register
 from kpqa.metrics.lexical import tokenize_rows
 
 ALPHA, BETA, GAMMA = 0.9, 3.0, 0.5
@@ -74,6 +74,7 @@ class Meteor(MeanMetric):
     """nltk METEOR with WordNet 3.0 (not the METEOR 1.5 jar); corpus score is the mean of the rows."""
 
     name = "METEOR"
+    max_chars = METEOR_MAX_CHARS
 
     def options(self) -> dict[str, object]:
         import nltk

@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from kpqa.metrics.base import Context, MeanMetric, Rows, register
+from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Rows, register
 from kpqa.metrics.lexical import tokenize_rows
 from kpqa.metrics.ngrams import lcs_length
 
@@ -164,6 +164,7 @@ class RougeL(MeanMetric):
     """ROUGE-L F (beta 1.2), COCO convention; the corpus score is the mean of the rows."""
 
     name = "ROUGE-L"
+    max_chars = LCS_MAX_CHARS
 
     def options(self) -> dict[str, object]:
         return {"beta": BETA, "refs": "max-p-max-r"}

@@ -30,7 +30,7 @@ from typing import Hashable, Sequence
 import numpy as np
 
 from kpqa.errors import InputError, UsageError
-from kpqa.metrics.base import Context, MeanMetric, Metric, Rows, Totals, register
+from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Metric, Rows, Totals, register
 from kpqa.metrics.ngrams import clipped_matches, lcs_length, max_ref_counts, ngram_counts
 
 Tokens = Sequence[Hashable]
@@ -276,6 +276,7 @@ class AdaptedRougeL(_Adapted, MeanMetric):
     """Yang et al.'s ROUGE-L with yes-no and entity bonuses (gamma 1.2); the corpus score is the per-row mean."""
 
     name = "ROUGE-L-adapted"
+    max_chars = LCS_MAX_CHARS
 
     def __init__(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA, gamma: float = DEFAULT_GAMMA):
         super().__init__(alpha, beta)

@@ -1,0 +1,107 @@
+"""Bounded work on any input: the longest text each metric takes (a longer one is a bad row), piece alignment in
+blocks, and the same limit in explain (meta-eval's: tests/test_meta.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from kpqa import explain
+from kpqa.errors import InputError, UsageError
+from kpqa.io import frame_to_table, read_input
+from kpqa.metrics.base import LCS_MAX_CHARS, METEOR_MAX_CHARS, get_metric, text_limit
+from kpqa.models import alignment
+from kpqa.rows import MAX_CHARS
+
+LONG = "word " * 30  # 150 characters
+
+
+def _frame(answer: str = "a b", reference: str = "a c", question: str = "q") -> pd.DataFrame:
+    return pd.DataFrame({"question": ["q", question], "answer": ["a", answer], "reference1": ["a", reference]})
+
+
+@pytest.mark.parametrize("column", ["answer", "reference1", "question"])
+def test_a_text_over_the_limit_is_a_bad_row_naming_its_cell(column):
+    frame = _frame(**{("reference" if column == "reference1" else column): LONG})
+    with pytest.raises(InputError) as raised:
+        frame_to_table(frame, "f.csv", max_chars=100)
+    assert str(raised.value) == (f"f.csv, row 2, column '{column}': text of 150 characters, over the limit of 100 per "
+                                 "text (raise it with max_chars=N)")
+    skipped = frame_to_table(frame, "f.csv", on_error="skip", max_chars=100)
+    assert len(skipped.rows) == 1 and skipped.keep == [0] and "150 characters" in skipped.errors[1]
+    assert len(frame_to_table(frame, "f.csv", max_chars=150).rows) == 2
+    assert len(frame_to_table(frame, "f.csv", max_chars=None).rows) == 2
+
+
+def test_max_chars_must_be_a_positive_integer_or_none():
+    for bad in (0, -5, 2.5, True):
+        with pytest.raises(UsageError, match="max_chars must be a positive integer"):
+            frame_to_table(_frame(), max_chars=bad)  # type: ignore[arg-type]
+
+
+def test_each_metric_sets_its_own_limit_and_the_strictest_applies():
+    limits = {name: text_limit([get_metric(name)]) for name in
+              ("BLEU-1", "BLEU-4", "CIDEr", "F1", "AEv-0.5-2", "ROUGE-L", "ROUGE-L-adapted", "METEOR", "BERTScore",
+               "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA")}
+    assert limits == {"BLEU-1": None, "BLEU-4": None, "CIDEr": None, "F1": None, "AEv-0.5-2": None,
+                      "ROUGE-L": LCS_MAX_CHARS, "ROUGE-L-adapted": LCS_MAX_CHARS, "METEOR": METEOR_MAX_CHARS,
+                      "BERTScore": MAX_CHARS, "BLEU-1-KPQA": MAX_CHARS, "ROUGE-L-KPQA": MAX_CHARS,
+                      "BERTScore-KPQA": MAX_CHARS}
+    assert text_limit([get_metric("BLEU-1"), get_metric("ROUGE-L"), get_metric("METEOR")]) == METEOR_MAX_CHARS
+    assert text_limit([]) is None
+
+
+def test_read_input_applies_the_limit_to_files(tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"question": "q", "answer": "a b", "references": ["a"]}\n'
+                    f'{{"question": "q", "answer": "a", "references": ["a", "{LONG}"]}}\n')
+    with pytest.raises(InputError, match=r"in.jsonl, row 2, column 'reference2': text of 150 characters"):
+        read_input(path, max_chars=149)
+    assert len(read_input(path).rows) == 2  # the default limit is far above
+
+
+def _dense_max_overlap(tokens: np.ndarray, pieces: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    overlap = (pieces[None, :, 0] < tokens[:, 1:2]) & (pieces[None, :, 1] > tokens[:, 0:1])
+    return np.where(overlap, weights[None, :], 0.0).max(axis=1, initial=0.0).astype(np.float32)
+
+
+@pytest.mark.parametrize("block", [1, 5, 1 << 20])
+def test_max_overlap_in_blocks_equals_the_whole_comparison(block, monkeypatch):
+    monkeypatch.setattr(alignment, "BLOCK_CELLS", block)
+    rng = np.random.default_rng(block)
+    for _ in range(200):
+        n, m = rng.integers(0, 30, 2)
+        starts_t, starts_p = rng.integers(0, 80, n), rng.integers(0, 80, m)  # any order, overlapping, empty spans
+        tokens = np.stack([starts_t, starts_t + rng.integers(0, 7, n)], 1)
+        pieces = np.stack([starts_p, starts_p + rng.integers(0, 7, m)], 1)
+        weights = rng.random(m).astype(np.float32)
+        assert np.array_equal(alignment.max_overlap(tokens, pieces, weights),
+                              _dense_max_overlap(tokens, pieces, weights))
+
+
+def test_max_overlap_memory_does_not_grow_with_the_square_of_the_text():
+    import tracemalloc
+
+    n = 100_000  # the dense comparison would take 100,000 x 100,000 cells (10 GB as bools)
+    spans = np.stack([np.arange(n) * 5, np.arange(n) * 5 + 4], 1)
+    weights = np.linspace(0, 1, n, dtype=np.float32)
+    tracemalloc.start()
+    out = alignment.max_overlap(spans, spans, weights)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert np.array_equal(out, weights) and peak < 64 * 2**20
+
+
+def test_explain_refuses_a_long_text_but_reads_a_row_beside_one(tmp_path):
+    with pytest.raises(InputError, match=r"--candidate: text of 150 characters, over the limit of 100"):
+        explain.texts_from_args(None, None, "q", ["ref"], LONG, max_chars=100)
+    with pytest.raises(InputError, match=f"over the limit of {MAX_CHARS:,}"):
+        explain.texts_from_args(None, None, "q", ["x" * (MAX_CHARS + 1)], "a")
+    path = tmp_path / "in.csv"
+    pd.DataFrame({"question": ["q1", "q2", "q3"], "answer": ["a1", LONG, ""],
+                  "reference1": ["r1", "r2", "r3"]}).to_csv(path, index=False)
+    assert explain.texts_from_args(str(path), 1, None, None, None, max_chars=100)[:3] == ("q1", ["r1"], "a1")
+    with pytest.raises(InputError, match=r"in.csv, row 2, column 'answer': text of 150"):
+        explain.texts_from_args(str(path), 2, None, None, None, max_chars=100)
+    with pytest.raises(InputError, match=r"in.csv, row 3, column 'answer': empty answer"):
+        explain.texts_from_args(str(path), 3, None, None, None, max_chars=100)
