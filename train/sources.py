@@ -76,12 +76,22 @@ def read_json(path: str | Path, *, jsonl: bool = False) -> Any:
     return records
 
 
+def _reading(records: Iterable[Any], label: str) -> Iterator[Any]:
+    """``records`` through a progress bar of records read (on a terminal only: tqdm hides it elsewhere; its
+    drawing is throttled to ten a second, so it costs nothing measurable)."""
+    from tqdm.auto import tqdm
+
+    with tqdm(records, desc=f"reading {label}", unit=" records", disable=None, dynamic_ncols=True) as bar:
+        yield from bar
+
+
 def examples_from_file(name: str, path: str | Path) -> tuple[list[TaggedExample], Counter]:
     """Examples from a source file in its official layout, and the kept/skipped counts by reason."""
     source = _source(name)
     data = read_json(path, jsonl=source.jsonl)
     counts: Counter = Counter()
-    return list(source.convert(source.from_json(data, str(path)), counts)), counts
+    records = _reading(source.from_json(data, str(path)), f"{name}:{Path(path).name}")
+    return list(source.convert(records, counts)), counts
 
 
 def examples_from_rows(name: str, rows: Iterable[dict[str, Any]], label: str | None = None
@@ -89,7 +99,8 @@ def examples_from_rows(name: str, rows: Iterable[dict[str, Any]], label: str | N
     """Examples from rows in the hub dataset's layout (a ``datasets.Dataset`` or any iterable of dicts)."""
     source = _source(name)
     counts: Counter = Counter()
-    return list(source.convert(source.from_rows(rows, label or f"{name} dataset"), counts)), counts
+    label = label or f"{name} dataset"
+    return list(source.convert(_reading(source.from_rows(rows, label), label), counts)), counts
 
 
 def load_hub(name: str, split: str = "train") -> Any:
