@@ -57,6 +57,15 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                         "the same dev K-F1 and suite: docs/weighter-experiments.md)")
     p.add_argument("--init", metavar="DIR", help="start from this checkpoint's trained layers and head (same "
                    "backbone and question setting) instead of the plain backbone; recorded in the metadata")
+    p.add_argument("--teacher", metavar="DIR", help="distil: train on the soft K-probabilities of this checkpoint "
+                   "(any backbone, same question setting), cached in OUTPUT/teacher (kpqa.train.distill)")
+    p.add_argument("--hard-weight", type=float, default=d.hard_weight, metavar="W",
+                   help="with --teacher, the share of the loss taken by the hard labels (the rest: the teacher's)")
+    p.add_argument("--temperature", type=float, default=d.temperature,
+                   help="with --teacher, the distillation temperature (>1 softens the teacher's and student's "
+                        "probabilities alike)")
+    p.add_argument("--polar-floor", type=float, default=d.polar_floor, metavar="P",
+                   help="with --teacher, raise the targets of content words after a leading yes/no to at least P")
     p.add_argument("--seed", type=int, default=d.seed, help="seed of the dev split, shuffling and initialisation")
     p.add_argument("--max-examples", type=int, default=None, help="use at most this many examples (quick runs)")
     p.add_argument("--note", default=None, help="free text recorded in the checkpoint metadata (e.g. a budget cut)")
@@ -72,7 +81,8 @@ def config_from_args(args: argparse.Namespace, argv: Sequence[str]) -> TrainConf
         lora_rank=args.lora_rank, train_layers=args.train_layers, seed=args.seed, max_examples=args.max_examples,
         short_answers=args.short_answers, yes_no=args.yes_no, max_answer_share=args.max_answer_share,
         choice_questions=args.choice_questions,
-        precision=args.precision, init=args.init,
+        precision=args.precision, init=args.init, teacher=args.teacher, hard_weight=args.hard_weight,
+        temperature=args.temperature, polar_floor=args.polar_floor,
         save_every=args.save_every, command=shlex.join(["kpqa", "train", *argv]),
         extra={"note": args.note} if args.note else {},
     )

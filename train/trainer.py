@@ -68,6 +68,10 @@ class TrainConfig:
     choice_questions: int = 1
     precision: str = "auto"
     init: str | None = None
+    teacher: str | None = None
+    hard_weight: float = 0.0
+    temperature: float = 1.0
+    polar_floor: float = 0.0
     save_every: int = 200
     command: str = ""
     extra: dict = field(default_factory=dict)
@@ -80,10 +84,27 @@ class TrainConfig:
 
 @dataclass
 class Featured:
-    """A window with its labels: K/O on the text's pieces, IGNORE elsewhere."""
+    """A window with its labels: K/O on the text's pieces, IGNORE elsewhere; with a teacher, its soft K-targets
+    (0 where the label is IGNORE)."""
 
     window: Window
     labels: list[int]
+    soft: list[float] | None = None
+
+
+@dataclass(frozen=True)
+class Loss:
+    """The training loss: cross-entropy with the hard labels, or with a teacher's soft targets (KL divergence at
+    ``temperature``, scaled by its square) mixed with ``hard_weight`` of the hard one."""
+
+    hard_weight: float = 1.0
+    temperature: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.hard_weight <= 1.0:
+            raise UsageError(f"--hard-weight must be in [0, 1], got {self.hard_weight}")
+        if self.temperature <= 0:
+            raise UsageError(f"--temperature must be positive, got {self.temperature}")
 
 
 def label_windows(tokenizer, examples: Sequence[TaggedExample], use_question: bool, max_length: int) -> list[list[Featured]]:
@@ -154,15 +175,27 @@ def _collate(tokenizer):
         batch = pad(tokenizer, [f.window for f in items])
         width = max(len(f.labels) for f in items)
         batch["labels"] = torch.tensor([f.labels + [IGNORE] * (width - len(f.labels)) for f in items])
+        if items[0].soft is not None:
+            batch["soft"] = torch.tensor([(f.soft or []) + [0.0] * (width - len(f.labels)) for f in items])
         return batch
     return collate
 
 
-def _loss_and_counts(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Mean cross-entropy over labelled pieces, and [loss sum, pieces, tp, fp, fn] for the K tag."""
+def _loss_and_counts(logits: torch.Tensor, labels: torch.Tensor, soft: torch.Tensor | None = None,
+                     loss: Loss = Loss()) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean loss over labelled pieces (:class:`Loss`; ``soft``: the teacher's K-targets), and [loss sum, pieces,
+    tp, fp, fn] for the K tag against the hard labels."""
     flat, gold = logits.float().reshape(-1, logits.shape[-1]), labels.reshape(-1)
     keep = gold != IGNORE
     losses = torch.nn.functional.cross_entropy(flat[keep], gold[keep], reduction="none")
+    if soft is not None:
+        t = soft.reshape(-1)[keep].float().clamp(1e-6, 1 - 1e-6)
+        if loss.temperature != 1.0:
+            t = torch.sigmoid(torch.logit(t) / loss.temperature)
+        target = torch.stack([1 - t, t], dim=-1)
+        log_q = torch.log_softmax(flat[keep] / loss.temperature, dim=-1)
+        kl = (target * (target.log() - log_q)).sum(-1) * loss.temperature ** 2
+        losses = loss.hard_weight * losses + (1 - loss.hard_weight) * kl
     pred = flat[keep].argmax(-1)
     g = gold[keep]
     counts = torch.stack([losses.sum().detach(), keep.sum().float(), ((pred == 1) & (g == 1)).sum().float(),
@@ -178,14 +211,14 @@ def _metrics(counts: torch.Tensor) -> dict[str, float]:
             "k_f1": 2 * p * r / (p + r) if p + r else 0.0}
 
 
-def evaluate(model, loader, accelerator) -> dict[str, float]:
-    """Dev loss (per labelled piece) and K-tag precision / recall / F1."""
+def evaluate(model, loader, accelerator, loss: Loss = Loss()) -> dict[str, float]:
+    """Dev loss (per labelled piece; :class:`Loss`) and K-tag precision / recall / F1 against the hard labels."""
     model.eval()
     total = torch.zeros(5, device=accelerator.device)
     with torch.inference_mode():
         for batch in loader:
-            labels = batch.pop("labels")
-            total += _loss_and_counts(model(**batch), labels)[1]
+            labels, soft = batch.pop("labels"), batch.pop("soft", None)
+            total += _loss_and_counts(model(**batch), labels, soft, loss)[1]
     model.train()
     return _metrics(accelerator.reduce(total, reduction="sum").cpu())
 
@@ -222,6 +255,27 @@ def _recover_state(state_dir: Path) -> None:
             shutil.rmtree(old)
         else:
             old.rename(state_dir)
+
+
+def _attach_teacher(featured: list[list[Featured]], examples: Sequence[TaggedExample], config: TrainConfig) -> dict:
+    """Give every window the soft K-targets of ``config.teacher`` (:mod:`kpqa.train.distill`, labels cached under
+    ``OUTPUT/teacher``); returns what the metadata records of the distillation."""
+    from . import distill
+
+    keys = [(e.question if config.use_question else "", e.text) for e in examples]
+    distinct = list(dict.fromkeys(keys))
+    labels, record = distill.label(str(config.teacher), distinct, Path(config.output) / distill.FOLDER,
+                                   config.use_question)
+    by_key = dict(zip(distinct, labels))
+    for example, key, windows in zip(examples, keys, featured):
+        offsets, probs = by_key[key]
+        probs = distill.floor_after_polar(example.text, offsets, probs, config.polar_floor)
+        for f in windows:
+            soft = np.zeros(len(f.labels), dtype=np.float32)
+            soft[f.window.positions] = distill.targets(f.window.offsets, (offsets, probs))
+            f.soft = soft.tolist()
+    return {**record, "hard_weight": config.hard_weight, "temperature": config.temperature,
+            "polar_floor": config.polar_floor}
 
 
 def _warm_start(tagger: KeyphraseTagger, config: TrainConfig) -> dict:
@@ -296,6 +350,8 @@ def _load_progress(config: TrainConfig) -> dict[str, Any]:
         if saved["config"] != config.fingerprint():
             raise UsageError(f"{state_dir} was written by a run with other options; use another --output or remove it")
         progress = saved["progress"]
+    if config.teacher is None and (config.hard_weight, config.temperature, config.polar_floor) != (0.0, 1.0, 0.0):
+        raise UsageError("--hard-weight, --temperature and --polar-floor are distillation settings: give --teacher DIR")
     if config.precision not in PRECISIONS:
         raise UsageError(f"--precision must be one of {', '.join(PRECISIONS)}, got {config.precision!r}")
     return progress
@@ -317,6 +373,7 @@ class _Run:
     train_loader: Any
     dev_loader: Any
     steps_per_epoch: int
+    loss: Loss
     base: dict[str, Any] = field(default_factory=dict)  # the metadata every checkpoint of the run carries
 
     @property
@@ -367,7 +424,9 @@ def _setup(config: TrainConfig, progress: dict[str, Any]) -> _Run:
     encoder, tokenizer = load_encoder(config.backbone)
     model = tagger = KeyphraseTagger(encoder, config.lora_rank, train_layers=config.train_layers)
     init = _warm_start(tagger, config) if config.init else None
+    loss = Loss(config.hard_weight if config.teacher else 1.0, config.temperature)
     featured = label_windows(tokenizer, examples, config.use_question, config.max_length)
+    distillation = _attach_teacher(featured, examples, config) if config.teacher else None
     train_set = [f for i in train_idx for f in featured[i]]
     dev_set = [f for i in dev_idx for f in featured[i]]
     collate = _collate(tokenizer)
@@ -394,7 +453,7 @@ def _setup(config: TrainConfig, progress: dict[str, Any]) -> _Run:
         model, optimizer, train_loader, dev_loader, scheduler)
     run = _Run(config=config, progress=progress, accelerator=accelerator, tagger=tagger, model=model, params=params,
                optimizer=optimizer, scheduler=scheduler, sampler=sampler, train_loader=train_loader,
-               dev_loader=dev_loader, steps_per_epoch=steps_per_epoch)
+               dev_loader=dev_loader, steps_per_epoch=steps_per_epoch, loss=loss)
 
     if progress["global_step"] or progress["epoch"]:
         accelerator.load_state(str(run.state_dir))
@@ -415,6 +474,7 @@ def _setup(config: TrainConfig, progress: dict[str, Any]) -> _Run:
         "stored_dtype": str(ckpt.STORE_DTYPE).replace("torch.", ""),
         "sources": sources,
         "init": init,
+        "distillation": distillation,
         "answer_forms": {**asdict(forms), "counts": dict(sorted(form_counts.items()))},
         "precision": precision,
         "examples": {"total": len(examples), "train": len(train_idx), "dev": len(dev_idx),
@@ -442,8 +502,8 @@ def _train_epoch(run: _Run, epoch: int, interrupted: list[bool]) -> None:
                desc=f"epoch {epoch + 1}/{config.epochs}", dynamic_ncols=True)
     started = time.monotonic()
     for batch in bar:
-        labels = batch.pop("labels")
-        loss, _ = _loss_and_counts(run.model(**batch), labels)
+        labels, soft = batch.pop("labels"), batch.pop("soft", None)
+        loss, _ = _loss_and_counts(run.model(**batch), labels, soft, run.loss)
         accelerator.backward(loss)
         accelerator.clip_grad_norm_(run.params, 1.0)
         run.optimizer.step()
@@ -473,7 +533,7 @@ def _end_epoch(run: _Run, epoch: int) -> None:
     from safetensors.torch import save_file
 
     progress = run.progress
-    dev = evaluate(run.model, run.dev_loader, run.accelerator)
+    dev = evaluate(run.model, run.dev_loader, run.accelerator, run.loss)
     progress["history"].append({"epoch": epoch + 1, **{f"dev_{k}": round(v, 5) for k, v in dev.items()}})
     if run.main:
         print(f"epoch {epoch + 1}: " + ", ".join(f"dev {k} {v:.4f}" for k, v in dev.items()))
@@ -498,7 +558,7 @@ def _finish(run: _Run) -> dict:
     best = load_file(str(run.state_dir / BEST))
     dev32 = next(h for h in progress["history"] if h["epoch"] == progress["best_epoch"])
     run.tagger.load_trained({k: v.to(ckpt.STORE_DTYPE).float() for k, v in best.items()})
-    dev16 = evaluate(run.model, run.dev_loader, accelerator)
+    dev16 = evaluate(run.model, run.dev_loader, accelerator, run.loss)
     seconds = progress["train_seconds"]
     metadata = {
         **run.base,
@@ -531,6 +591,7 @@ def _k_spread(model, loader) -> float:
     with torch.inference_mode():
         for batch in loader:
             labels = batch.pop("labels")
+            batch.pop("soft", None)
             k = model(**batch).float().softmax(-1)[..., 1]
             probs.append(k[labels != IGNORE].cpu())
     model.train()
