@@ -63,6 +63,34 @@ def _panels(plt, n: int, cols: int, panel: tuple[float, float]):
     return fig, axes
 
 
+#: human scores with at most this many distinct values are discrete: their points are spread vertically (jitter)
+DISCRETE_LEVELS = 12
+#: the jitter's half-width, as a share of the smallest gap between two human score levels
+JITTER = 0.3
+
+
+def _limits(values: np.ndarray, pad: float = 0.0) -> tuple[float, float]:
+    """Axis limits around ``values`` (5% margins, and ``pad`` more on each side): [0, 1] when they all lie there
+    (or there are none)."""
+    low, high = (float(values.min()), float(values.max())) if values.size else (0.0, 1.0)
+    if low >= 0 and high <= 1:
+        low, high = 0.0, 1.0
+    margin = 0.05 * ((high - low) or 1.0)
+    return low - margin - pad, high + margin + pad
+
+
+def _fit_segment(x: np.ndarray, y: np.ndarray, y_range: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """The least-squares line over the x range of the points, cut where it leaves ``y_range`` (the human scores'
+    range), so that it never runs past the data or sets the axis."""
+    slope, intercept = np.polyfit(x, y, 1)
+    low, high = float(x.min()), float(x.max())
+    if slope != 0:
+        ends = sorted(((y_range[0] - intercept) / slope, (y_range[1] - intercept) / slope))
+        low, high = max(low, ends[0]), min(high, ends[1])
+    xs = np.array([low, high]) if low < high else np.array([])
+    return xs, slope * xs + intercept
+
+
 def scatter(
     human: Floats,
     scores: Mapping[str, Floats],
@@ -72,31 +100,38 @@ def scatter(
     pearson: Mapping[str, float | None] | None = None,
     human_label: str = "human score",
     dpi: int = DPI,
+    seed: int = 0,
 ) -> Path:
     """One panel per metric: metric score (x, labelled with the metric's name) against human score (y, labelled
-    ``human_label``), a least-squares fit line, and n and Pearson r in the panel (r from ``pearson`` when given,
-    else computed). Panels run four a row, the last row centred. PNG at ``dpi``, or PDF / SVG by extension."""
+    ``human_label``), a least-squares fit line kept within the human scores' range, and n and Pearson r above the
+    panel (r from ``pearson`` when given, else computed). Discrete human scores (at most
+    :data:`DISCRETE_LEVELS` levels) are jittered vertically (``seed``) so that tied points show; axes are [0, 1]
+    when the values lie there. Panels run four a row, the last row centred. PNG at ``dpi``, or PDF / SVG by
+    extension."""
     plt = _pyplot()
     names = list(scores)
-    fig, axes = _panels(plt, len(names), 4, (3.2, 2.9))
+    fig, axes = _panels(plt, len(names), 4, (3.2, 3.0))
     h = np.asarray(human, dtype=float)
+    levels = np.unique(h[np.isfinite(h)])
+    spread = JITTER * float(np.diff(levels).min()) if 1 < len(levels) <= DISCRETE_LEVELS else 0.0
+    shown = h + np.random.default_rng(seed).uniform(-spread, spread, len(h))
     for ax, name in zip(axes, names):
         x = np.asarray(scores[name], dtype=float)
         ok = np.isfinite(x) & np.isfinite(h)
-        ax.scatter(x[ok], h[ok], s=6, alpha=0.35, linewidths=0)
+        ax.scatter(x[ok], shown[ok], s=5, alpha=0.3, linewidths=0, color="C0")
+        ax.set_xlim(*_limits(x[ok]))
+        ax.set_ylim(*_limits(h[ok], spread))
         r = (pearson or {}).get(name)
         defined = ok.sum() >= 3 and np.ptp(x[ok]) > 0 and np.ptp(h[ok]) > 0
         if r is None and defined:
             r = float(np.corrcoef(x[ok], h[ok])[0, 1])
         if defined:
-            slope, intercept = np.polyfit(x[ok], h[ok], 1)
-            line = np.array([x[ok].min(), x[ok].max()])
-            ax.plot(line, slope * line + intercept, color="C3", linewidth=1.2)
-        note = f"n = {int(ok.sum())}" + (f"\nr = {r:.3f}" if r is not None else "")
-        ax.text(0.03, 0.97, note, transform=ax.transAxes, ha="left", va="top", fontsize=8,
-                bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1.5})
+            xs, ys = _fit_segment(x[ok], h[ok], (float(h[ok].min()), float(h[ok].max())))
+            ax.plot(xs, ys, color="C3", linewidth=1.2, scalex=False, scaley=False)
+        note = f"n = {int(ok.sum())}" + (f", r = {r:.3f}" if r is not None else "")
+        ax.set_title(note, fontsize=8, loc="left")
         ax.set_xlabel(name, fontsize=8)
-        ax.set_ylabel(human_label, fontsize=8)
+        ax.set_ylabel(human_label + (" (jittered)" if spread else ""), fontsize=8)
         ax.tick_params(labelsize=7)
     if title:
         fig.suptitle(title, fontsize=11)
@@ -104,22 +139,67 @@ def scatter(
     return _save(fig, path, dpi)
 
 
-def reliability(bins: Mapping[str, Mapping[str, Any]], path: str | Path, *, title: str = "") -> Path:
-    """Reliability diagram: per judge, the share correct against the mean P(correct) of each non-empty bin of
-    :func:`kpqa.binary.reliability` (the diagonal is perfect calibration)."""
+#: a reliability bin with fewer rows than this is drawn hollow and left out of the line: its share is noise
+MIN_BIN_ROWS = 20
+
+
+def bins_ece(b: Mapping[str, Any]) -> float:
+    """Expected calibration error from the bins of :func:`kpqa.binary.reliability` (the same value as
+    :func:`kpqa.binary.ece`: the rows-weighted mean gap between share correct and mean P(correct))."""
+    rows = np.asarray(b["rows"], dtype=float)
+    gaps = [n * abs(p - c) for n, p, c in zip(rows, b["mean_prob"], b["correct"]) if p is not None]
+    return float(sum(gaps) / rows.sum()) if rows.sum() else float("nan")
+
+
+def reliability(bins: Mapping[str, Mapping[str, Any]], path: str | Path, *, title: str = "",
+                min_rows: int = MIN_BIN_ROWS) -> Path:
+    """Reliability diagrams as small multiples, one judge a panel (four a row): the share judged correct by humans
+    against the mean P(correct) of each non-empty bin of :func:`kpqa.binary.reliability`, joined only through bins
+    of at least ``min_rows`` rows (the others hollow), the diagonal (perfect calibration), ECE and n in the legend;
+    under each panel the rows per bin (log scale), so that a point's weight shows."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(4.6, 4.4))
-    ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1)
-    for name, b in bins.items():
-        points = [(p, c) for p, c in zip(b["mean_prob"], b["correct"]) if p is not None]
-        ax.plot(*zip(*points), marker="o", markersize=3, linewidth=1, label=name)
-    ax.set_xlabel("predicted P(correct)")
-    ax.set_ylabel("share judged correct by humans")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.legend(fontsize=7, loc="upper left")
+    names = list(bins)
+    cols = min(4, max(1, len(names)))
+    rows = max(1, math.ceil(len(names) / cols))
+    fig = plt.figure(figsize=(2.8 * cols, 3.4 * rows), layout="constrained")
+    outer = fig.add_gridspec(rows, 2 * cols)
+    for k, name in enumerate(names):
+        b = bins[name]
+        r, c = divmod(k, cols)
+        shift = cols - (len(names) - r * cols) if r == rows - 1 else 0  # half-slots to centre a short last row
+        cell = outer[r, 2 * c + shift:2 * c + shift + 2].subgridspec(2, 1, height_ratios=[3, 1], hspace=0.05)
+        ax = fig.add_subplot(cell[0])
+        hist = fig.add_subplot(cell[1], sharex=ax)
+        ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1)
+        points = [(p, s, n) for p, s, n in zip(b["mean_prob"], b["correct"], b["rows"]) if p is not None]
+        solid = [(p, s) for p, s, n in points if n >= min_rows]
+        sparse = [(p, s) for p, s, n in points if n < min_rows]
+        n_rows = int(sum(b["rows"]))
+        if solid:
+            ax.plot(*zip(*solid), color="C0", marker="o", markersize=3.5, linewidth=1.2,
+                    label=f"ECE {bins_ece(b):.3f}, n = {n_rows:,}")
+        if sparse:
+            ax.plot(*zip(*sparse), color="C0", marker="o", markersize=3.5, linestyle="none", markerfacecolor="white",
+                    label=f"bins < {min_rows} rows" if solid else f"ECE {bins_ece(b):.3f}, n = {n_rows:,}")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.set_title(name, fontsize=9)
+        ax.legend(fontsize=6.5, loc="upper left", frameon=False, handlelength=1.5)
+        ax.tick_params(labelsize=7, labelbottom=False)
+        if c == 0 and not shift:
+            ax.set_ylabel("share correct (humans)", fontsize=8)
+        edges = np.asarray(b["edges"], dtype=float)
+        counts = np.asarray(b["rows"], dtype=float)
+        hist.bar(edges[:-1], np.where(counts > 0, counts, np.nan), width=np.diff(edges), align="edge", color="C7",
+                 edgecolor="white", linewidth=0.5)
+        hist.set_yscale("log")
+        hist.set_ylim(0.7, max(10.0, counts.max() * 2))
+        hist.tick_params(labelsize=6)
+        hist.set_xlabel("predicted P(correct)", fontsize=8)
+        if c == 0 and not shift:
+            hist.set_ylabel("rows", fontsize=7)
     if title:
-        ax.set_title(title, fontsize=10)
+        fig.suptitle(title, fontsize=10)
     return _save(fig, path)
 
 
@@ -277,9 +357,12 @@ def weight_heatmap(
         row += 1
         row += 0.4  # type: ignore[assignment]  # a gap between texts
     plt.close(scratch)
+    text_rows = row - 0.4  # no gap after the last text: the colour scale follows it
     title_px = line_px if title else 0.0
-    legend_px = line_px * 1.9
-    total_w, total_h = label_px + text_px + space, row * line_px + title_px + line_px * 0.3 + legend_px
+    bar_px, below_px = 0.25 * line_px, 1.2 * line_px  # the scale, and its tick labels and label under it
+    gap_px = 0.3 * line_px
+    total_w = label_px + text_px + space
+    total_h = title_px + text_rows * line_px + gap_px + bar_px + below_px
     fig = plt.figure(figsize=(total_w / DPI, total_h / DPI), dpi=DPI)
 
     def ypos(r: float) -> float:
@@ -295,8 +378,8 @@ def weight_heatmap(
                  bbox={"boxstyle": "square,pad=0.2", "facecolor": face, "edgecolor": "none"})
     if title:
         fig.text(label_px / total_w, 1 - 0.5 * title_px / total_h, title, ha="left", va="center", fontproperties=font)
-    bar = fig.add_axes((label_px / total_w, 0.9 * line_px / total_h, min(0.4, 0.5 * text_px / total_w),
-                        0.25 * line_px / total_h))
+    bar = fig.add_axes((label_px / total_w, below_px / total_h, min(0.4, 0.5 * text_px / total_w),
+                        bar_px / total_h))
     scale = fig.colorbar(ScalarMappable(Normalize(0, 1), colormap), cax=bar, orientation="horizontal")
     scale.set_label(legend, fontsize=fontsize * 0.8)
     scale.ax.tick_params(labelsize=fontsize * 0.7)

@@ -102,3 +102,63 @@ def test_breakdown_has_counts_and_bootstrap_error_bars(tmp_path):
     assert "(n = 120)" in text and "(n = 30)" in text and "bootstrap interval" in text
     plain = plots.breakdown({"what": {"BLEU-1": 0.5}}, tmp_path / "p.svg").read_text()
     assert "bootstrap" not in plain
+
+
+def _longest_white_band(path) -> int:
+    """The most consecutive all-white pixel rows of a figure."""
+    white = np.all(image.imread(path)[..., :3] > 0.95, axis=(1, 2))
+    best = run = 0
+    for blank in white:
+        run = run + 1 if blank else 0
+        best = max(best, run)
+    return best
+
+
+def test_weight_heatmap_has_no_empty_band_above_its_colour_scale(tmp_path):
+    tokens = [("four", 0.9), ("steps", 0.3), ("are", 0.05), ("involved", 0.1)]
+    path = plots.weight_heatmap([("Question", [("how many steps?", None)]), ("Reference", tokens),
+                                 ("Candidate", tokens)], tmp_path / "h.png")
+    line_px = 10.0 * plots.DPI / 72 * 2.0  # one text line at the default font size
+    assert _longest_white_band(path) < line_px  # the gaps between texts, no wider band before the scale
+
+
+def _reliability_data(rng, n=3000):
+    probs = {"A": rng.beta(5, 1.5, n), "B": rng.beta(2, 2, n), "C": np.round(rng.random(n))}
+    labels = (rng.random(n) < np.clip(probs["A"] + rng.normal(0, 0.1, n), 0, 1)).astype(float)
+    return labels, probs
+
+
+def test_reliability_is_one_panel_per_judge_with_ece_counts_and_sparse_bins_apart(tmp_path):
+    from kpqa import binary
+
+    labels, probs = _reliability_data(np.random.default_rng(3))
+    probs["B"][:5] = 0.01  # five rows alone in the first bin: drawn apart, not joined into the line
+    bins = {name: binary.reliability(labels, p) for name, p in probs.items()}
+    for name, p in probs.items():
+        assert plots.bins_ece(bins[name]) == pytest.approx(float(binary.ece(labels, p)), abs=1e-12)
+    text = plots.reliability(bins, tmp_path / "r.svg", title="set").read_text()
+    for name in probs:
+        assert f"ECE {plots.bins_ece(bins[name]):.3f}, n = 3,000" in text
+    assert text.count(f"bins &lt; {plots.MIN_BIN_ROWS} rows") == 1 and "predicted P(correct)" in text
+    one = image.imread(plots.reliability({"A": bins["A"]}, tmp_path / "one.png"))
+    three = image.imread(plots.reliability(bins, tmp_path / "three.png"))
+    assert three.shape[1] > 2.5 * one.shape[1]  # small multiples side by side, not lines in one panel
+
+
+def test_scatter_fit_line_stays_in_the_human_range_and_does_not_set_the_axis():
+    x = np.array([0.0, 0.5, 1.0, 1.0, 0.0])
+    y = np.array([0.0, 0.9, 1.0, 1.0, 0.1])
+    xs, ys = plots._fit_segment(x, y, (0.0, 1.0))
+    slope, intercept = np.polyfit(x, y, 1)
+    assert slope * 1.0 + intercept > 1.0 and ys.max() == pytest.approx(1.0) and ys.min() >= 0.0  # cut at 1
+    assert plots._limits(np.array([0.2, 0.9])) == (-0.05, 1.05)
+    assert plots._limits(np.array([1.0, 5.0])) == pytest.approx((0.8, 5.2))
+
+
+def test_scatter_jitters_discrete_human_scores_and_says_so(tmp_path):
+    rng = np.random.default_rng(2)
+    human = rng.integers(1, 6, 300).astype(float)
+    text = plots.scatter(human, {"m": human + rng.normal(0, 1, 300)}, tmp_path / "d.svg").read_text()
+    assert "human score (jittered)" in text and "n = 300, r = " in text
+    smooth = plots.scatter(rng.random(300), {"m": rng.random(300)}, tmp_path / "c.svg").read_text()
+    assert "jittered" not in smooth
