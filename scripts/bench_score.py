@@ -254,6 +254,7 @@ def timing(args: argparse.Namespace, rows) -> None:
     from kpqa.models.encoder import DEFAULT_LAYERS, Encoder
     from kpqa.io import take_rows
     from kpqa.metrics.base import Rows
+    from kpqa.metrics.bertscore import _ENCODERS
     from kpqa.scoring import DEFAULT_METRICS, Scorer
     from kpqa.text import _cached_spans
     from kpqa.models.weighter import Weighter
@@ -280,6 +281,8 @@ def timing(args: argparse.Namespace, rows) -> None:
         _cached_spans.cache_clear()
         for w in weighters:
             w._cache.clear()
+        for e in _ENCODERS.values():
+            e.clear_cache()
 
     results: dict[str, object] = {}
     systems = {
@@ -296,6 +299,7 @@ def timing(args: argparse.Namespace, rows) -> None:
         def baseline_cold() -> None:
             cold()
             base_w._cache.clear()
+            base_e.clear_cache()
 
         systems[BASELINE] = (baseline_cold, lambda: results.update(baseline=original_kpqa(rows, base_w, base_e)))
     if suite_bf16 is None:

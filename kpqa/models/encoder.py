@@ -4,7 +4,9 @@
 L2-normalised hidden states of one layer (or several, from one forward pass) for the text's own tokens, without the
 special tokens ([CLS]/[SEP], <s>/</s>), with each token's vocabulary id and character offsets in the text.
 
-Texts are deduplicated and encoded in length-sorted batches with dynamic padding under ``torch.inference_mode``
+Texts are deduplicated and encoded in length-sorted batches with dynamic padding under ``torch.inference_mode``; the
+embeddings of recent texts are kept (least recently used first out, up to :data:`CACHE_TOKENS` tokens), so a
+reference that recurs in a later batch (one per system judged) is not encoded again
 (``precision``: fp16/bf16 autocast on CUDA by default, fp32 on CPU unless bf16 is asked). Texts longer than the
 model limit are encoded in half-overlapping windows, each token taking its vector from the window where it has the
 most context on both sides; nothing is cut.
@@ -12,6 +14,7 @@ The layer count is read from the model config, so local folders need no hand-set
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
@@ -33,6 +36,8 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_LAYERS = {"minilm": 6, "mpnet": 11}
 #: Without a measured layer: this fraction of the depth, the median of bert-score's tuned layer / depth ratios.
 DEPTH_FRACTION = 0.75
+#: Tokens whose embeddings an :class:`Encoder` keeps across calls (about 100 MB at MiniLM's width of 384).
+CACHE_TOKENS = 65_536
 
 
 @dataclass
@@ -100,6 +105,8 @@ class Encoder:
         self.width = self.max_length - len(self._prefix) - len(self._suffix)
         if self.width < 1:
             raise UsageError(f"max_length {self.max_length} leaves no room for tokens")
+        self._cache: OrderedDict[tuple[str, tuple[int, ...]], TokenEmbeddings] = OrderedDict()
+        self._cached_tokens = 0
 
     def _check_layer(self, layer: int) -> int:
         if not 0 <= layer <= self.num_layers:
@@ -123,7 +130,27 @@ class Encoder:
         """Embeddings of each text: one layer (``self.layer``) when ``layers`` is None, else ``[k, n, d]``;
         ``batch_size`` windows per forward pass (default ``self.batch_size``)."""
         wanted = [self.layer] if layers is None else [self._check_layer(x) for x in layers]
-        unique = list(dict.fromkeys(texts))
+        key = tuple(wanted) if layers is not None else ()
+        result = {t: self._cache[(t, key)] for t in dict.fromkeys(texts) if (t, key) in self._cache}
+        for t in result:
+            self._cache.move_to_end((t, key))
+        unique = [t for t in dict.fromkeys(texts) if t not in result]
+        result.update(self._encode(unique, wanted, layers is None, batch_size or self.batch_size))
+        for t in unique:
+            self._cache[(t, key)] = result[t]
+            self._cached_tokens += len(result[t].ids)
+        while self._cached_tokens > CACHE_TOKENS and self._cache:
+            self._cached_tokens -= len(self._cache.popitem(last=False)[1].ids)
+        return [result[t] for t in texts]
+
+    def clear_cache(self) -> None:
+        """Forget the embeddings kept from earlier calls."""
+        self._cache.clear()
+        self._cached_tokens = 0
+
+    def _encode(self, unique: list[str], wanted: list[int], one_layer: bool,
+                batch_size: int) -> dict[str, TokenEmbeddings]:
+        """Embeddings of distinct texts (see :meth:`encode`), computed."""
         toks = self.tokenize(unique)
         jobs: list[tuple[int, int, int]] = []  # one per window: (text index, first token, end token)
         owners: list[np.ndarray] = []  # per text and token: the job its vector comes from
@@ -134,7 +161,7 @@ class Encoder:
             ends.append((len(jobs), len(jobs) + len(spans) - 1))
             jobs += [(i, s, e) for s, e in spans]
         inputs = [self._prefix + toks[i][0][s:e].tolist() + self._suffix for i, s, e in jobs]
-        outputs = self._forward(inputs, wanted, batch_size or self.batch_size)
+        outputs = self._forward(inputs, wanted, batch_size)
         head, tail = len(self._prefix), len(self._suffix)
         result: dict[str, TokenEmbeddings] = {}
         for i, text in enumerate(unique):
@@ -145,10 +172,10 @@ class Encoder:
                 vecs[:, where] = outputs[job][:, head + where - jobs[job][1]]
             first, last = outputs[ends[i][0]], outputs[ends[i][1]]  # [CLS] of the first window, [SEP] of the last
             special = np.concatenate([first[:, :head], last[:, last.shape[1] - tail :]], axis=1)
-            if layers is None:
+            if one_layer:
                 vecs, special = vecs[0], special[0]
             result[text] = TokenEmbeddings(ids, offs, vecs, special)
-        return [result[t] for t in texts]
+        return result
 
     def _forward(self, inputs: list[list[int]], layers: list[int], batch_size: int) -> list[np.ndarray]:
         """Normalised hidden states ``[k, len(input), d]`` of each input, in length-sorted, padded batches."""
