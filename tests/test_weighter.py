@@ -358,3 +358,25 @@ def test_train_layers_outside_the_backbone_or_with_lora_is_a_usage_error(minilm)
             KeyphraseTagger(minilm[0], 0, train_layers=n)
     with pytest.raises(UsageError, match="not 2 with --lora-rank 4"):
         KeyphraseTagger(minilm[0], 4, train_layers=2)
+
+
+@pytest.mark.slow
+def test_loading_a_checkpoint_that_learned_nothing_warns(tmp_path):
+    """A checkpoint whose dev K-F1 is 0 warns when it is loaded for scoring, as its training run did; the shipped
+    one does not."""
+    import shutil
+    import warnings
+
+    from kpqa.errors import KpqaWarning
+    from kpqa.models.weighter import shipped_checkpoint
+
+    folder = tmp_path / "untrained"
+    shutil.copytree(shipped_checkpoint(True), folder)
+    metadata = json.loads((folder / "metadata.json").read_text())
+    metadata["dev"]["k_f1"] = 0.0
+    (folder / "metadata.json").write_text(json.dumps(metadata))
+    with pytest.warns(KpqaWarning, match=r"untrained: its dev K-F1 is 0\.0000, the weighter learned next to nothing"):
+        Weighter.load(folder, no_question=True, device="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KpqaWarning)
+        Weighter.load(shipped_checkpoint(True), no_question=True, device="cpu")

@@ -18,6 +18,7 @@ content words': on the dev suite, scaling them by 0.2 raised every lexical KPQA 
 """
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
@@ -28,7 +29,7 @@ import torch
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, check_function_word_weight,
 )
-from kpqa.errors import UsageError
+from kpqa.errors import KpqaWarning, UsageError
 from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
 from kpqa.models.alignment import max_overlap
@@ -43,6 +44,9 @@ if TYPE_CHECKING:
 
 CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
 CACHE_SIZE = 100_000
+#: a checkpoint whose dev K-F1 (metadata ``dev.k_f1``) is below this learned next to nothing: loading it warns, as
+#: the training run that made it did (the trainer's ``MIN_K_F1``)
+MIN_DEV_K_F1 = 0.05
 
 
 def shipped_checkpoint(no_question: bool = False) -> Path:
@@ -91,6 +95,10 @@ class Weighter:
         dev = resolve_device(device)
         folder = Path(checkpoint) if checkpoint is not None else shipped_checkpoint(no_question)
         tensors, metadata, digest = ckpt.load(folder)
+        k_f1 = (metadata.get("dev") or {}).get("k_f1")
+        if k_f1 is not None and k_f1 < MIN_DEV_K_F1:
+            warnings.warn(f"checkpoint {folder}: its dev K-F1 is {k_f1:.4f}, the weighter learned next to nothing; "
+                          "KPQA metrics with it are meaningless", KpqaWarning, stacklevel=2)
         if no_question and metadata["use_question"]:
             raise UsageError(f"checkpoint {folder} reads the question; no_question=True needs one trained without it")
         encoder, tokenizer = load_encoder(metadata["backbone"]["name"])
