@@ -16,6 +16,7 @@ Lexical metrics never touch torch: the context hands them tokens and, for the KP
 from __future__ import annotations
 
 import importlib
+import re
 from abc import ABC, abstractmethod
 from fractions import Fraction
 from typing import Callable, ClassVar, Iterable
@@ -231,8 +232,10 @@ def available() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def _first_line(obj: object) -> str:
-    return (obj.__doc__ or "").strip().split("\n")[0].strip().replace("``", "")
+def _summary(obj: object) -> str:
+    """The first paragraph of ``obj``'s docstring on one line (a summary may wrap in the source)."""
+    paragraph = (obj.__doc__ or "").strip().split("\n\n")[0]
+    return re.sub(r":\w+:`([^`]*)`", r"\1", " ".join(paragraph.split())).replace("``", "")
 
 
 def describe() -> list[tuple[str, str, str]]:
@@ -242,7 +245,7 @@ def describe() -> list[tuple[str, str, str]]:
     for name in available():
         factory = _REGISTRY[name]
         options = getattr(factory, "spec_help", "")
-        out.append((name, _first_line(factory), options))
+        out.append((name, _summary(factory), options))
         if name.endswith(KPQA_SUFFIX):
             out.append((kp_name(name), f"{name} with the weighter trained without the question (the -KP ablation)",
                         options))
