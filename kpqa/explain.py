@@ -1,9 +1,10 @@
 """Show the keyphrase weights the KPQA metrics use, as a heat map over the reference and candidate texts (like the
 KPQA paper's Table 5): HTML with inline styles, PNG through matplotlib, or plain text.
 
-``unit="word"`` shows one weight per token of the metrics' tokenizer (``Weighter.word_weights``: the weights BLEU-1-
-and ROUGE-L-KPQA use); ``unit="piece"`` shows the weighter's own word pieces (``Weighter.piece_weights``). Text the
-tokenizer drops (punctuation for ``ptb``) is shown unweighted. Any object with ``piece_weights`` / ``word_weights``
+``unit="word"`` shows one weight per word of the lexical tokenizer (``Weighter.word_weights``: the weights BLEU-1-
+and ROUGE-L-KPQA use with ``:tok=words``); ``unit="piece"`` shows the weighter's own word pieces
+(``Weighter.piece_weights``), the tokens the KPQA metrics use by default. Text the tokenizer drops (punctuation for
+``ptb``) is shown unweighted. Any object with ``piece_weights`` / ``word_weights``
 of :class:`kpqa.models.weighter.Weighter`'s shape works as the weighter.
 """
 from __future__ import annotations
