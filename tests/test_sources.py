@@ -510,3 +510,22 @@ def test_a_record_with_a_text_over_the_limit_is_skipped_and_counted(name, record
     kept, counts = load_source(f"{name}:{path}")
     assert [e.id for e in kept] == [e.id for e in full if e.id != long_id] and len(kept) == len(full) - 1
     assert counts[sentences.TOO_LONG] == 1 and sum(counts.values()) == sum(full_counts.values())
+
+
+def test_reading_a_source_shows_a_progress_bar_on_a_terminal(tmp_path, monkeypatch):
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    path = squad_file(tmp_path)
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    load_source(f"squad:{path}")
+    assert "reading squad:squad.json" in terminal.getvalue() and "6 records" in terminal.getvalue()
+    quiet = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    load_source(f"squad:{path}")
+    assert quiet.getvalue() == ""
