@@ -58,6 +58,14 @@ def test_build_examples_counts_and_options():
     assert counts == {"answer sentence": 1, "yes/no as bare word": 1, "answer share too large, dropped": 1}
     kept, counts = build_examples([BRIDGE], AnswerForms(short=1.0), seed=1)
     assert counts == {"cut to a short answer": 1} and kept[0].answers == ["the old bridge"]
+    kept, counts = build_examples([BRIDGE, POLAR], AnswerForms(yes_no="bare", bare=1.0), seed=1)
+    assert counts == {"cut to the bare answer": 1, "yes/no as bare word": 1}
+    assert kept[0].text == "the old bridge" and kept[0].answers == ["the old bridge"] and kept[1].text == "yes"
+    # a share of the examples that were not cut short
+    many = [TaggedExample(BRIDGE.question, TEXT, BRIDGE.spans, "squad", str(i)) for i in range(200)]
+    _, counts = build_examples(many, AnswerForms(short=0.5, bare=0.5), seed=3)
+    assert 70 <= counts["cut to a short answer"] <= 130 and 25 <= counts["cut to the bare answer"] <= 75
+    assert sum(counts.values()) == 200
 
 
 def test_build_examples_is_seeded_per_example_not_by_order():

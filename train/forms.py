@@ -5,6 +5,8 @@ entity, "yes") or longer (several sentences), so the builder can also teach
 
 - **short answers** (``short``): a share of the span examples is cut to the answer span with 0-3 words of its
   sentence on either side (all of a 1-3 word reference is then the answer, as it should be);
+- **bare answers** (``bare``): a share of the other span examples is cut to the first answer span alone, the shape
+  of a gold alias ("the Beatles") or a bare extracted span;
 - **yes/no answers** (``yes_no``): the polar examples of MS-MARCO, ConditionalQA and HotpotQA become "Yes, <first
   evidence sentence>" or a bare "yes" (``sentence``, ``bare``, or ``mixed`` = half each), tagged K on the polar
   word only; ``off`` drops them as the paper did;
@@ -45,10 +47,13 @@ class AnswerForms:
     yes_no: str = "off"
     max_answer_share: float = 1.0
     choice: int = 1
+    bare: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.short <= 1.0:
             raise UsageError(f"--short-answers must be a share in [0, 1], got {self.short}")
+        if not 0.0 <= self.bare <= 1.0:
+            raise UsageError(f"--bare-answers must be a share in [0, 1], got {self.bare}")
         if self.yes_no not in YES_NO:
             raise UsageError(f"--yes-no must be one of {', '.join(YES_NO)}, got {self.yes_no!r}")
         if not 0.0 < self.max_answer_share <= 1.0:
@@ -103,6 +108,11 @@ def build_examples(examples: Iterable[TaggedExample], forms: AnswerForms, seed: 
             if forms.short and rng.random() < forms.short:
                 example = shorten(example, rng)
                 counts["cut to a short answer"] += 1
+            elif forms.bare and rng.random() < forms.bare:
+                start, end = example.spans[0]
+                example = TaggedExample(example.question, example.text[start:end], ((0, end - start),),
+                                        example.source, example.id)
+                counts["cut to the bare answer"] += 1
             else:
                 counts["answer sentence"] += 1
         out.append(example)
