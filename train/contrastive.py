@@ -1,0 +1,347 @@
+"""Contrastive answer data for fitting and checking correct / incorrect decisions (``kpqa.calibration``).
+
+From extractive QA data (SQuAD layout: SQuADShifts Wikipedia and Amazon reviews, SQuAD dev; ConditionalQA, MS-MARCO and HotpotQA for real yes/no
+questions) every question gives a reference answer and candidates labelled correct (1) or wrong (0), of these
+``kind``s:
+
+correct (the right fact, in other words)
+    ``span`` the bare answer span (another annotator's span when there is one); ``clause`` the span in a short
+    clause ("It is X."); ``other-sentence`` another sentence of the article that holds the span; ``verbose`` 2-4
+    sentences: the span in a clause, then sentences around the answer sentence; ``polar-same`` the right yes/no
+    word, bare or before the evidence.
+wrong (the reference's wording, the key fact changed)
+    ``swap`` the answer sentence with the span replaced by another answer of the same type (year, date, number,
+    proper name) from the same article; ``swap-span`` that other answer alone; ``swap-verbose`` a ``verbose``
+    answer with the span swapped; ``choice-other`` the other option of a choice question ("Q: A or B?");
+    ``polar-flip`` the other yes/no word (bare, or before the evidence); ``polar-wrong-statement`` the right
+    polar word followed by the answer sentence with its fact swapped.
+
+The reference is the answer sentence (MS-MARCO style) or the bare spans of every annotator (TriviaQA style), half
+each. Synthetic polar questions come from a SQuAD question and a candidate fact ("Q Is it X?"). Questions are
+split by article into ``fit`` and ``check`` parts (``--check-share``), so no article's text is in both. Every
+choice is seeded per question (seed, source, id): the output does not depend on the order of the sources.
+No human-judgment set is read.
+
+    python -m kpqa.train.contrastive --out runs/contrastive          # writes fit.csv and check.csv
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import random
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .examples import polar_answers
+from .sentences import find_occurrences, sentence_bounds
+from .sources import read_json
+
+KINDS_CORRECT = ("span", "clause", "other-sentence", "verbose", "polar-same")
+KINDS_WRONG = ("swap", "swap-span", "swap-verbose", "choice-other", "polar-flip", "polar-wrong-statement")
+FIELDS = ("question", "answer", "reference1", "reference2", "reference3", "scores", "kind", "article", "source")
+
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
+           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+_DATE = re.compile(rf"\b({_MONTHS})\b", re.IGNORECASE)
+_YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})s?$")
+_NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+                 "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
+                 "thousand million billion first second third fourth fifth sixth seventh eighth ninth tenth "
+                 "half dozen").split()
+_NUMBER = re.compile(r"^[$£€~]?\d[\d,.:/]*(%|s|st|nd|rd|th|k|m|bn)?$|^(" + "|".join(_NUMBER_WORDS) + r")$",
+                     re.IGNORECASE)
+_LOWER_IN_NAMES = {"of", "the", "and", "de", "la", "von", "van", "du", "del", "da", "for", "in", "on", "at", "&"}
+CLAUSES = ("It is {}.", "The answer is {}.", "{}.", "That would be {}.", "It was {}.", "I believe it is {}.")
+#: what may follow a bare polar word ("Yes", "Yes.", "Yes, it is.")
+POLAR_TAILS = {"Yes": ("", ".", ", it is.", ", that's right."), "No": ("", ".", ", it is not.", ", it isn't.")}
+MAX_SPAN_WORDS = 8
+
+
+def span_type(text: str) -> str | None:
+    """The type an answer span is swapped within: ``year``, ``date``, ``number``, ``name`` (every word
+    capitalised, bar particles), or None (not swapped: too long, or plain words)."""
+    words = text.split()
+    if not words or len(words) > MAX_SPAN_WORDS:
+        return None
+    if len(words) == 1 and _YEAR.match(words[0]):
+        return "year"
+    if _DATE.search(text) and re.search(r"\d", text):
+        return "date"
+    if len(words) <= 4 and any(_NUMBER.match(w) for w in words):
+        return "number"
+    if all(w[:1].isupper() or w.lower() in _LOWER_IN_NAMES for w in words) and words[0][:1].isupper():
+        return "name"
+    return None
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+@dataclass
+class Question:
+    """One question of an article with its answer spans (every annotator's) and where the first one stands."""
+
+    id: str
+    question: str
+    context: str
+    answers: list[str]
+    start: int
+
+
+@dataclass
+class Article:
+    """The questions of one article (the unit of the fit / check split) and the sentences of its paragraphs."""
+
+    source: str
+    title: str
+    questions: list[Question] = field(default_factory=list)
+
+
+def squad_articles(path: str | Path, source: str) -> Iterator[Article]:
+    """The articles of a SQuAD-layout file, questions with an answer only."""
+    data = read_json(path)
+    for a, raw in enumerate(data["data"]):
+        article = Article(source, str(raw.get("title", a)))
+        for paragraph in raw["paragraphs"]:
+            for qa in paragraph["qas"]:
+                texts = [x["text"].strip() for x in qa.get("answers", []) if x.get("text", "").strip()]
+                if texts:
+                    article.questions.append(Question(str(qa["id"]), qa["question"].strip(), paragraph["context"],
+                                                      list(dict.fromkeys(texts)), int(qa["answers"][0]["answer_start"])))
+        yield article
+
+
+def _sentence_of(context: str, start: int) -> tuple[int, list[tuple[int, int]]]:
+    bounds = list(sentence_bounds(context))
+    k = next((i for i, (s, e) in enumerate(bounds) if s <= start < e), 0)
+    return k, bounds
+
+
+def _swap(text: str, old: str, new: str) -> str | None:
+    found = find_occurrences(text, old)
+    if not found:
+        return None
+    s, e = found[0]
+    return text[:s] + new + text[e:]
+
+
+class Builder:
+    """Makes the rows of one article's questions (:meth:`rows`); ``seed`` fixes every choice per question."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def rng(self, source: str, key: str) -> random.Random:
+        digest = hashlib.sha256(f"{self.seed}|{source}|{key}".encode()).digest()
+        return random.Random(int.from_bytes(digest[:8], "big"))
+
+    @staticmethod
+    def pools(article: Article) -> dict[str, list[str]]:
+        """The first answers of the article's questions by :func:`span_type` (what a span is swapped with)."""
+        pools: dict[str, list[str]] = {}
+        for q in article.questions:
+            kind = span_type(q.answers[0])
+            if kind:
+                pools.setdefault(kind, []).append(q.answers[0])
+        return pools
+
+    @classmethod
+    def swappable(cls, article: Article) -> list[str]:
+        """The ids of the questions whose answer has another of its type in the article."""
+        pools = {kind: {_norm(a) for a in answers} for kind, answers in cls.pools(article).items()}
+        return [q.id for q in article.questions if len(pools.get(span_type(q.answers[0]) or "", ())) > 1]
+
+    def rows(self, article: Article, only: set[str] | None = None) -> Iterator[dict[str, Any]]:
+        """The rows of the article's questions (those whose id is in ``only``, when given)."""
+        pools = self.pools(article)
+        for q in article.questions:
+            if only is None or q.id in only:
+                yield from self._question_rows(article, q, pools)
+
+    def _question_rows(self, article: Article, q: Question, pools: dict[str, list[str]]) -> Iterator[dict[str, Any]]:
+        rng = self.rng(article.source, q.id)
+        span = q.answers[0]
+        if len(span.split()) > MAX_SPAN_WORDS or q.context[q.start:q.start + len(span)] != span:
+            return
+        k, bounds = _sentence_of(q.context, q.start)
+        sentence = q.context[bounds[k][0]:bounds[k][1]]
+        if span not in sentence:
+            return
+        gold = {_norm(a) for a in q.answers}
+        kind = span_type(span)
+        others = [o for o in dict.fromkeys(pools.get(kind or "", [])) if kind and _norm(o) not in gold
+                  and not any(_norm(o) in g or g in _norm(o) for g in gold if g)]
+        other = rng.choice(others) if others else None
+        as_sentence = rng.random() < 0.5
+        refs = [sentence] if as_sentence else q.answers[:3]
+
+        def row(answer: str, label: int, what: str, question: str = q.question,
+                references: Sequence[str] = refs) -> dict[str, Any]:
+            return {"question": question, "answer": answer, "references": list(references), "scores": label,
+                    "kind": what, "article": f"{article.source}:{article.title}", "source": article.source, "qid": q.id}
+
+        neighbours = [q.context[s:e] for i, (s, e) in enumerate(bounds) if i != k and abs(i - k) <= 2]
+        verbose = " ".join([rng.choice(CLAUSES).format(span), *neighbours[: rng.randint(1, 3)]]) if neighbours \
+            else None
+        correct: list[dict[str, Any]] = [row(rng.choice(CLAUSES).format(span), 1, "clause")]
+        if as_sentence:
+            alt = [a for a in q.answers if _norm(a) != _norm(sentence)]
+            correct.append(row(rng.choice(alt or [span]), 1, "span"))
+        else:
+            correct.append(row(sentence, 1, "other-sentence"))
+        elsewhere = [q.context[s:e] for i, (s, e) in enumerate(bounds) if i != k and span in q.context[s:e]]
+        if elsewhere:
+            correct.append(row(rng.choice(elsewhere), 1, "other-sentence"))
+        if verbose:
+            correct.append(row(verbose, 1, "verbose"))
+        wrong: list[dict[str, Any]] = []
+        if other:
+            swapped = _swap(sentence, span, other)
+            if swapped:
+                wrong.append(row(swapped, 0, "swap"))
+            wrong.append(row(rng.choice(CLAUSES).format(other) if rng.random() < 0.5 else other, 0, "swap-span"))
+            if verbose:
+                wrong.append(row(_swap(verbose, span, other) or verbose, 0, "swap-verbose"))
+            a, b = (span, other) if rng.random() < 0.5 else (other, span)
+            choice = f"{q.question.rstrip(' ?')}: {a} or {b}?"
+            wrong.append(row(rng.choice(CLAUSES).format(other), 0, "choice-other", question=choice,
+                             references=[span] if not as_sentence else refs))
+            correct.append(row(rng.choice(CLAUSES).format(span), 1, "clause", question=choice,
+                               references=[span] if not as_sentence else refs))
+            asked, truth = (span, "Yes") if rng.random() < 0.5 else (other, "No")
+            flip = "No" if truth == "Yes" else "Yes"
+            polar_q = f"{q.question.rstrip(' ?')}? Is it {asked}?"
+            polar_ref = [f"{truth}, {sentence[0].lower()}{sentence[1:]}"]
+            third = [o for o in others if _norm(o) != _norm(other)]
+            swapped_again = _swap(sentence, span, rng.choice(third)) if third else swapped
+            if swapped_again:
+                wrong.append(row(f"{truth}, {swapped_again[0].lower()}{swapped_again[1:]}", 0,
+                                 "polar-wrong-statement", question=polar_q, references=polar_ref))
+            wrong.append(row(flip + rng.choice(POLAR_TAILS[flip]), 0, "polar-flip", question=polar_q, references=polar_ref))
+            correct.append(row(truth + rng.choice(POLAR_TAILS[truth]), 1, "polar-same", question=polar_q,
+                               references=polar_ref))
+        if not wrong:
+            return
+        rng.shuffle(correct)
+        rng.shuffle(wrong)
+        n = min(len(correct), len(wrong), 3)
+        yield from correct[:n]
+        yield from wrong[:n]
+
+
+def polar_rows(records: Sequence[tuple[str, str, str, str]], source: str, seed: int) -> Iterator[dict[str, Any]]:
+    """Rows of real yes/no questions, ``(id, question, 'yes'|'no', evidence)``: the reference is the polar word
+    (before the evidence when there is one); candidates ``polar-same`` and ``polar-flip``, bare or with the
+    evidence."""
+    builder = Builder(seed)
+    for rid, question, polar, evidence in records:
+        rng = builder.rng(source, rid)
+        truth = polar.capitalize()
+        flip = "No" if truth == "Yes" else "Yes"
+        tail = f", {evidence[0].lower()}{evidence[1:]}" if evidence else ""
+        refs = [f"{truth}{tail}" if tail and rng.random() < 0.5 else truth]
+        article = f"{source}:{rid}"
+        for word, label, kind in ((truth, 1, "polar-same"), (flip, 0, "polar-flip")):
+            answer = word + (tail if tail and rng.random() < 0.5 else rng.choice(POLAR_TAILS[word]))
+            yield {"question": question, "answer": answer, "references": refs, "scores": label, "kind": kind,
+                   "article": article, "source": source}
+
+
+def conditionalqa_polar(path: str | Path) -> list[tuple[str, str, str, str]]:
+    """(id, question, polar, first evidence sentence) of ConditionalQA's yes/no questions."""
+    out = []
+    for rec in read_json(path):
+        polar = polar_answers([a[0] for a in rec.get("answers", [])]) if rec.get("answers") else None
+        if polar:
+            evidence = re.sub(r"<[^>]+>", "", rec["evidences"][0]).strip() if rec.get("evidences") else ""
+            out.append((str(rec["id"]), rec["question"].strip(), polar, evidence))
+    return out
+
+
+def msmarco_polar(path: str | Path) -> list[tuple[str, str, str, str]]:
+    """(id, query, polar, first selected passage's first sentence) of MS-MARCO's yes/no queries."""
+    out = []
+    for rec in read_json(path, jsonl=True):
+        polar = polar_answers(rec.get("answers") or [])
+        if polar:
+            selected = [p["passage_text"] for p in rec.get("passages", []) if p.get("is_selected")]
+            evidence = ""
+            if selected:
+                s, e = sentence_bounds(selected[0])[0]
+                evidence = selected[0][s:e]
+            query = rec["query"].strip()
+            out.append((str(rec.get("query_id", query)), query[0].upper() + query[1:] + "?", polar, evidence))
+    return out
+
+
+def hotpotqa_polar(path: str | Path) -> list[tuple[str, str, str, str]]:
+    """(id, question, polar, '') of HotpotQA's yes/no questions."""
+    return [(rec["_id"], rec["question"], rec["answer"].lower(), "") for rec in read_json(path)
+            if rec.get("answer", "").lower() in ("yes", "no")]
+
+
+def in_check(article: str, seed: int, share: float) -> bool:
+    """Whether an article goes to the check part (a seeded hash of its name)."""
+    digest = hashlib.sha256(f"{seed}|split|{article}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < share
+
+
+def write(rows: Sequence[dict[str, Any]], path: Path) -> None:
+    """The rows as a CSV in the human-judgment layout (question, answer, reference1..3, scores, ...)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=FIELDS)
+        writer.writeheader()
+        for r in rows:
+            refs = (r["references"] + ["", "", ""])[:3]
+            writer.writerow({**{k: r[k] for k in FIELDS if k in r}, **{f"reference{i + 1}": refs[i] for i in range(3)}})
+    tmp.replace(path)
+
+
+def build(data: Path, seed: int = 13, per_source: int = 500, check_share: float = 0.4) -> dict[str, list[dict]]:
+    """The fit and check rows from the shared data folder ``data`` (``../shared/data``)."""
+    builder = Builder(seed)
+    rows: list[dict[str, Any]] = []
+    for name, rel in (("squadshifts-wiki", "squadshifts/new_wiki_v1.0.json"),
+                      ("squadshifts-amazon", "squadshifts/amazon_reviews_v1.0.json"),
+                      ("squad-dev", "squad/dev-v1.1.json")):
+        articles = list(squad_articles(data / rel, name))
+        questions = sorted(i for a in articles for i in builder.swappable(a))
+        chosen = set(builder.rng(name, "sample").sample(questions, min(per_source, len(questions))))
+        rows += [r for article in articles for r in builder.rows(article, chosen)]
+    rows += polar_rows(conditionalqa_polar(data / "conditionalqa/dev.json"), "conditionalqa-dev", seed)
+    rows += polar_rows(msmarco_polar(data / "msmarco/qna-sample.jsonl"), "msmarco", seed)
+    rows += polar_rows(hotpotqa_polar(data / "hotpotqa/dev-sample.json"), "hotpotqa", seed)
+    parts: dict[str, list[dict]] = {"fit": [], "check": []}
+    for r in rows:
+        parts["check" if in_check(r["article"], seed, check_share) else "fit"].append(r)
+    return parts
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "data"),
+                        help="the shared data folder (default: ../shared/data beside the repo)")
+    parser.add_argument("--out", required=True, help="folder for fit.csv and check.csv (created)")
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--per-source", type=int, default=500, help="questions taken from each SQuAD-layout file")
+    parser.add_argument("--check-share", type=float, default=0.4, help="share of articles in the check part")
+    args = parser.parse_args(argv)
+    parts = build(Path(args.data), args.seed, args.per_source, args.check_share)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, rows in parts.items():
+        write(rows, out / f"{name}.csv")
+        correct = sum(r["scores"] for r in rows)
+        print(f"{out / name}.csv: {len(rows)} rows, {correct} correct, "
+              f"{len({r['article'] for r in rows})} articles")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
