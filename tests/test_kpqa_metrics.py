@@ -181,3 +181,47 @@ def test_function_word_weight_discounts_padding_and_is_signed():
     assert got[0.0]["BLEU-1-KPQA"] == pytest.approx(1.0)
     with pytest.raises(UsageError, match="function_word_weight=2.0: must be between 0 and 1"):
         Scorer(["BLEU-1"], function_word_weight=2.0)
+
+
+def _w(*values: float) -> np.ndarray:
+    return np.array(values, dtype=float)
+
+
+@pytest.mark.parametrize(("cand", "ref", "weights", "expected"), [
+    ("there are seven steps", "four steps", _w(1.0, 0.2), 0.0),  # Figure 1: the key number missed
+    ("there are 4 steps", "four steps", _w(1.0, 0.2), 1.0),  # number words read as digits
+    ("four stages", "four steps", _w(1.0, 0.2), 0.8),  # a lighter token missed
+    ("no", "yes they were", _w(1.0, 0.0, 0.0), 0.0),  # the other polar word
+    ("yes", "yes they were", _w(1.0, 0.0, 0.0), 1.0),  # the same one, bare
+    ("yes it is", "yes parachutes were carried", _w(1.0, 0.1, 0.0, 0.0), 1.0),  # nothing but function words after it
+    ("yes parachutes were used", "yes parachutes were carried", _w(1.0, 0.1, 0.0, 0.02), 0.8),
+    # the right polar word before a wrong statement: the statement's weights are divided by their maximum
+    ("yes kennedy were carried", "yes parachutes were carried", _w(1.0, 0.1, 0.0, 0.02), 0.0),
+    ("parachutes slowed it", "yes parachutes were carried", _w(1.0, 0.1, 0.0, 0.02), 0.8),
+    ("anything", "", _w(), 0.0),
+])
+def test_key_fact_worked_examples(cand, ref, weights, expected):
+    from kpqa.metrics.kpqa import key_fact
+
+    assert key_fact(cand.split(), [ref.split()], [weights]) == pytest.approx(expected)
+
+
+def test_key_fact_takes_the_best_reference_and_rises_when_a_missed_token_is_added():
+    from hypothesis import given, settings, strategies as st
+
+    from kpqa.metrics.kpqa import key_fact
+
+    assert key_fact(["paris"], [["berlin"], ["paris", "france"]], [_w(1.0), _w(0.9, 0.3)]) == pytest.approx(0.7)
+    words = st.sampled_from(["paris", "four", "yes", "no", "steps", "the", "seven", "4"])
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(words, max_size=6), st.lists(st.tuples(words, st.floats(0, 1)), min_size=1, max_size=6))
+    def check(cand, ref):
+        tokens, weights = [t for t, _ in ref], _w(*(w for _, w in ref))
+        score = key_fact(cand, [tokens], [weights])
+        assert 0.0 <= score <= 1.0
+        if not cand or cand[0] not in ("yes", "no"):  # a polar opening decides on its own
+            for token in tokens:
+                assert key_fact(cand + [token], [tokens], [weights]) >= score - 1e-12
+
+    check()

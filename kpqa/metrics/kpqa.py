@@ -23,6 +23,7 @@ from kpqa.metrics.bleu import weighted_bleu1
 from kpqa.metrics.lexical import tokenize_rows
 from kpqa.metrics.rouge import SUBSEQUENCES, weighted_rouge_l
 from kpqa.metrics.spec import kp_suffix, parse_spec
+from kpqa.stopwords import NLTK_ENGLISH_STOPWORDS
 from kpqa.text import Tokenizer, get_tokenizer
 
 
@@ -131,8 +132,76 @@ class RougeLKPQA(_WeightedLexical):
         return float(weighted_rouge_l(cand, cand_w, refs, refs_w, beta=self.beta, lcs=self.lcs)[2])
 
 
+#: number words read as the digits they stand for when tokens are matched (KeyFact-KPQA)
+NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty".split())}
+#: unit symbols and the words that say the same (a reference's "100 °C" is held by "100 degrees Celsius")
+UNITS = {"°c": ("celsius",), "℃": ("celsius",), "°f": ("fahrenheit",), "℉": ("fahrenheit",),
+         "km": ("kilometres", "kilometers"), "kg": ("kilograms",), "lb": ("pounds",), "lbs": ("pounds",),
+         "ft": ("feet",), "mi": ("miles",), "mph": ("miles",)}
+POLAR = frozenset({"yes", "no"})
+#: words that may follow a polar word without adding a statement ("Yes, that's right.")
+ASSENT = frozenset({"right", "correct", "true", "indeed", "exactly", "sure", "yeah", "yep", "nope"})
+
+
+def held(tokens: Sequence[str]) -> set[str]:
+    """What a candidate holds: its tokens, number words as digits, and runs of two or three adjacent tokens joined
+    (a word the weighter cut into pieces, "ce" "ls" "ius", is then found whole)."""
+    words = [NUMBER_WORDS.get(t, t) for t in tokens]
+    return set(words) | {"".join(words[i:i + n]) for n in (2, 3) for i in range(len(words) - n + 1)}
+
+
+def share_held(ref: Sequence[str], weights: np.ndarray, present: set[str]) -> float:
+    """The share of ``ref``'s keyphrase weight on tokens ``present`` holds (a unit symbol also by its name); 0
+    without weight."""
+    total = float(weights.sum())
+    if total <= 0:
+        return 0.0
+    found = [t in present or any(u in present for u in UNITS.get(t, ())) for t in ref]
+    return float(np.dot(weights, found)) / total
+
+
+def key_fact(cand: list[str], refs: list[list[str]], refs_w: Sequence[np.ndarray]) -> float:
+    """KeyFact of one row: the share of the reference's keyphrase weight on tokens the candidate holds
+    (:func:`held`), the best over the references.
+
+    A reference that starts with "yes" or "no" is a polar answer: a candidate opening with the other polar word
+    scores 0, one opening with the same word and saying nothing more ("Yes.", "No, it is not.") scores 1. Otherwise
+    the statement after the reference's polar word is checked on its own: the polar word takes nearly all of a polar
+    answer's weight, so "no, <wrong fact>" would otherwise pass."""
+    words = [NUMBER_WORDS.get(t, t) for t in cand]
+    polar = words[0] if words and words[0] in POLAR else None
+    bare = polar is not None and all(t in NLTK_ENGLISH_STOPWORDS or t in ASSENT for t in words[1:])
+    present = held(cand)
+    best = 0.0
+    for ref, w in zip(refs, refs_w):
+        ref = [NUMBER_WORDS.get(t, t) for t in ref]
+        weights = np.asarray(w, dtype=float)
+        if ref and ref[0] in POLAR:
+            if polar is not None and polar != ref[0]:
+                continue
+            if bare:
+                return 1.0
+            ref, weights = ref[1:], weights[1:]
+        best = max(best, share_held(ref, weights, present))
+    return best
+
+
+@register("KeyFact-KPQA")
+class KeyFactKPQA(_WeightedLexical):
+    """Whether the candidate holds the reference's key fact: the share of the reference's keyphrase weight on
+    tokens the candidate holds, polar answers checked word first (:func:`key_fact`)."""
+
+    name = "KeyFact-KPQA"
+    base = "KeyFact"
+
+    def _score_one(self, cand, cand_w, refs, refs_w) -> float:
+        return key_fact(cand, refs, refs_w)
+
+
 TOKENS = ("pieces", "words")
-_CLASSES = {"BLEU-1-KPQA": Bleu1KPQA, "ROUGE-L-KPQA": RougeLKPQA}
+_CLASSES = {"BLEU-1-KPQA": Bleu1KPQA, "ROUGE-L-KPQA": RougeLKPQA, "KeyFact-KPQA": KeyFactKPQA}
 
 
 def build(name: str, question: bool = True) -> _WeightedLexical:
