@@ -29,6 +29,23 @@ ON_DECISIONS = ("accuracy", "kappa")
 ON_SCORES = ("auroc", "average_precision")
 ON_PROBS = ("brier", "ece")
 STATISTICS = ON_DECISIONS + ON_SCORES + ON_PROBS
+#: answer-length bands (words, inclusive) that decisions are reported by: trivia answers, phrases, a sentence,
+#: several sentences (LLM answers)
+LENGTH_BANDS = ((1, 3), (4, 10), (11, 30), (31, None))
+
+
+def band_name(band: tuple[int, int | None]) -> str:
+    """``"1-3 words"``, ..., ``"31+ words"``."""
+    low, high = band
+    return f"{low}+ words" if high is None else f"{low}-{high} words"
+
+
+def length_bands(texts: Sequence[str]) -> np.ndarray:
+    """The :data:`LENGTH_BANDS` index of each text by its number of whitespace-separated words (an empty text
+    goes with the shortest)."""
+    words = np.array([len(str(t).split()) for t in texts])
+    return np.array([next(i for i, (low, high) in enumerate(LENGTH_BANDS) if high is None or n <= high)
+                     for n in words], dtype=int)
 
 
 def accuracy(labels: np.ndarray, decisions: np.ndarray) -> np.ndarray:

@@ -6,12 +6,17 @@ threshold: a row is judged correct when its score is >= ``threshold``, the thres
 fitting data: highest ``balanced`` accuracy (the mean of the recall of correct and of wrong answers; the default),
 highest ``accuracy``, or highest Cohen's ``kappa``; all three are recorded. Accuracy depends on the share of
 correct answers in the fitting data (85.5% in EVOUNA-TQ): its threshold is the lowest and judges too many wrong
-answers correct on a set with fewer correct ones; balanced accuracy does not depend on that share (measured in
-the README's "Is the answer correct?"). Thresholds lie halfway between adjacent distinct scores.
+answers correct on a set with fewer correct ones; balanced accuracy does not depend on that share. Thresholds lie
+halfway between adjacent distinct scores.
 
-A *judge* combines several metrics into one probability: a logistic regression on their standardised scores,
-whose logit is then calibrated like a metric's score (``KPQA-judge``: BLEU-1-KPQA, ROUGE-L-KPQA, BERTScore-KPQA and
-Contains, kept because it decides better than any one of them under cross-validation; ``scripts/decide_cv.py``).
+**The prior, said out loud.** Every map is fitted class-balanced (each class weighs half), so P(correct) assumes
+that half the answers are correct (:data:`PRIOR`), whatever the share in the fitting data. ``prior=P`` (the
+expected share of correct answers where the calibration is used; ``kpqa score --prior P``) shifts the log-odds by
+``logit(P)`` and then decides "correct" where P(correct) >= 0.5; the decisions' signatures record it as ``prior``.
+
+A *judge* combines several metrics into one probability: a class-balanced logistic regression on their
+standardised scores, whose logit is then calibrated like a metric's score (``KPQA-judge``: :data:`JUDGE_INPUTS`,
+chosen by cross-validation on EVOUNA-TQ dev and the contrastive data, ``scripts/decide_cv.py``).
 
 A calibration file records, per metric and judge input, the signature of the scores it was fitted on (which names the weighter
 checkpoint's hash); :meth:`Calibration.entry` refuses scores with another signature, so that a calibration never
@@ -31,7 +36,6 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kpqa.version import __version__
-from kpqa.binary import kappa
 from kpqa.errors import InputError, KpqaError, UsageError
 from kpqa.signature import Signature
 from kpqa.types import Floats
@@ -41,9 +45,12 @@ METHODS = ("isotonic", "logistic")
 RULES = ("balanced", "accuracy", "kappa")
 #: the shipped judge and the metrics it combines
 JUDGE = "KPQA-judge"
-JUDGE_INPUTS = ("BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "Contains")
+JUDGE_INPUTS = ("BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "KeyFact-KPQA", "BLEU-1", "BLEU-4", "ROUGE-L",
+                "BERTScore", "F1", "Contains")
 MIN_ROWS = 20
-FORMAT = 2
+#: the share of correct answers the fitted probabilities assume (class-balanced fitting)
+PRIOR = 0.5
+FORMAT = 3
 FILENAME = "calibration.json"
 
 
@@ -101,13 +108,16 @@ def check_labels(labels: np.ndarray, source: str = "the calibration data") -> No
         raise InputError(f"every label is {which}: a calibration needs both classes", file=source)
 
 
-def thresholds(scores: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def thresholds(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(candidate thresholds, accuracy, kappa, balanced accuracy) of the rules ``score >= t``: the lowest score
-    (all correct), the midpoints between adjacent distinct scores, and just above the highest (none correct)."""
+    (all correct), the midpoints between adjacent distinct scores, and just above the highest (none correct).
+    ``weights``: what each row counts for (default 1)."""
+    w = np.ones(len(labels)) if weights is None else np.asarray(weights, dtype=float)
     values, inverse = np.unique(scores, return_inverse=True)
-    pos = np.bincount(inverse, labels, minlength=len(values))
-    neg = np.bincount(inverse, 1 - labels, minlength=len(values))
-    n, p = len(labels), labels.sum()
+    pos = np.bincount(inverse, labels * w, minlength=len(values))
+    neg = np.bincount(inverse, (1 - labels) * w, minlength=len(values))
+    n, p = w.sum(), (labels * w).sum()
     cut = np.concatenate([values[:1], (values[:-1] + values[1:]) / 2, [np.nextafter(values[-1], np.inf)]])
     tp = p - np.concatenate([[0], np.cumsum(pos)])  # positives at or above each cut
     tn = np.concatenate([[0], np.cumsum(neg)])  # negatives below it
@@ -133,42 +143,75 @@ class MetricCalibration:
     params: dict[str, Any]
     fit: dict[str, Any] = field(default_factory=dict)
 
-    def prob(self, scores: Floats) -> np.ndarray:
-        """P(correct) of each score."""
+    def prob(self, scores: Floats, prior: float | None = None) -> np.ndarray:
+        """P(correct) of each score, with half the answers correct (:data:`PRIOR`) or a share ``prior``."""
         s = np.asarray(scores, dtype=float)
         if self.method == "isotonic":
-            return np.interp(s, self.params["x"], self.params["y"])
-        z = self.params["coef"] * s + self.params["intercept"]
-        return 1 / (1 + np.exp(-z))
+            p = np.interp(s, self.params["x"], self.params["y"])
+        else:
+            p = 1 / (1 + np.exp(-(self.params["coef"] * s + self.params["intercept"])))
+        return p if prior is None else with_prior(p, prior)
 
-    def decide(self, scores: Floats) -> np.ndarray:
-        """1.0 where a score is judged correct (>= the threshold), else 0.0."""
+    def decide(self, scores: Floats, prior: float | None = None) -> np.ndarray:
+        """1.0 where a score is judged correct, else 0.0: at or above the threshold, or, given ``prior``, where
+        P(correct) at that prior is at least 0.5."""
+        if prior is not None:
+            return (self.prob(scores, prior) >= 0.5).astype(float)
         return (np.asarray(scores, dtype=float) >= self.threshold).astype(float)
 
 
+def check_prior(prior: float) -> float:
+    """``prior`` when it is a share strictly between 0 and 1; UsageError otherwise."""
+    if not 0.0 < prior < 1.0:
+        raise UsageError(f"prior must be the expected share of correct answers, strictly between 0 and 1, not {prior}")
+    return prior
+
+
+def with_prior(p: Floats, prior: float) -> np.ndarray:
+    """Probabilities fitted with half the answers correct, moved to a share ``prior``: the odds times
+    ``prior / (1 - prior)`` (0 and 1 stay)."""
+    p = np.asarray(p, dtype=float)
+    ratio = check_prior(prior) / (1 - prior)
+    return p * ratio / (p * ratio + 1 - p)
+
+
+def balanced_weights(labels: Floats, sources: np.ndarray | Sequence[Any] | None = None) -> np.ndarray:
+    """Per-row weights (mean 1) under which each class weighs half and, given each row's source (the file it came
+    from), each source weighs the same: ``n / (sources * classes in the source * rows of that source and class)``."""
+    y = np.asarray(labels, dtype=float)
+    keys = np.zeros(len(y), dtype=int) if sources is None else np.unique(np.asarray(sources, dtype=str),
+                                                                          return_inverse=True)[1]
+    cells = {(k, c): int(((keys == k) & (y == c)).sum()) for k in np.unique(keys) for c in (0.0, 1.0)}
+    classes = {k: sum(1 for c in (0.0, 1.0) if cells[(k, c)]) for k in np.unique(keys)}
+    return np.array([len(y) / (len(classes) * classes[k] * cells[(k, c)]) for k, c in zip(keys, y)])
+
+
 def fit_metric(metric: str, signature: str, scores: Floats, labels: Floats,
-               method: str = "isotonic", rule: str = RULES[0]) -> MetricCalibration:
+               method: str = "isotonic", rule: str = RULES[0], weights: Floats | None = None) -> MetricCalibration:
     """Fit one metric's map and thresholds (deciding by ``rule``'s); InputError with fewer than ``MIN_ROWS`` rows,
     one class, or non-finite scores."""
     if rule not in RULES:
         raise UsageError(f"unknown threshold rule {rule!r}; one of {', '.join(RULES)}")
     s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
     check_labels(y)
+    w = balanced_weights(y) if weights is None else np.asarray(weights, dtype=float)
     if not np.all(np.isfinite(s)):
         raise InputError(f"{metric}: {int(np.sum(~np.isfinite(s)))} scores are not finite numbers")
     if method == "isotonic":
         from sklearn.isotonic import IsotonicRegression
 
-        iso = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip").fit(s, y)
+        iso = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip")
+        iso.fit(s, y, sample_weight=w)
         params: dict[str, Any] = {"x": iso.X_thresholds_.tolist(), "y": iso.y_thresholds_.tolist()}
     elif method == "logistic":
         from sklearn.linear_model import LogisticRegression
 
-        lr = LogisticRegression(C=1e6).fit(s[:, None], y)  # effectively unpenalised: a one-feature fit
+        # effectively unpenalised: a one-feature fit
+        lr = LogisticRegression(C=1e6).fit(s[:, None], y, sample_weight=w)
         params = {"coef": float(lr.coef_[0, 0]), "intercept": float(lr.intercept_[0])}
     else:
         raise UsageError(f"unknown calibration method {method!r}; one of {', '.join(METHODS)}")
-    cut, acc, kap, bal = thresholds(s, y)
+    cut, acc, kap, bal = thresholds(s, y, None if weights is None else w)
     best = {"balanced": int(np.argmax(bal)), "accuracy": int(np.argmax(acc)), "kappa": int(np.nanargmax(kap))}
     chosen = best[rule]
     fitted = {"n": len(y), "positives": int(y.sum()), "accuracy": float(acc[chosen]), "kappa": float(kap[chosen]),
@@ -198,19 +241,20 @@ class JudgeCalibration:
         x = np.stack([np.asarray(scores[m], dtype=float) for m in self.inputs], axis=1)
         return ((x - self.mean) / self.scale) @ np.asarray(self.coef) + self.intercept
 
-    def prob(self, scores: Mapping[str, Floats]) -> np.ndarray:
-        """P(correct) of each row."""
-        return self.calibration.prob(self.logit(scores))
+    def prob(self, scores: Mapping[str, Floats], prior: float | None = None) -> np.ndarray:
+        """P(correct) of each row (at a share ``prior`` of correct answers; default :data:`PRIOR`)."""
+        return self.calibration.prob(self.logit(scores), prior)
 
-    def decide(self, scores: Mapping[str, Floats]) -> np.ndarray:
-        """1.0 where a row is judged correct, else 0.0."""
-        return self.calibration.decide(self.logit(scores))
+    def decide(self, scores: Mapping[str, Floats], prior: float | None = None) -> np.ndarray:
+        """1.0 where a row is judged correct, else 0.0 (see :meth:`MetricCalibration.decide`)."""
+        return self.calibration.decide(self.logit(scores), prior)
 
 
 def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, str],
-              labels: Floats, method: str = "isotonic", rule: str = RULES[0]) -> JudgeCalibration:
-    """Fit a judge on the columns of ``scores`` (scikit-learn's L2-regularised logistic regression, C=1, on
-    standardised scores), then calibrate its logit with :func:`fit_metric`."""
+              labels: Floats, method: str = "isotonic", rule: str = RULES[0],
+              weights: Floats | None = None) -> JudgeCalibration:
+    """Fit a judge on the columns of ``scores`` (scikit-learn's L2-regularised logistic regression, C=1, classes
+    weighed equally, on standardised scores), then calibrate its logit with :func:`fit_metric`."""
     from sklearn.linear_model import LogisticRegression
 
     inputs = list(scores)
@@ -219,10 +263,11 @@ def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, 
     check_labels(y)
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
-    lr = LogisticRegression().fit((x - mean) / scale, y)
+    w = balanced_weights(y) if weights is None else np.asarray(weights, dtype=float)
+    lr = LogisticRegression().fit((x - mean) / scale, y, sample_weight=w)
     judge = JudgeCalibration(name, inputs, {m: signatures[m] for m in inputs}, mean.tolist(), scale.tolist(),
                              lr.coef_[0].tolist(), float(lr.intercept_[0]), None)  # type: ignore[arg-type]
-    judge.calibration = fit_metric(name, f"{name}|logit", judge.logit(scores), y, method, rule)
+    judge.calibration = fit_metric(name, f"{name}|logit", judge.logit(scores), y, method, rule, weights)
     return judge
 
 
@@ -324,15 +369,17 @@ class Calibration:
 
 def fit(scores: Mapping[str, Floats], signatures: Mapping[str, str], labels: Floats, *,
         method: str = "isotonic", rule: str = RULES[0], data: list[dict[str, Any]] | None = None,
-        label_rule: str = "") -> Calibration:
+        label_rule: str = "", sources: np.ndarray | Sequence[Any] | None = None) -> Calibration:
     """One :class:`MetricCalibration` per column of ``scores`` (all on the same ``labels``), and the
-    ``KPQA-judge`` when its inputs are all there."""
+    ``KPQA-judge`` when its inputs are all there. ``sources`` (each row's file): each weighs the same
+    (:func:`balanced_weights`), as each class does."""
     y = np.asarray(labels, dtype=float)
     check_labels(y)
-    metrics = {name: fit_metric(name, signatures[name], s, y, method, rule) for name, s in scores.items()}
+    w = None if sources is None else balanced_weights(y, sources)
+    metrics = {name: fit_metric(name, signatures[name], s, y, method, rule, w) for name, s in scores.items()}
     judges = {}
     if all(m in scores for m in JUDGE_INPUTS):
-        judges[JUDGE] = fit_judge(JUDGE, {m: scores[m] for m in JUDGE_INPUTS}, signatures, y, method, rule)
+        judges[JUDGE] = fit_judge(JUDGE, {m: scores[m] for m in JUDGE_INPUTS}, signatures, y, method, rule, w)
     return Calibration(metrics, data or [], label_rule, judges)
 
 

@@ -1,124 +1,222 @@
-"""Cross-validated correct / incorrect decisions on a binary human-judgment set (default: EVOUNA-TQ dev).
+"""Cross-validated correct / incorrect decisions on a binary human-judgment set (default: EVOUNA-TQ dev), and the
+same calibrations checked on contrastive answers (``python -m kpqa.train.contrastive``), per kind of change.
 
 For each fold of ``GroupKFold`` grouped by question (every answer to a question in the same fold), calibrations
-are fitted on the other folds exactly as ``kpqa calibrate`` fits them and applied to the held-out fold; the table
-pools the held-out predictions of all folds (accuracy, kappa, Brier, ECE), with the spread of accuracy over folds.
-AUROC is that of the raw score (fitting does not change the ranking) for single metrics, and of the held-out
-probability for combined judges. The majority class is the training folds' majority.
+are fitted on the other folds, plus every row of ``--mix`` (the contrastive fit part), exactly as ``kpqa calibrate``
+fits them (class-balanced, so P(correct) assumes half the answers are correct; decisions at the max-balanced-
+accuracy threshold), and applied to the held-out fold; the table pools the held-out predictions of all folds
+(accuracy, balanced accuracy, kappa, Brier, ECE), with the spread of accuracy over folds, then accuracy by answer
+length. AUROC is that of the raw score for single metrics, and of the held-out probability for combined judges.
+With ``--check``, calibrations fitted on all of INPUT and ``--mix`` judge the check part: accuracy per ``kind``
+(correct kinds: the right fact in other words; wrong kinds: the reference's wording with the key fact changed) and
+per answer length.
 
-Combined judges: :func:`kpqa.calibration.fit_judge` (logistic regression on standardised metric scores, its logit
-then calibrated like a metric), as ``kpqa calibrate`` fits ``KPQA-judge``. Metric columns already in INPUT are
-used as they are; the others are scored.
+Judges: :func:`kpqa.calibration.fit_judge` on the metric columns named in :data:`JUDGES` (``KPQA-judge`` is the
+shipped one). Metric columns already in a file are used as they are; the others are scored.
 
     python scripts/decide_cv.py                               # ../shared/data/human_eval/evouna_tq_dev.csv
-    python scripts/decide_cv.py scored.csv --method logistic -o cv.md
+    python -m kpqa.train.contrastive --out runs/contrastive   # then:
+    python scripts/decide_cv.py --mix runs/contrastive/fit.csv --check runs/contrastive/check.csv -o cv.md
     python scripts/decide_cv.py --group system --threshold kappa   # each system held out in turn
 """
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from kpqa import binary, calibration
+
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_INPUT = REPO.parent / "shared" / "data" / "human_eval" / "evouna_tq_dev.csv"
-SINGLE = ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "BLEU-1", "ROUGE-L", "BERTScore", "EM", "F1", "Contains"]
-DEFAULT_SUITE = ["BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA"]
-SINGLE = SINGLE[:6] + ["BLEU-4"] + SINGLE[6:]
+SINGLE = ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "KeyFact-KPQA", "BLEU-1", "BLEU-4", "ROUGE-L",
+          "BERTScore", "EM", "F1", "Contains"]
 #: fixed rules, no fitting: (metric, decide correct at score >= this)
 FIXED = {"EM (as is)": ("EM", 1.0), "F1 >= 0.5": ("F1", 0.5), "Contains (as is)": ("Contains", 1.0)}
 JUDGES = {
-    "judge: 3 KPQA": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA"],
-    "judge: default suite (7)": DEFAULT_SUITE,
-    "KPQA-judge (3 KPQA + Contains)": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "Contains"],
-    "judge: ROUGE-L-KPQA + Contains": ["ROUGE-L-KPQA", "Contains"],
-    "judge: all 10 metrics": SINGLE,
+    "KPQA-judge (shipped)": list(calibration.JUDGE_INPUTS),
+    "judge: 3 KPQA + Contains (before)": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "Contains"],
+    "judge: 3 KPQA + Contains + KeyFact": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "Contains",
+                                           "KeyFact-KPQA"],
+    "judge: 7 (3 KPQA, KeyFact, Contains, BERTScore, F1)": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA",
+                                                            "KeyFact-KPQA", "Contains", "BERTScore", "F1"],
+    "judge: all 11 metrics (+ EM)": SINGLE,
 }
 
 
-def cross_validate(scores: dict[str, np.ndarray], labels: np.ndarray, groups: list, folds: int, method: str,
-                   threshold: str = "balanced") -> dict[str, dict[str, np.ndarray]]:
-    """Held-out (prob, decision) per row for every metric, judge, fixed rule and the majority class; accuracy per
-    fold. ``threshold``: decide at the max-balanced-accuracy, max-accuracy or max-kappa threshold."""
-    from sklearn.model_selection import GroupKFold
+@dataclass
+class Labelled:
+    """Per-row metric scores, 0/1 labels and answers of one file."""
 
-    from kpqa import calibration
+    scores: dict[str, np.ndarray]
+    labels: np.ndarray
+    answers: list[str]
+    frame: Any
 
-    names = [m for m in SINGLE if m in scores]
-    out = {name: {"prob": np.zeros(len(labels)), "decision": np.zeros(len(labels)), "fold_acc": []}
-           for name in [*names, *JUDGES, *FIXED, "majority class"]}
+    def take(self, idx: np.ndarray) -> "Labelled":
+        return Labelled({m: s[idx] for m, s in self.scores.items()}, self.labels[idx],
+                        [self.answers[i] for i in idx], None)
 
-    def decide(cal: calibration.MetricCalibration, s: np.ndarray) -> np.ndarray:
-        cut = cal.thresholds[threshold]
-        return (s >= cut).astype(float)
+    def plus(self, other: "Labelled | None") -> "Labelled":
+        if other is None:
+            return self
+        return Labelled({m: np.concatenate([s, other.scores[m]]) for m, s in self.scores.items()},
+                        np.concatenate([self.labels, other.labels]), self.answers + other.answers, None)
 
-    for train, test in GroupKFold(n_splits=folds).split(labels, labels, groups):
-        y = labels[train]
-        held: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for name in names:
-            cal = calibration.fit_metric(name, "", scores[name][train], y, method)
-            held[name] = (cal.prob(scores[name][test]), decide(cal, scores[name][test]))
-        for name, features in JUDGES.items():
-            judge = calibration.fit_judge(name, {f: scores[f][train] for f in features}, dict.fromkeys(features, ""),
-                                          y, method)
-            z_test = judge.logit({f: scores[f][test] for f in features})
-            held[name] = (judge.calibration.prob(z_test), decide(judge.calibration, z_test))
-        for name, (metric, cut) in FIXED.items():
-            held[name] = (scores[metric][test], (scores[metric][test] >= cut).astype(float))
-        rate = y.mean()
-        held["majority class"] = (np.full(len(test), rate), np.full(len(test), float(rate >= 0.5)))
-        for name, (prob, decision) in held.items():
-            out[name]["prob"][test], out[name]["decision"][test] = prob, decision
-            out[name]["fold_acc"].append(float(np.mean(decision == labels[test])))
+
+def fit_all(train: Labelled, method: str, mixed: int = 0) -> dict:
+    """Every single metric's and judge's calibration fitted on ``train``, whose last ``mixed`` rows come from
+    ``--mix``: as ``kpqa calibrate`` with two files, each file weighs the same (and each class)."""
+    sources = None if not mixed else np.repeat([0, 1], [len(train.labels) - mixed, mixed])
+    w = None if sources is None else calibration.balanced_weights(train.labels, sources)
+    fitted: dict = {m: calibration.fit_metric(m, "", train.scores[m], train.labels, method, weights=w)
+                    for m in names(train)}
+    for name, features in JUDGES.items():
+        if all(f in train.scores for f in features):
+            fitted[name] = calibration.fit_judge(name, {f: train.scores[f] for f in features},
+                                                 dict.fromkeys(features, ""), train.labels, method, weights=w)
+    return fitted
+
+
+def names(data: Labelled) -> list[str]:
+    return [m for m in SINGLE if m in data.scores]
+
+
+def apply(fitted: dict, test: Labelled, threshold: str, prior: float | None) -> dict[str, tuple[Any, Any]]:
+    """(prob, decision) of every fitted calibration, fixed rule and the majority class on ``test``."""
+    out: dict[str, tuple[Any, Any]] = {}
+    for name, cal in fitted.items():
+        if isinstance(cal, calibration.JudgeCalibration):
+            z, cal = cal.logit({f: test.scores[f] for f in cal.inputs}), cal.calibration
+        else:
+            z = test.scores[name]
+        cut = (z >= cal.thresholds[threshold]).astype(float)
+        out[name] = (cal.prob(z, prior), cal.decide(z, prior) if prior is not None else cut)
+    for name, (metric, cut) in FIXED.items():
+        if metric in test.scores:
+            out[name] = (test.scores[metric], (test.scores[metric] >= cut).astype(float))
     return out
 
 
-def table(scores: dict[str, np.ndarray], labels: np.ndarray, held: dict, folds: int, args: argparse.Namespace,
-          source: str) -> str:
-    from kpqa import binary
+def cross_validate(data: Labelled, groups: list, folds: int, method: str, threshold: str = "balanced",
+                   mix: Labelled | None = None, prior: float | None = None) -> dict[str, dict]:
+    """Held-out (prob, decision) per row of every metric, judge, fixed rule and the majority class; accuracy per
+    fold. Each fold's calibrations are fitted on the other folds plus ``mix``."""
+    from sklearn.model_selection import GroupKFold
 
-    lines = [f"{folds}-fold cross-validation grouped by {args.group} on `{source}` ({len(labels)} rows, "
-             f"{int(labels.sum())} correct); calibration: {args.method}, max-{args.threshold} threshold; held-out "
-             "predictions pooled over folds.", "",
-             "| judge | accuracy | fold range | balanced accuracy | kappa | AUROC | Brier | ECE |",
+    n = len(data.labels)
+    out: dict[str, dict] = {}
+    for train, test in GroupKFold(n_splits=folds).split(data.labels, data.labels, groups):
+        fitting = data.take(train).plus(mix)
+        held = apply(fit_all(fitting, method, 0 if mix is None else len(mix.labels)), data.take(test), threshold,
+                     prior)
+        rate = data.labels[train].mean()
+        held["majority class"] = (np.full(len(test), rate), np.full(len(test), float(rate >= 0.5)))
+        for name, (prob, decision) in held.items():
+            h = out.setdefault(name, {"prob": np.zeros(n), "decision": np.zeros(n), "fold_acc": []})
+            h["prob"][test], h["decision"][test] = prob, decision
+            h["fold_acc"].append(float(np.mean(decision == data.labels[test])))
+    return out
+
+
+def balanced(labels: np.ndarray, decision: np.ndarray) -> float:
+    right = decision == labels
+    return float((right[labels == 1].mean() + right[labels == 0].mean()) / 2)
+
+
+def cv_table(data: Labelled, held: dict, title: str) -> list[str]:
+    lines = [title, "", "| judge | accuracy | fold range | balanced accuracy | kappa | AUROC | Brier | ECE |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, h in held.items():
-        ranking = scores[name] if name in scores else np.zeros(len(labels)) if name == "majority class" else h["prob"]
-        stats = binary.evaluate(labels, scores=ranking, probs=h["prob"], decisions=h["decision"], bootstrap=0)
+        ranking = data.scores.get(name, np.zeros(len(data.labels)) if name == "majority class" else h["prob"])
+        stats = binary.evaluate(data.labels, scores=ranking, probs=h["prob"], decisions=h["decision"], bootstrap=0)
         cell = {k: "n/a" if v.value is None else f"{v.value:.3f}" for k, v in stats.items()}
         acc = h["fold_acc"]
-        right = h["decision"] == labels
-        balanced = (right[labels == 1].mean() + right[labels == 0].mean()) / 2
-        lines.append(f"| {name} | {100 * stats['accuracy'].value:.1f} % | {100 * min(acc):.1f}-{100 * max(acc):.1f} |"
-                     f" {100 * balanced:.1f} % | {cell['kappa']} | {cell['auroc']} | {cell['brier']} | {cell['ece']} |")
-    return "\n".join(lines)
+        lines.append(f"| {name} | {100 * (stats['accuracy'].value or 0):.1f} % | {100 * min(acc):.1f}-{100 * max(acc):.1f} |"
+                     f" {100 * balanced(data.labels, h['decision']):.1f} % | {cell['kappa']} | {cell['auroc']} | "
+                     f"{cell['brier']} | {cell['ece']} |")
+    return lines
+
+
+def by_group_table(labels: np.ndarray, decisions: dict[str, np.ndarray], groups: np.ndarray, order: list,
+                   title: str, label_of=str) -> list[str]:
+    """Accuracy of each judge within each group (rows: judges; columns: groups, with their row counts)."""
+    present = [g for g in order if (groups == g).any()]
+    head = " | ".join(f"{label_of(g)} ({int((groups == g).sum())})" for g in present)
+    lines = [title, "", f"| judge | {head} | all |", "|" + " --- |" * (len(present) + 2)]
+    for name, decision in decisions.items():
+        right = decision == labels
+        cells = " | ".join(f"{100 * right[groups == g].mean():.1f}" for g in present)
+        lines.append(f"| {name} | {cells} | {100 * right.mean():.1f} |")
+    return lines
+
+
+def load(path: str, human_column: str) -> Labelled:
+    from kpqa import metaeval
+
+    settings = metaeval.Settings(metrics=SINGLE, human_column=human_column, scorer_options={"progress": True})
+    data = metaeval.load_dataset(path, settings)
+    labels = calibration.binary_labels(data.table.frame[human_column], source=data.source, column=human_column)
+    return Labelled(data.scores, labels, data.table.frame["answer"].astype(str).tolist(), data.table.frame)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("input", nargs="?", default=str(DEFAULT_INPUT), help="binary human-judgment CSV / JSONL")
+    parser.add_argument("--mix", help="more labelled rows added to every fold's fitting data (the contrastive fit "
+                        "part), as the shipped calibration is fitted")
+    parser.add_argument("--check", help="labelled rows with a `kind` column (the contrastive check part): judged by "
+                        "calibrations fitted on INPUT and --mix")
     parser.add_argument("--human-column", default="scores")
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--method", choices=("isotonic", "logistic"), default="isotonic")
-    parser.add_argument("--threshold", choices=("balanced", "accuracy", "kappa"), default="balanced",
+    parser.add_argument("--method", choices=calibration.METHODS, default="isotonic")
+    parser.add_argument("--threshold", choices=calibration.RULES, default="balanced",
                         help="decide at the max-balanced-accuracy threshold (default, what kpqa ships), the "
                         "max-accuracy or the max-kappa one")
+    parser.add_argument("--prior", type=float, help="decide at P(correct) >= 0.5 for this share of correct answers "
+                        "instead of at a threshold (kpqa score --prior)")
     parser.add_argument("--group", default="question",
                         help="column the folds are grouped by (default: question; `system` holds each system out)")
-    parser.add_argument("-o", "--output", help="also write the table here (markdown)")
+    parser.add_argument("-o", "--output", help="also write the tables here (markdown)")
     args = parser.parse_args(argv)
 
-    from kpqa import calibration, metaeval
+    data = load(args.input, args.human_column)
+    mix = load(args.mix, args.human_column) if args.mix else None
+    groups = data.frame[args.group].astype(str).tolist()
+    held = cross_validate(data, groups, args.folds, args.method, args.threshold, mix, args.prior)
+    fitted_on = f" + every row of `{Path(args.mix).name}`" if mix else ""
+    how = f"P(correct) >= 0.5 at prior {args.prior:g}" if args.prior is not None else f"max-{args.threshold} threshold"
+    lines = cv_table(data, held, f"{args.folds}-fold cross-validation grouped by {args.group} on "
+                     f"`{Path(args.input).name}` ({len(data.labels)} rows, {int(data.labels.sum())} correct); "
+                     f"calibration: {args.method}, class-balanced, fitted on the other folds{fitted_on}; {how}; "
+                     "held-out predictions pooled over folds.")
+    bands = binary.length_bands(data.answers)
+    lines += [""] + by_group_table(data.labels, {n: h["decision"] for n, h in held.items()}, bands,
+                                   list(range(len(binary.LENGTH_BANDS))), "Accuracy (%) by answer length (held out):",
+                                   lambda b: binary.band_name(binary.LENGTH_BANDS[b]))
+    if args.check:
+        check = load(args.check, args.human_column)
+        mixed = 0 if mix is None else len(mix.labels)
+        decided = {n: d for n, (_, d) in apply(fit_all(data.plus(mix), args.method, mixed), check, args.threshold,
+                                               args.prior).items()}
+        kinds = np.array(check.frame["kind"].astype(str).tolist())
+        from kpqa.train.contrastive import KINDS_CORRECT, KINDS_WRONG
 
-    settings = metaeval.Settings(metrics=SINGLE, human_column=args.human_column, scorer_options={"progress": True})
-    data = metaeval.load_dataset(args.input, settings)
-    labels = calibration.binary_labels(data.table.frame[args.human_column], source=data.source,
-                                       column=args.human_column)
-    groups = data.table.frame[args.group].astype(str).tolist()
-    held = cross_validate(data.scores, labels, groups, args.folds, args.method, args.threshold)
-    text = table(data.scores, labels, held, args.folds, args, Path(args.input).name)
+        lines += [""] + by_group_table(
+            check.labels, decided, kinds, [*KINDS_CORRECT, *KINDS_WRONG],
+            f"Accuracy (%) on `{Path(args.check).name}` ({len(check.labels)} rows) by kind, calibrations fitted on "
+            f"`{Path(args.input).name}`{fitted_on}; correct kinds: {', '.join(KINDS_CORRECT)}; wrong: "
+            f"{', '.join(KINDS_WRONG)}:")
+        lines += [""] + by_group_table(check.labels, decided, binary.length_bands(check.answers),
+                                       list(range(len(binary.LENGTH_BANDS))), "The same by answer length:",
+                                       lambda b: binary.band_name(binary.LENGTH_BANDS[b]))
+        lines += ["", "Balanced accuracy (%) on the check part: " + ", ".join(
+            f"{n} {100 * balanced(check.labels, d):.1f}" for n, d in decided.items())]
+    text = "\n".join(lines)
     print(text)
     if args.output:
         Path(args.output).write_text(text + "\n", encoding="utf-8")

@@ -3,6 +3,7 @@ commands on binary labels (lexical metrics only, so it is fast)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -250,5 +251,126 @@ def test_shipped_calibration_fits_the_shipped_weighter():
     assert set(entries) == set(DECIDE_METRICS) and [j.name for j in scorer._judges] == [calibration.JUDGE]
     cal = scorer.calibration
     assert cal.data[0]["path"].endswith("evouna_tq_dev.csv") and cal.data[0]["rows"] == 4805
+    contrastive = cal.data[1]  # the fit part of python -m kpqa.train.contrastive: half its answers correct
+    assert contrastive["path"].endswith("fit.csv") and contrastive["rows"] == 2 * contrastive["positives"] > 0
     for entry in entries.values():
-        assert 0 <= entry.threshold <= 1 and entry.fit["n"] == 4805
+        assert 0 <= entry.threshold <= 1 and entry.fit["n"] == sum(d["rows"] for d in cal.data)
+
+
+#: rows of examples/sample.csv (counting from 1) a person judges wrong: Figure 1's "seven", Dickens, 90 degrees, Berlin
+SAMPLE_WRONG = (1, 4, 7, 8)
+#: (question, reference, a correct answer, its key fact, other facts of the same type)
+SWAPS = [
+    ("How many moons does Mars have?", "Mars has two moons, Phobos and Deimos.", "Two moons orbit Mars.", "Two",
+     ["Three", "Five", "Seven"]),
+    ("When did the Berlin Wall fall?", "The Berlin Wall fell in November 1989.", "It fell in 1989.", "1989",
+     ["1979", "1991", "1961"]),
+    ("Who painted the Mona Lisa?", "Leonardo da Vinci painted the Mona Lisa.",
+     "The Mona Lisa is a work of Leonardo da Vinci.", "Leonardo da Vinci", ["Michelangelo", "Raphael"]),
+    ("What is the capital of Australia?", "Canberra is the capital of Australia.",
+     "Australia's capital city is Canberra.", "Canberra", ["Sydney", "Melbourne"]),
+    ("How many players are on a soccer team on the field?", "Each team has eleven players on the field.",
+     "There are 11 players per side.", "11", ["9", "15"]),
+]
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_shipped_judge_decides_the_sample_rows_as_a_person_would():
+    from kpqa.scoring import Scorer
+
+    sample = Path(__file__).resolve().parents[1] / "examples" / "sample.csv"
+    frame = Scorer(decide=True, device="cpu").score(str(sample)).frame
+    expected = [0.0 if row in SAMPLE_WRONG else 1.0 for row in range(1, len(frame) + 1)]
+    assert frame["KPQA-judge-correct"].tolist() == expected
+    assert ((frame["KPQA-judge-prob"] >= 0.5) == (frame["KPQA-judge-correct"] == 1)).all()
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_swapping_the_key_fact_of_a_correct_answer_lowers_p_correct_below_one_half():
+    from kpqa.scoring import Scorer
+
+    rows = []
+    for question, reference, answer, key, others in SWAPS:
+        rows.append((question, answer, reference, None))
+        rows += [(question, answer.replace(key, other), reference, answer) for other in others]
+    frame = Scorer(decide=True, device="cpu").score(
+        [{"question": q, "answer": a, "references": [r]} for q, a, r, _ in rows]).frame
+    prob = frame["KPQA-judge-prob"].to_numpy()
+    swapped = np.array([original is not None for *_, original in rows])
+    assert (prob[swapped] < 0.5).all(), frame.loc[swapped & (prob >= 0.5), ["answer", "KPQA-judge-prob"]]
+    assert (prob[~swapped] >= 0.5).all(), frame.loc[~swapped & (prob < 0.5), ["answer", "KPQA-judge-prob"]]
+
+
+def test_class_balanced_fit_equals_an_unweighted_fit_on_balanced_data():
+    # 85 % correct, as EVOUNA-TQ: weighting each class by half is the same as repeating the wrong answers until the
+    # classes are even, so P(correct) assumes half the answers are correct (calibration.PRIOR)
+    rng = np.random.default_rng(3)
+    s = rng.random(200)
+    y = (rng.random(200) < 0.5 + 0.45 * s).astype(float)
+    y[:4] = [0, 0, 1, 1]
+    wrong, right = int((y == 0).sum()), int(y.sum())
+    assert right > 2 * wrong
+    cal = fit_metric("m", "m", s, y)
+    # repeat each wrong row right times and each correct row wrong times: both classes weigh wrong * right
+    even = fit_metric("m", "m", np.concatenate([np.repeat(s[y == 0], right), np.repeat(s[y == 1], wrong)]),
+                      np.concatenate([np.zeros(wrong * right), np.ones(wrong * right)]))
+    grid = np.linspace(0, 1, 51)
+    np.testing.assert_allclose(cal.prob(grid), even.prob(grid), atol=1e-9)
+    assert calibration.PRIOR == 0.5
+
+
+def test_prior_moves_the_odds_and_the_decisions():
+    p = np.array([0.0, 0.2, 0.5, 0.8, 1.0])
+    np.testing.assert_allclose(calibration.with_prior(p, 0.5), p)
+    # odds 1 -> 9 at a 90 % prior: P = 0.9; 0 and 1 stay
+    np.testing.assert_allclose(calibration.with_prior(p, 0.9), [0.0, 0.2 * 9 / (0.2 * 9 + 0.8), 0.9, 0.8 * 9 /
+                                                                  (0.8 * 9 + 0.2), 1.0])
+    with pytest.raises(UsageError, match="strictly between 0 and 1"):
+        calibration.with_prior(p, 1.0)
+    rng = np.random.default_rng(5)
+    s = rng.random(300)
+    cal = fit_metric("m", "m", s, (rng.random(300) < s).astype(float), "logistic")
+    shares = [cal.decide(s, prior).mean() for prior in (0.1, 0.3, 0.5, 0.7, 0.9)]
+    assert shares == sorted(shares) and shares[0] < shares[-1]  # a higher prior judges more answers correct
+    assert cal.decide(s, 0.5).tolist() == (cal.prob(s) >= 0.5).astype(float).tolist()
+
+
+def test_prior_needs_decisions_and_goes_into_their_signatures(tmp_path, capsys):
+    from kpqa.scoring import Scorer
+
+    with pytest.raises(UsageError, match="needs decide=True"):
+        Scorer(["ROUGE-L"], prior=0.7)
+    data = _binary_csv(tmp_path / "labels.csv")
+    assert main(["calibrate", str(data), "--metrics", "ROUGE-L", "-o", str(tmp_path / "cal.json"), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["score", str(data), "--metrics", "ROUGE-L", "--calibration", str(tmp_path / "cal.json"),
+                 "--prior", "0.8", "-o", str(tmp_path / "out.csv"), "--quiet"]) == 0
+    summary = capsys.readouterr().out
+    assert "ROUGE-L-correct" in summary and "prior:0.8" in summary
+    _fails(capsys, ["score", str(data), "--metrics", "ROUGE-L", "--calibration", str(tmp_path / "cal.json"),
+                    "--prior", "1.5", "-o", str(tmp_path / "bad.csv")], "strictly between 0 and 1", tmp_path / "bad.csv")
+
+
+def test_balanced_weights_give_each_source_and_class_its_share():
+    y = np.array([1, 1, 1, 0, 1, 0], dtype=float)
+    w = calibration.balanced_weights(y, ["a", "a", "a", "a", "b", "b"])
+    np.testing.assert_allclose(w, [0.5, 0.5, 0.5, 1.5, 1.5, 1.5])  # a and b weigh 3 each; in each, the classes half
+    np.testing.assert_allclose(calibration.balanced_weights(y), [0.75, 0.75, 0.75, 1.5, 0.75, 1.5])  # 4 and 2 rows
+
+
+def test_calibrate_reuses_checked_score_columns(tmp_path, capsys):
+    data = _binary_csv(tmp_path / "labels.csv")
+    scored = tmp_path / "scored.csv"
+    assert main(["score", str(data), "--metrics", LEXICAL, "-o", str(scored), "--quiet"]) == 0
+    for name, inputs in (("fresh", [str(data)]), ("reused", [str(scored), "--reuse-scores"])):
+        assert main(["calibrate", *inputs, "--metrics", LEXICAL, "-o", str(tmp_path / f"{name}.json"), "--quiet"]) == 0
+    fresh, reused = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("fresh", "reused"))
+    assert fresh["metrics"] == reused["metrics"] and fresh["judges"] == reused["judges"]
+    frame = pd.read_csv(scored)
+    frame["ROUGE-L"] += 0.01  # scores of other settings: the spot check finds them
+    frame.to_csv(scored, index=False)
+    capsys.readouterr()
+    _fails(capsys, ["calibrate", str(scored), "--reuse-scores", "--metrics", LEXICAL, "-o", str(tmp_path / "x.json")],
+           "column 'ROUGE-L': --reuse-scores: the column holds 0.01, a rescore gives 0", tmp_path / "x.json")

@@ -58,6 +58,13 @@ def _binary_section(b: dict[str, Any]) -> list[str]:
     for name, r in b["results"].items():
         cells = [_cell(r[s]) if s in r else "n/a" for s in STATISTICS]
         out.append(f"| {name} | " + " | ".join(cells) + " |")
+    bands = b.get("bands", {})
+    if bands:
+        out += ["", "Accuracy (%) by answer length (words; rows, share correct):", "",
+                "| judge | " + " | ".join(f"{band} ({v['rows']}, {100 * v['positives'] / v['rows']:.0f} %)"
+                                         for band, v in bands.items()) + " |", "| --- |" + " --- |" * len(bands)]
+        for name in next(iter(bands.values()))["accuracy"]:
+            out.append(f"| {name} | " + " | ".join(f"{100 * v['accuracy'][name]:.1f}" for v in bands.values()) + " |")
     return out + [""]
 
 

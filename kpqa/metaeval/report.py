@@ -27,7 +27,8 @@ def _load_calibration(settings: Settings) -> Any:
 
 def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, Any]:
     """The "correct or not" section: one row of :func:`kpqa.binary.evaluate` statistics per metric, judge and
-    baseline, and the reliability bins of every calibrated probability."""
+    baseline, their accuracy per answer-length band (:data:`kpqa.binary.LENGTH_BANDS`), and the reliability bins of
+    every calibrated probability."""
     from kpqa import binary
 
     cal = _load_calibration(settings)
@@ -35,6 +36,7 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
                            "calibration": None if cal is None else {"path": cal.path, "digest": cal.digest},
                            "results": {}, "reliability": {}, "notes": []}
     probs: dict[str, np.ndarray] = {}
+    decisions: dict[str, np.ndarray] = {}
     options: dict[str, Any] = {"bootstrap": settings.bootstrap, "seed": settings.seed}
     for c, s in data.scores.items():
         given = data.signatures[c].startswith("from input column")
@@ -42,24 +44,30 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
             entry = cal.metrics[c] if given else cal.entry(c, data.signatures[c])
             if given:
                 out["notes"].append(f"{c}: calibrated scores from the input column; their signature is unchecked")
-            probs[c] = entry.prob(s)
-            out["results"][c] = binary.evaluate(labels, scores=s, probs=probs[c], decisions=entry.decide(s), **options)
+            probs[c], decisions[c] = entry.prob(s), entry.decide(s)
+            out["results"][c] = binary.evaluate(labels, scores=s, probs=probs[c], decisions=decisions[c], **options)
         elif np.isin(s, (0.0, 1.0)).all():
+            decisions[c] = s
             out["results"][c] = binary.evaluate(labels, scores=s, probs=s, decisions=s, **options)
         else:
             out["results"][c] = binary.evaluate(labels, scores=s, **options)
             out["notes"].append(f"{c}: no calibration, so AUROC and AP only (fit one with `kpqa calibrate`)")
     signatures = {c: sig for c, sig in data.signatures.items() if not sig.startswith("from input column")}
     for judge in [] if cal is None else cal.usable_judges(signatures):
-        probs[judge.name] = judge.prob(data.scores)
+        probs[judge.name], decisions[judge.name] = judge.prob(data.scores), judge.decide(data.scores)
         out["results"][judge.name] = binary.evaluate(labels, scores=probs[judge.name], probs=probs[judge.name],
-                                                     decisions=judge.decide(data.scores), **options)
+                                                     decisions=decisions[judge.name], **options)
     rate = float(labels.mean())
     out["results"]["majority class"] = binary.evaluate(
         labels, scores=np.zeros(len(labels)), probs=np.full(len(labels), rate),
         decisions=np.full(len(labels), float(rate >= 0.5)), **options)
     out["results"] = {name: {k: v.to_dict() for k, v in r.items()} for name, r in out["results"].items()}
     out["reliability"] = {name: binary.reliability(labels, p) for name, p in probs.items()}
+    bands = binary.length_bands(data.table.rows.candidates)
+    out["bands"] = {binary.band_name(band): {
+        "rows": int((bands == i).sum()), "positives": int(labels[bands == i].sum()),
+        "accuracy": {name: float(np.mean(d[bands == i] == labels[bands == i])) for name, d in decisions.items()},
+    } for i, band in enumerate(binary.LENGTH_BANDS) if (bands == i).any()}
     return out
 
 
