@@ -10,10 +10,11 @@ import os
 import re
 import sys
 import warnings
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from kpqa.context import DEFAULT_FUNCTION_WORD_WEIGHT
 from kpqa.errors import KpqaError, KpqaWarning
+from kpqa.rows import MAX_CHARS
 from kpqa.version import __version__
 
 
@@ -69,6 +70,11 @@ SHARED_OPTIONS: dict[str, dict] = {
         help="multiply the keyphrase weights of function words (the, of, his...; not negations) by FACTOR in [0, 1] "
         "(default: %(default)s; 1 = the weighter's own probabilities, as in the KPQA paper)"),
     "--quiet": dict(action="store_true", help="no progress bar (there is none when stderr is not a terminal)"),
+    "--max-chars": dict(type=_positive_int, metavar="N",
+                        help="longest question, answer or reference in characters; a longer one is a bad row "
+                        f"(default: the metrics' own limit: {MAX_CHARS:,} with a model metric, 100,000 with METEOR, "
+                        "1,000,000 with ROUGE-L, none for BLEU, CIDEr, EM, F1, Contains, AEv): their time and memory "
+                        "grow with the product of two texts' lengths"),
 }
 
 
@@ -92,7 +98,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         description="Score each row of INPUT (CSV: question, answer, reference1..N; or JSONL) with the chosen "
         "metrics; print corpus scores and signatures, and write the per-row table with -o.",
         parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--precision",
-                         "--quiet")],
+                         "--max-chars", "--quiet")],
     )
     p.add_argument("input", help="CSV, TSV, JSONL, JSON (array) or Parquet file")
     p.add_argument("-o", "--output",
@@ -101,9 +107,9 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                    "scores then go to stderr")
     p.add_argument("--force", action="store_true", help="allow -o to replace the input file")
     p.add_argument("--on-error", choices=("raise", "skip", "zero"), default="raise",
-                   help="a row that cannot be scored (empty answer, no reference, empty question under a KPQA "
-                   "metric): stop (raise, default), or leave its scores empty (skip) or 0 (zero), say why in an "
-                   "'error' column and list the rows at the end")
+                   help="a row that cannot be scored (empty answer, no reference, a text over --max-chars, empty "
+                   "question under a KPQA metric): stop (raise, default), or leave its scores empty (skip) or 0 "
+                   "(zero), say why in an 'error' column and list the rows at the end")
     p.add_argument(
         "--metrics",
         help=f"comma-separated metric names (default: {','.join(DEFAULT_METRICS)}; with --decide also Contains); "
@@ -123,6 +129,10 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                    "Contains (the judge's input)")
     p.add_argument("--calibration", metavar="FILE",
                    help="calibration for --decide (implies it; default: calibration.json beside the weighter)")
+    p.add_argument("--prior", type=float, metavar="P",
+                   help="with --decide: the share of correct answers you expect (0 < P < 1). The shipped calibration "
+                   "assumes half; P moves every P(correct) to that share and decides at 0.5 (recorded in the "
+                   "decision signatures as prior:P)")
     p.set_defaults(run=_run_score)
 
 
@@ -149,9 +159,11 @@ def _run_score(args: argparse.Namespace) -> int:
         function_word_weight=args.function_word_weight,
         progress=not args.quiet,
         on_error=args.on_error,
+        max_chars=args.max_chars,
         data_parallel=True,
         decide=args.decide,
         calibration=args.calibration,
+        prior=args.prior,
     )
     output = args.output or (None if sys.stdout.isatty() else STDOUT)
     writer = None
@@ -233,13 +245,15 @@ def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
         "bootstrap intervals, paired bootstrap tests of each -KPQA / -KP / -adapted metric against its base, "
         "rank-pair agreement and Yang et al.'s overall level when the file holds two systems, and a breakdown by "
         "a column. Writes markdown (-o, else stdout), JSON and plots.",
-        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--quiet")],
+        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--max-chars",
+                         "--quiet")],
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="CSV or JSONL files with human scores")
     p.add_argument("--metrics", default=",".join(DEFAULT_METRICS), help="comma-separated metrics (default: %(default)s)")
     p.add_argument("--human-column", default="scores", help="column of human scores (default: %(default)s)")
     p.add_argument("--system", dest="system_column", metavar="COLUMN",
-                   help="column naming the system of each row (default: two halves answering the same items, else one)")
+                   help="column naming the system of each row (default: the 'system' column when there is one, else "
+                   "two halves answering the same items, else one system)")
     p.add_argument("--by", metavar="COLUMN", help="also report Pearson r per value of this column (e.g. question type)")
     p.add_argument("--bootstrap", type=_nonnegative_int, default=1000, metavar="N",
                    help="bootstrap resamples for intervals and paired tests (default: %(default)s; 0: none)")
@@ -274,6 +288,7 @@ def _run_meta_eval(args: argparse.Namespace) -> int:
     from kpqa import metaeval, plots
     from kpqa.errors import UsageError
     from kpqa.io import Destination, write_text
+    from kpqa.optional import require
 
     compare = []
     for item in args.compare:
@@ -287,6 +302,7 @@ def _run_meta_eval(args: argparse.Namespace) -> int:
         seed=args.seed, threshold=args.rank_pair_threshold, strict=args.rank_pair_strict, compare=compare,
         overall_questions=args.overall_questions, overall_draws=args.overall_draws, aev_grid=args.aev_grid,
         tokenize=args.tokenize, positive_above=args.positive_above, calibration=args.calibration,
+        max_chars=args.max_chars,
         scorer_options={"checkpoint": args.checkpoint, "device": args.device, "batch_size": args.batch_size,
                         "function_word_weight": args.function_word_weight, "progress": not args.quiet},
     )
@@ -294,6 +310,8 @@ def _run_meta_eval(args: argparse.Namespace) -> int:
     for fmt in formats:
         if fmt not in plots.FORMATS:
             raise UsageError(f"--plot-format: unknown format {fmt!r}; use {', '.join(plots.FORMATS)}")
+    if args.plots:
+        require("matplotlib", "--plots")  # before any file is read or scored
     outputs = [Destination(p, inputs=args.inputs, force=args.force) for p in (args.output, args.json) if p]
     datasets = metaeval.load_all(args.inputs, settings)
     report = metaeval.build_report(datasets, settings)
@@ -322,7 +340,7 @@ def _add_explain(sub: argparse._SubParsersAction) -> None:
         description="Render the keyphrase weights of the reference(s) and candidate answer, given the question, as "
         "a heat map (HTML with -o, PNG with --png, else plain text), like the KPQA paper's Table 5. Take the texts "
         "from --question/--reference/--candidate or from row N of INPUT.",
-        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device",
+        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--max-chars",
                          tokenize="tokenizer for --unit word (default: %(default)s)")],
     )
     p.add_argument("input", nargs="?", help="CSV or JSONL file (with --row)")
@@ -331,7 +349,9 @@ def _add_explain(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reference", action="append", help="reference answer (repeatable)")
     p.add_argument("--candidate", help="generated answer")
     p.add_argument("--unit", choices=("word", "piece"), default="word",
-                   help="word: the metrics' tokens (default); piece: the weighter's word pieces")
+                   help="word (default): one weight per word of --tokenize, the largest of its pieces' (the tokens "
+                   "of BLEU-1-KPQA:tok=words and ROUGE-L-KPQA:tok=words); piece: the weighter's word pieces, the "
+                   "tokens the KPQA metrics use by default")
     p.add_argument("--normalize", action="store_true", help="min-max normalise weights per text (as in Table 5)")
     p.add_argument("-o", "--output", help="write HTML here ('-': stdout)")
     p.add_argument("--png", metavar="PATH",
@@ -345,13 +365,16 @@ def _run_explain(args: argparse.Namespace) -> int:
     from kpqa import explain
     from kpqa.io import Destination, write_text
     from kpqa.models.weighter import Weighter
+    from kpqa.optional import require
 
+    if args.output or args.png:
+        require("matplotlib", "kpqa explain -o / --png")  # the colours: before the input or the model is read
     inputs = [args.input] if args.input else []
     for path in (args.output, args.png):
         if path:
             Destination(path, inputs=inputs, force=args.force)  # refuse before the model is loaded
     question, references, candidate, scores = explain.texts_from_args(
-        args.input, args.row, args.question, args.reference, args.candidate)
+        args.input, args.row, args.question, args.reference, args.candidate, max_chars=args.max_chars)
     weighter = Weighter.load(args.checkpoint, no_question=args.no_question, device=args.device,
                              function_word_weight=args.function_word_weight)
     result = explain.explain(question, references, candidate, weighter, tokenize=args.tokenize, unit=args.unit,
@@ -378,7 +401,8 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
         "by default; the highest-accuracy and highest-kappa ones are recorded too), plus KPQA-judge when its input "
         "metrics are all there. The file records the metric signatures (weighter hash included), the data and the "
         "fitted parameters.",
-        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--quiet")],
+        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--max-chars",
+                         "--quiet")],
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="CSV or JSONL files with human labels")
     p.add_argument("-o", "--output", required=True, help="write the calibration (JSON) here")
@@ -391,7 +415,40 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rule", choices=("balanced", "accuracy", "kappa"), default="balanced",
                    help="decision threshold of the highest balanced accuracy (default: it does not depend on the share "
                    "of correct answers in INPUT), accuracy, or Cohen's kappa")
+    p.add_argument("--reuse-scores", action="store_true",
+                   help="take the metric columns an INPUT already has (from `kpqa score -o` with the same settings) "
+                   f"instead of scoring it, after rescoring {SPOT_CHECK} of its rows: a difference over 1e-6 is an "
+                   "error naming the row and column")
     p.set_defaults(run=_run_calibrate)
+
+
+#: rows of an INPUT rescored to check the metric columns ``kpqa calibrate --reuse-scores`` takes from it
+SPOT_CHECK = 32
+
+
+def _given_scores(scorer: Any, table: Any) -> tuple[dict[str, Any], dict[str, str]] | None:
+    """The metric columns ``table`` already has, checked against a rescore of :data:`SPOT_CHECK` seeded rows, and
+    their signatures; None when a column is missing. InputError on a difference over 1e-6."""
+    import numpy as np
+    import pandas as pd
+
+    from kpqa.errors import InputError
+    from kpqa.io import select_rows
+
+    if not set(scorer.score_columns) <= set(table.frame.columns):
+        return None
+    given = {c: pd.to_numeric(table.frame[c], errors="coerce").to_numpy(dtype=float) for c in scorer.score_columns}
+    rows = sorted(np.random.default_rng(0).choice(len(table.rows), min(SPOT_CHECK, len(table.rows)), replace=False))
+    fresh, _, signatures = scorer.score_rows(select_rows(table.rows, rows), table.source,
+                                             [table.numbers[i] for i in rows])
+    for c in scorer.score_columns:
+        off = ~np.isclose(given[c][rows], fresh[c], rtol=0, atol=1e-6)
+        if off.any():
+            i = rows[int(np.flatnonzero(off)[0])]
+            raise InputError(f"--reuse-scores: the column holds {float(given[c][i]):.6g}, a rescore gives "
+                             f"{float(fresh[c][list(rows).index(i)]):.6g} (scored with other settings? drop the column "
+                             "or the option)", file=table.source, row=table.numbers[i], column=c)
+    return given, signatures
 
 
 def _run_calibrate(args: argparse.Namespace) -> int:
@@ -401,7 +458,11 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     from kpqa.io import read_input
     from kpqa.scoring import Scorer
 
-    tables = [read_input(path) for path in args.inputs]
+    scorer = Scorer([m for m in args.metrics.split(",") if m.strip()], tokenize=args.tokenize,
+                    checkpoint=args.checkpoint, device=args.device, batch_size=args.batch_size,
+                    function_word_weight=args.function_word_weight, max_chars=args.max_chars,
+                    progress=not args.quiet)
+    tables = [read_input(path, max_chars=scorer.max_chars) for path in args.inputs]
     labels = []
     for table in tables:
         if args.human_column not in table.frame.columns:
@@ -410,15 +471,16 @@ def _run_calibrate(args: argparse.Namespace) -> int:
         labels.append(calibration.binary_labels(table.frame[args.human_column], args.positive_above,
                                                 source=table.source, column=args.human_column))
     calibration.check_labels(np.concatenate(labels), ", ".join(args.inputs))  # before any scoring
-    scorer = Scorer([m for m in args.metrics.split(",") if m.strip()], tokenize=args.tokenize,
-                    checkpoint=args.checkpoint, device=args.device, batch_size=args.batch_size,
-                    function_word_weight=args.function_word_weight, progress=not args.quiet)
-    parts = [scorer.score_rows(t.rows, t.source, t.numbers) for t in tables]
+    parts = []
+    for t in tables:
+        given = _given_scores(scorer, t) if args.reuse_scores else None
+        parts.append(scorer.score_rows(t.rows, t.source, t.numbers) if given is None else (given[0], {}, given[1]))
     scores = {c: np.concatenate([per_row[c] for per_row, _, _ in parts]) for c in scorer.score_columns}
+    sources = np.repeat(np.arange(len(tables)), [len(y) for y in labels])
     rule = f"{args.human_column!r} " + ("0/1" if args.positive_above is None else f"> {args.positive_above:g}")
     data = [calibration.describe_file(t.source, len(y), int(y.sum())) for t, y in zip(tables, labels)]
     fitted = calibration.fit(scores, parts[0][2], np.concatenate(labels), method=args.method, rule=args.rule,
-                             data=data, label_rule=rule)
+                             data=data, label_rule=rule, sources=sources if len(tables) > 1 else None)
     fitted.save(args.output)
     print(f"{sum(len(y) for y in labels)} rows from {', '.join(args.inputs)}; wrote {args.output}")
     entries = list(fitted.metrics.values()) + [j.calibration for j in fitted.judges.values()]
@@ -450,8 +512,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: the library's parameter names and the flags that set them: library messages speak of ``name=value``, which the
 #: CLI says as ``--flag value`` (``name=True``: ``--flag``)
-FLAGS = {"no_question": "--no-question", "force": "--force", "on_error": "--on-error", "batch_size": "--batch-size",
-         "precision": "--precision", "device": "--device", "tokenize": "--tokenize"}
+FLAGS = {"max_chars": "--max-chars", "no_question": "--no-question", "force": "--force", "on_error": "--on-error",
+         "batch_size": "--batch-size", "precision": "--precision", "device": "--device", "tokenize": "--tokenize"}
 _API_WORD = re.compile(r"\b(%s)=(True|'[^']*'|[^\s:;,)']+)" % "|".join(FLAGS))
 
 

@@ -25,19 +25,23 @@ from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
     check_function_word_weight,
 )
-from kpqa.io import Table, check_on_error, concat_rows, count_rows, iter_input, read_input, select_rows, take_rows
-from kpqa.metrics.base import Context, Metric, Rows, Totals, get_metric
+from kpqa.io import (
+    Table, check_max_chars, check_on_error, concat_rows, count_rows, iter_input, read_input, select_rows,
+    take_rows,
+)
+from kpqa.metrics.base import Context, Metric, Rows, Totals, get_metric, text_limit
 from kpqa.signature import Signature
 
 #: share of CJK texts from which scoring under a tokenizer for space-separated languages warns (a Chinese name in
 #: a few English answers is no reason to)
 CJK_WARN_SHARE = 0.01
-#: rows scored between progress-bar updates: blocks of ``batch_size`` rows cost 44% more CPU than one block of
-#: 1,000 MS-MARCO rows (texts are sorted by length for batching only within a block), blocks of this size ~none
+#: rows the batched metrics score at a time: texts are sorted by length for the models' batches within a block, so
+#: blocks of ``batch_size`` rows cost 19% more of the weighter's CPU time than blocks of this size (1,000 MS-MARCO
+#: rows: 52 s against 44 s); the progress bar moves within a block while the weighter works (:meth:`Scorer._weigh`)
 PROGRESS_ROWS = 1024
 DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA")
 #: the default metrics when deciding: the default suite plus what the shipped judge also needs
-DECIDE_METRICS = DEFAULT_METRICS + ("Contains",)
+DECIDE_METRICS = DEFAULT_METRICS + ("Contains", "KeyFact-KPQA", "F1")
 
 
 def _summary(corpus: dict[str, float], signatures: dict[str, str]) -> str:
@@ -132,8 +136,9 @@ class Decisions:
     """The decision columns of a calibration: ``M-prob`` and ``M-correct`` of each metric column ``M`` and of each
     usable judge, their sums (corpus values are means) and their signatures (the metric's plus ``cal:``)."""
 
-    def __init__(self, calibration: Calibration) -> None:
+    def __init__(self, calibration: Calibration, prior: float | None = None) -> None:
         self.calibration = calibration
+        self.prior = prior
         self.entries: dict[str, MetricCalibration] | None = None
         self.judges: list[JudgeCalibration] = []
 
@@ -155,12 +160,12 @@ class Decisions:
         out = dict(per_row)
         for column, entry in entries.items():
             if column in per_row:
-                out[f"{column}-prob"] = entry.prob(per_row[column])
-                out[f"{column}-correct"] = entry.decide(per_row[column])
+                out[f"{column}-prob"] = entry.prob(per_row[column], self.prior)
+                out[f"{column}-correct"] = entry.decide(per_row[column], self.prior)
         for judge in self.judges:
             if all(m in per_row for m in judge.inputs):
-                out[f"{judge.name}-prob"] = judge.prob(per_row)
-                out[f"{judge.name}-correct"] = judge.decide(per_row)
+                out[f"{judge.name}-prob"] = judge.prob(per_row, self.prior)
+                out[f"{judge.name}-correct"] = judge.decide(per_row, self.prior)
         return out
 
     @staticmethod
@@ -172,7 +177,7 @@ class Decisions:
     def corpus(self, corpus: dict[str, float], signatures: dict[str, Signature], decisions: dict[str, Totals],
                score_columns: list[str]) -> None:
         """Add the decision columns' corpus values (means) and signatures to ``corpus`` and ``signatures``."""
-        cal = [("cal", self.calibration.digest)]
+        cal = [("cal", self.calibration.digest)] + ([("prior", f"{self.prior:g}")] if self.prior is not None else [])
         decided = {c: signatures[c].with_fields(cal) for c in score_columns}
         decided.update({j.name: Signature.of(j.name, [("inputs", "+".join(j.inputs)), *cal]) for j in self.judges})
         for column, signature in decided.items():
@@ -201,13 +206,19 @@ class Scorer:
     paper); KPQA signatures record it as ``fw`` when it is not 1. ``decide=True`` adds the decision
     columns of ``calibration`` (a file or :class:`~kpqa.calibration.Calibration`; default: the one beside the
     weighter checkpoint), which must hold an entry fitted on scores with each metric's signature; deciding, the
-    default metrics are ``DECIDE_METRICS``.
+    default metrics are ``DECIDE_METRICS``. ``prior``: the expected share of correct answers, which moves the
+    calibrated P(correct) from the shipped assumption of one half and decides where it is at least 0.5
+    (:mod:`kpqa.calibration`; recorded as ``prior`` in the decisions' signatures).
     ``tokenize="auto"`` takes ``zh`` when most texts of the first rows scored are Chinese / Japanese, else ``ptb``
     (the signatures name the one taken); CJK text under ``ptb`` or ``whitespace`` gives a :class:`KpqaWarning`.
     ``on_error``: ``raise`` (default) stops at the first bad row (empty answer, no reference, an empty question
     under a KPQA metric...); ``skip`` leaves its scores empty and ``zero`` sets them to 0, both saying why in an
-    ``error`` column and leaving the row out of the corpus scores. ``progress`` shows a bar of rows scored (on a
-    terminal only), advanced every ``PROGRESS_ROWS`` rows.
+    ``error`` column and leaving the row out of the corpus scores. ``max_chars``: a question, answer or reference
+    longer than this many characters makes its row a bad row (``on_error`` applies), which bounds the time and
+    memory a row can take; None (default) takes the metrics' own limit (:func:`kpqa.metrics.base.text_limit`:
+    10,000 characters with a model metric, 100,000 with METEOR, 1,000,000 with ROUGE-L, none for BLEU, CIDEr,
+    EM / F1 / Contains, AEv). ``progress`` shows a bar of rows scored (on a
+    terminal only), advanced after each batch of the weighter and each block of :data:`PROGRESS_ROWS` rows.
     """
 
     def __init__(
@@ -223,9 +234,11 @@ class Scorer:
         function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT,
         progress: bool = False,
         on_error: str = "raise",
+        max_chars: int | None = None,
         data_parallel: bool = False,
         decide: bool = False,
         calibration: str | os.PathLike | Calibration | None = None,
+        prior: float | None = None,
     ) -> None:
         if batch_size < 1:
             raise UsageError(f"batch_size={batch_size}: must be a positive integer")
@@ -251,6 +264,7 @@ class Scorer:
             from kpqa.models.device import pick_device
 
             pick_device(device)  # the one device check, before any input is read
+        self.max_chars = check_max_chars(max_chars) if max_chars is not None else text_limit(self.metrics)
         self._contexts: dict[bool | None, Context] = {}
         self.calibration: Calibration | None = None
         if decide or calibration is not None:
@@ -258,7 +272,13 @@ class Scorer:
 
             self.calibration = calibration if isinstance(calibration, Calibration) else Calibration.load(
                 default_path(checkpoint) if calibration is None else os.fspath(calibration))
-        self._decisions = Decisions(self.calibration) if self.calibration is not None else None
+        if prior is not None:
+            from kpqa.calibration import check_prior
+
+            check_prior(prior)
+            if self.calibration is None:
+                raise UsageError("prior is the share of correct answers decisions assume: it needs decide=True")
+        self._decisions = Decisions(self.calibration, prior) if self.calibration is not None else None
         self._parallel = DataParallel.start(data_parallel, device)
         if device == "auto" and self._parallel.device is not None:
             self.device = self._parallel.device
@@ -368,7 +388,7 @@ class Scorer:
         """Per-row scores of this process's shard of ``rows`` and each metric's statistics summed over it (by
         index in ``self._metrics``; only the metrics whose ``whole_input`` is that value, unless None),
         ``PROGRESS_ROWS`` rows at a time (all at once for a metric whose rows share statistics), calling
-        ``advance(rows done)`` after each batch."""
+        ``advance(rows done)`` as the weighter works through a block (:meth:`_weigh`) and after it."""
         metrics = [(i, m, kp) for i, (m, kp) in enumerate(self._metrics)
                    if whole_input is None or m.whole_input == whole_input]
         totals = {i: Totals() for i, _, _ in metrics}
@@ -391,10 +411,33 @@ class Scorer:
         step = PROGRESS_ROWS if batched else len(rows)
         for start in range(0, len(rows), step):
             batch = take_rows(rows, start, start + step)
+            shown = self._weigh(batch, batched, advance) if advance is not None else 0
             run(batched, batch)
             if advance is not None:
-                advance(len(batch))
+                advance(len(batch) - shown)
         return {c: np.concatenate(v) for c, v in parts.items()}, totals
+
+    def _weigh(self, rows: Rows, metrics: list[tuple[int, Metric, bool]], advance: Advance) -> int:
+        """The keyphrase weights of every text of ``rows`` for ``metrics``, computed ahead of them (they find them in
+        the weighter's cache) in slices of ``batch_size`` texts, fewest word pieces first (so each slice pads as
+        little as the whole block would: sorted by characters instead, the weighter took 30% longer), the bar
+        advancing after each by the share of the texts done; the rows shown."""
+        weighters = {kp: self._metric_context(m, kp).weighter for _, m, kp in metrics if "weights" in m.requires}
+        pairs = list(dict.fromkeys(list(zip(rows.questions, rows.candidates))
+                                   + [(q, r) for q, g in zip(rows.questions, rows.references) for r in g]))
+        slices = []
+        for weighter in weighters.values():
+            if weighter is None:
+                continue
+            ordered = [pairs[k] for k in np.argsort(_piece_counts(weighter, pairs), kind="stable")]
+            slices += [(weighter, ordered[k:k + self.batch_size]) for k in range(0, len(ordered), self.batch_size)]
+        shown = 0
+        for done, (weighter, part) in enumerate(slices, 1):
+            weighter.piece_weights(part)
+            due = len(rows) * done // (len(slices) + 1)  # the metrics' own work after it: one slice's worth
+            advance(due - shown)
+            shown = due
+        return shown
 
     def _gathered(self, rows: Rows, advance: Callable[[int], None] | None = None,
                   whole_input: bool | None = None) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
@@ -476,7 +519,7 @@ class Scorer:
 
     def score(self, data: Any) -> Result:
         """Score a file path, DataFrame, ``datasets.Dataset``, records or :class:`~kpqa.io.Table`."""
-        table = data if isinstance(data, Table) else read_input(data, self.on_error)
+        table = data if isinstance(data, Table) else read_input(data, self.on_error, self.max_chars)
         table = self._prepare(table)
         with self._progress(len(table.rows)) as advance:
             scores, totals = self._gathered(table.rows, advance)
@@ -491,7 +534,8 @@ class Scorer:
         """:meth:`score_stream` over :func:`kpqa.io.iter_input` chunks of ``source``, the progress bar's total
         counted first (:func:`kpqa.io.count_rows`) when there is a bar to show."""
         total = count_rows(source) if self.progress and self.is_main else None
-        return self.score_stream(iter_input(source, chunk_rows, self.on_error), write, fill, total=total)
+        return self.score_stream(iter_input(source, chunk_rows, self.on_error, self.max_chars), write, fill,
+                                 total=total)
 
     def score_stream(
         self,
@@ -585,6 +629,16 @@ class _Stream:
     errors: dict[int, str] = field(default_factory=dict)
     done: int = 0  # rows read
     scored: int = 0  # rows scored
+
+
+def _piece_counts(weighter: Any, pairs: Sequence[tuple[str, str]]) -> list[int]:
+    """The length in word pieces of each (question, text) pair's model input (the text alone when the weighter does
+    not read the question)."""
+    texts = [t for _, t in pairs]
+    tokenizer = weighter.tokenizer
+    ids = (tokenizer([q for q, _ in pairs], texts, verbose=False) if weighter.use_question
+           else tokenizer(texts, verbose=False))["input_ids"]
+    return [len(x) for x in ids]
 
 
 def _spread(values: np.ndarray, where: np.ndarray, n: int, missing: float) -> np.ndarray:

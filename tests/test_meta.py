@@ -450,3 +450,44 @@ def test_meta_eval_command_bad_input_is_one_line(tmp_path, cli, capsys):
     assert cli(["meta-eval", flat, "--metrics", "given", "--bootstrap", "0"]) == 0
     captured = capsys.readouterr()
     assert "undefined" in captured.out and "warning: flat: the human scores are constant" in captured.err
+
+
+class _LimitedScorer:
+    """A scorer of 'LEN' that takes texts of at most 100 characters."""
+
+    max_chars = 100
+
+    def __init__(self, names):
+        self.names = names
+
+    def score_rows(self, rows, source):
+        values = np.array([len(c) for c in rows.candidates], dtype=float)
+        return {"LEN": values}, {"LEN": float(values.mean())}, {"LEN": "LEN|fake"}
+
+
+def test_meta_eval_refuses_a_text_longer_than_the_scorer_takes(tmp_path):
+    rows = [{"question": f"q{i}", "answer": f"answer {i}", "reference1": "ref", "scores": i % 3} for i in range(12)]
+    rows[7]["answer"] = "word " * 30
+    path = tmp_path / "human.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    settings = metaeval.Settings(metrics=["LEN"], bootstrap=0)
+    with pytest.raises(InputError, match=r"human.csv, row 8, column 'answer': text of 150 characters"):
+        metaeval.load_dataset(path, settings, _LimitedScorer)
+    given = pd.DataFrame(rows).assign(LEN=1.0)  # scores already in the file: nothing is scored, no limit
+    given.to_csv(path, index=False)
+    assert len(metaeval.load_dataset(path, settings, _LimitedScorer).human) == 12
+
+
+def test_a_system_column_is_the_systems_without_being_named(tmp_path):
+    """A file with a 'system' column (EVOUNA's layout) has those systems, and --by system breaks down by it too;
+    --system names another column."""
+    rows = [{"question": f"q{i // 2}", "answer": "a b " * (i % 3 + 1), "reference1": "r", "scores": i % 4 + 1,
+             "system": f"s{i % 2 + 1}", "other": "x"} for i in range(10)]
+    path = _write(tmp_path, "sys.csv", rows)
+    found = metaeval.run([path], metaeval.Settings(metrics=["LEN"], bootstrap=0, threshold=1.0, by="system"),
+                         FakeScorer)["datasets"][0]
+    assert found["systems"]["count"] == 2 and "column 'system'" in found["systems"]["how"]
+    assert found["rank_pairs"]["same_item_pairs"] == 5 and set(found["by"]["groups"]) == {"s1", "s2"}
+    other = metaeval.run([path], metaeval.Settings(metrics=["LEN"], bootstrap=0, system_column="other"),
+                         FakeScorer)["datasets"][0]
+    assert other["systems"]["count"] == 1 and "column 'other'" in other["systems"]["how"]

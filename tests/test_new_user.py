@@ -6,6 +6,7 @@ import io
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -178,6 +179,57 @@ def test_progress_bar_has_a_total_and_advances_per_block(tmp_path, monkeypatch):
     assert "10/10" in text and "scoring" in text and "row/s" in text
 
 
+def test_progress_moves_while_the_weighter_works_through_a_block(tmp_path, monkeypatch):
+    """With a weighted metric, the block's texts are weighted first, shortest first, ``batch_size`` texts at a time,
+    the bar advancing after each slice; the metric then finds every weight in the weighter's cache."""
+    from kpqa.metrics.base import MeanMetric
+
+    class Weighter:  # a weighter that records its calls and caches like the real one; a word is a piece
+        use_question = True
+
+        def __init__(self):
+            self.calls, self.cache = [], {}
+
+        @staticmethod
+        def tokenizer(questions, texts, verbose=True):
+            return {"input_ids": [(q + " " + t).split() for q, t in zip(questions, texts)]}
+
+        def piece_weights(self, pairs):
+            self.calls.append([t for _, t in pairs if (_, t) not in self.cache])
+            self.cache.update({pair: (np.zeros((0, 2)), np.zeros(0)) for pair in pairs})
+            return [self.cache[pair] for pair in pairs]
+
+    class Weighted(MeanMetric):
+        name, requires, uses_model = "W", frozenset({"weights"}), True
+
+        def row_scores(self, rows, ctx):
+            ctx.weighter.piece_weights(list(zip(rows.questions, rows.candidates)))
+            return np.zeros(len(rows))
+
+    answers = ["a b c d e f g", "a", "a b c", "a b c d e", "b", "a b", "c d e f g h i j", "a c", "a b c d", "xyzxyz"]
+    path = tmp_path / "rows.csv"
+    pd.DataFrame({"question": "q", "answer": answers, "reference1": "r"}).to_csv(path, index=False)
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    updates: list[int] = []
+    scorer = Scorer(["BLEU-1"], batch_size=4, progress=True)
+    scorer._metrics = [(Weighted(), False)]
+    weighter = Weighter()
+    scorer._contexts[False] = scoring.Context(weighter=weighter)
+    real = scorer._bar
+
+    def spy(total):
+        bar = real(total)
+        original = bar.update
+        bar.update = lambda n=1: (updates.append(n), original(n))[1]
+        return bar
+
+    scorer._bar = spy
+    scorer.score_file(path)
+    texts = sorted(dict.fromkeys(answers + ["r"]), key=lambda t: len(t.split()))  # fewest pieces; stable on ties
+    assert weighter.calls[:3] == [texts[:4], texts[4:8], texts[8:]] and weighter.calls[3] == []  # then all cached
+    assert sum(updates) == 10 and len([n for n in updates if n]) == 4  # three slices, then the metrics
+
+
 def test_progress_is_quiet_off_a_terminal(tmp_path, monkeypatch):
     path = tmp_path / "few.csv"
     path.write_text("question,answer,reference1\nq,a,a\n")
@@ -244,3 +296,75 @@ def test_reproduce_table4_gives_rows_the_paper_lacks_no_paper_figure():
     assert "| BLEU-1-KPQA/MARCO | 0.400 | 0.300 | 0.573 | 0.529 |" in lines  # the paper's /MARCO figures
     assert "| BLEU-1-KPQA/SQuAD | 0.300 | 0.200 | n/a | n/a |" in lines  # not in the paper
     assert lines[-1] == "- a note"
+
+
+# ---- extras checked before any input is read
+
+@pytest.mark.parametrize("argv", [
+    ["meta-eval", "{d}/human.csv", "--metrics", "BLEU-1", "--plots", "{d}/plots", "--bootstrap", "0"],
+    ["explain", "{d}/human.csv", "--row", "1", "--png", "{d}/fig.png"],
+    ["explain", "--question", "q", "--reference", "a b", "--candidate", "a", "-o", "{d}/fig.html"],
+])
+def test_a_missing_extra_stops_the_command_before_it_reads_anything(argv, tmp_path, monkeypatch, capsys):
+    """matplotlib missing (simulated): one line naming the extra, exit 2, and no input read, scored or loaded."""
+    pd.DataFrame({"question": ["q"] * 12, "answer": [f"a {i}" for i in range(12)], "reference1": "a",
+                  "scores": [i % 3 for i in range(12)]}).to_csv(tmp_path / "human.csv", index=False)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ModuleNotFoundError
+
+    def never(*args, **kwargs):
+        raise AssertionError("input read before the extras were checked")
+
+    monkeypatch.setattr("kpqa.io.iter_input", never)
+    monkeypatch.setattr("kpqa.models.weighter.Weighter.load", never)
+    code = main([a.format(d=tmp_path) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "needs matplotlib: pip install 'kpqa[plots]'" in err
+    assert not (tmp_path / "plots").exists() and not (tmp_path / "fig.png").exists()
+
+
+# ---- small things: whole descriptions, --unit's help, the quick start's output ignored
+
+def test_metric_descriptions_are_whole_first_paragraphs():
+    from kpqa.metrics.base import describe
+
+    described = {name: text for name, text, _ in describe()}
+    assert described["Contains"].endswith("the corpus score is the fraction of rows that contain one.")
+    assert not [name for name, text in described.items() if "``" in text or ":func:" in text or "\n" in text]
+
+
+def test_explain_help_says_what_each_unit_is(capsys):
+    with pytest.raises(SystemExit):
+        main(["explain", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "the metrics' tokens" not in text
+    assert "piece: the weighter's word pieces, the tokens the KPQA metrics use by default" in text
+
+
+def test_the_quick_start_output_is_ignored_by_git():
+    proc = subprocess.run(["git", "check-ignore", "-q", "sample_scores.csv"], cwd=Path(kpqa.__file__).parents[1])
+    assert proc.returncode == 0
+
+
+# ---- a text longer than the metrics take: a bad row in every command that reads files
+
+def test_a_long_text_is_a_bad_row_in_score_calibrate_and_meta_eval(tmp_path, capsys):
+    rows = [{"question": f"q{i}", "answer": f"answer {i} " + "x" * (i % 3), "reference1": f"answer {i}",
+             "scores": i % 2, "grade": i % 3} for i in range(24)]
+    rows[4]["answer"] = "word " * 20  # 100 characters
+    path = tmp_path / "labelled.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    where = f"{path}, row 5, column 'answer': text of 100 characters, over the limit of 60 per text"
+    for argv in (["score", str(path), "--metrics", "BLEU-1", "-o", str(tmp_path / "out.csv")],
+                 ["calibrate", str(path), "--metrics", "BLEU-1,ROUGE-L", "-o", str(tmp_path / "cal.json")],
+                 ["meta-eval", str(path), "--metrics", "BLEU-1", "--human-column", "grade", "--bootstrap", "0", "-o",
+                  str(tmp_path / "r.md")]):
+        assert main(argv + ["--max-chars", "60", "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err == f"kpqa: error: {where} (raise it with --max-chars N)\n", err
+        assert main(argv + ["--max-chars", "100", "--quiet"]) == 0
+        capsys.readouterr()
+    assert main(["score", str(path), "--metrics", "BLEU-1", "--max-chars", "60", "--on-error", "skip", "--quiet",
+                 "-o", str(tmp_path / "skip.csv")]) == 0
+    assert "1 of 24 rows not scored" in capsys.readouterr().err
+    assert pd.read_csv(tmp_path / "skip.csv")["BLEU-1"].isna().tolist() == [i == 4 for i in range(24)]

@@ -5,8 +5,9 @@ A human-judgment file is a scoring input (``question, answer, reference1..N``) w
 (``scores`` by default). Requested metrics whose column is already in the file are taken from it; the others are
 scored with :class:`~kpqa.scoring.Scorer`.
 
-Systems (needed by rank-pair agreement and Yang et al.'s overall level) come from ``system_column`` when given.
-Otherwise the KPQA release layout is recognised: an even number of rows where row ``i`` and row ``i + n/2`` have the
+Systems (needed by rank-pair agreement and Yang et al.'s overall level) come from ``system_column`` when given,
+else from a column named ``system`` when the file has one (EVOUNA's layout). Otherwise the KPQA release layout is
+recognised: an even number of rows where row ``i`` and row ``i + n/2`` have the
 same question and references, and no item repeats within a half, is two systems, rows ``1..n/2`` and
 ``n/2+1..n`` (``marco_all.csv``: 1,000 rows, all 500 questions and references of the first half repeated in the
 same order in the second; the two halves are UniLM and MHPGM, in an order the release does not say). Any other

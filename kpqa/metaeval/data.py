@@ -11,7 +11,7 @@ import pandas as pd
 
 from kpqa import meta
 from kpqa.errors import InputError
-from kpqa.io import Table, read_input
+from kpqa.io import Table, frame_to_table, read_input
 
 
 @dataclass
@@ -34,6 +34,7 @@ class Settings:
     scorer_options: dict[str, Any] = field(default_factory=dict)
     positive_above: float | None = None
     calibration: str | None = None
+    max_chars: int | None = None  # a longer text is an error; None: the limit of the metrics scored (Scorer)
 
 
 @dataclass
@@ -79,6 +80,8 @@ def item_keys(table: Table) -> list[Hashable]:
 
 def detect_systems(table: Table, keys: Sequence[Hashable], column: str | None = None) -> tuple[list[str] | None, str]:
     """(system label per row or None for one system, how it was decided); see the module docstring."""
+    if column is None and SYSTEM_COLUMN in table.frame.columns:
+        column = SYSTEM_COLUMN
     if column is not None:
         if column not in table.frame.columns:
             raise InputError(f"no system column {column!r} (columns: {', '.join(map(str, table.frame.columns))})",
@@ -103,6 +106,9 @@ def _read_scores(table: Table, column: str) -> np.ndarray | None:
     return values
 
 
+#: the column that names each row's system when ``system_column`` is not given
+SYSTEM_COLUMN = "system"
+
 ScorerFactory = Callable[[list[str]], Any]
 """``factory(metric names)`` -> an object with :meth:`~kpqa.scoring.Scorer.score_rows` for those metrics."""
 
@@ -115,7 +121,8 @@ def scorer_factory(settings: Settings) -> ScorerFactory:
         if tuple(names) not in cache:
             from kpqa.scoring import Scorer
 
-            cache[tuple(names)] = Scorer(names, tokenize=settings.tokenize, **settings.scorer_options)
+            cache[tuple(names)] = Scorer(names, tokenize=settings.tokenize, max_chars=settings.max_chars,
+                                         **settings.scorer_options)
         return cache[tuple(names)]
 
     return build
@@ -125,7 +132,7 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
                  name: str | None = None) -> Dataset:
     """Read a human-judgment file and get every requested metric's per-row scores: from the file's column of that
     name when there is one, else from ``scorers(missing names)`` (default: :func:`scorer_factory`)."""
-    table = read_input(path)
+    table = read_input(path, max_chars=None)
     human = human_scores(table, settings.human_column)
     if settings.by is not None and settings.by not in table.frame.columns:
         raise InputError(f"no --by column {settings.by!r} (columns: {', '.join(map(str, table.frame.columns))})",
@@ -140,7 +147,11 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
         else:
             missing.append(metric)
     if missing:
-        per_row, _, sigs = (scorers or scorer_factory(settings))(missing).score_rows(table.rows, table.source)
+        scorer = (scorers or scorer_factory(settings))(missing)
+        limit = getattr(scorer, "max_chars", None)  # the longest text the metrics scored here take
+        if limit is not None:
+            table = frame_to_table(table.frame, table.source, table.numbers, max_chars=limit)
+        per_row, _, sigs = scorer.score_rows(table.rows, table.source)
         scores.update({c: np.asarray(v, dtype=float) for c, v in per_row.items() if c not in scores})
         signatures.update({c: sig for c, sig in sigs.items() if c in per_row})
     if "Contains" not in scores and binary_labels(human, settings) is not None:  # the baseline of binary reports
