@@ -233,7 +233,16 @@ def test_meta_eval_binary_section(tmp_path, capsys):
     assert b["results"]["majority class"]["accuracy"]["value"] == pytest.approx(max(frame.scores.mean(),
                                                                                     1 - frame.scores.mean()))
     assert "brier" not in b["results"]["F1"]  # no calibration for F1: ranking statistics only
+    # accuracy per answer-length band: the answers here are 4-8 words long, so one band holding every row
+    bands = binary.length_bands(frame.answer)
+    assert list(b["bands"]) == [binary.band_name(binary.LENGTH_BANDS[i]) for i in sorted(set(bands))]
+    for name, band in b["bands"].items():
+        rows_in = bands == [binary.band_name(x) for x in binary.LENGTH_BANDS].index(name)
+        assert band["rows"] == rows_in.sum()
+        assert band["accuracy"]["ROUGE-L"] == pytest.approx(np.mean(entry.decide(rouge)[rows_in] ==
+                                                                    frame.scores[rows_in]))
     assert "Correct or not" in (tmp_path / "r.md").read_text()
+    assert "Accuracy (%) by answer length" in (tmp_path / "r.md").read_text()
     assert (tmp_path / "plots" / "judged-reliability.png").stat().st_size > 0
 
 
@@ -374,3 +383,10 @@ def test_calibrate_reuses_checked_score_columns(tmp_path, capsys):
     capsys.readouterr()
     _fails(capsys, ["calibrate", str(scored), "--reuse-scores", "--metrics", LEXICAL, "-o", str(tmp_path / "x.json")],
            "column 'ROUGE-L': --reuse-scores: the column holds 0.01, a rescore gives 0", tmp_path / "x.json")
+
+
+def test_length_bands():
+    texts = ["Paris", "in Paris, France", "one two three four", "x " * 10, "x " * 11, "x " * 30, "x " * 31, ""]
+    assert binary.length_bands(texts).tolist() == [0, 0, 1, 1, 2, 2, 3, 0]
+    assert [binary.band_name(b) for b in binary.LENGTH_BANDS] == ["1-3 words", "4-10 words", "11-30 words",
+                                                                 "31+ words"]
