@@ -188,16 +188,18 @@ def _w(*values: float) -> np.ndarray:
 
 
 @pytest.mark.parametrize(("cand", "ref", "weights", "expected"), [
-    ("there are seven steps", "four steps", _w(1.0, 0.2), 0.0),  # Figure 1: the key number missed
+    ("there are seven steps", "four steps", _w(1.0, 0.2), 0.2 / 1.2),  # Figure 1: the key number missed
     ("there are 4 steps", "four steps", _w(1.0, 0.2), 1.0),  # number words read as digits
-    ("four stages", "four steps", _w(1.0, 0.2), 0.8),  # a lighter token missed
+    ("four stages", "four steps", _w(1.0, 0.2), 1.0 / 1.2),  # a lighter token missed
+    ("water boils at 100 degrees ce ls ius", "100 °c", _w(0.9, 0.9), 1.0),  # a unit by its name, pieces joined
+    ("water boils at 90 degrees celsius", "100 °c", _w(0.9, 0.9), 0.5),
     ("no", "yes they were", _w(1.0, 0.0, 0.0), 0.0),  # the other polar word
     ("yes", "yes they were", _w(1.0, 0.0, 0.0), 1.0),  # the same one, bare
     ("yes it is", "yes parachutes were carried", _w(1.0, 0.1, 0.0, 0.0), 1.0),  # nothing but function words after it
-    ("yes parachutes were used", "yes parachutes were carried", _w(1.0, 0.1, 0.0, 0.02), 0.8),
-    # the right polar word before a wrong statement: the statement's weights are divided by their maximum
-    ("yes kennedy were carried", "yes parachutes were carried", _w(1.0, 0.1, 0.0, 0.02), 0.0),
-    ("parachutes slowed it", "yes parachutes were carried", _w(1.0, 0.1, 0.0, 0.02), 0.8),
+    ("yes parachutes were used", "yes parachutes were carried", _w(1.0, 0.1, 0.0, 0.02), 0.1 / 0.12),
+    # the right polar word before a wrong statement: the statement after the polar word is what counts
+    ("yes kennedy were carried", "yes parachutes were carried", _w(1.0, 0.1, 0.0, 0.02), 0.02 / 0.12),
+    ("parachutes slowed it", "yes parachutes were carried", _w(1.0, 0.1, 0.0, 0.02), 0.1 / 0.12),
     ("anything", "", _w(), 0.0),
 ])
 def test_key_fact_worked_examples(cand, ref, weights, expected):
@@ -211,7 +213,7 @@ def test_key_fact_takes_the_best_reference_and_rises_when_a_missed_token_is_adde
 
     from kpqa.metrics.kpqa import key_fact
 
-    assert key_fact(["paris"], [["berlin"], ["paris", "france"]], [_w(1.0), _w(0.9, 0.3)]) == pytest.approx(0.7)
+    assert key_fact(["paris"], [["berlin"], ["paris", "france"]], [_w(1.0), _w(0.9, 0.3)]) == pytest.approx(0.75)
     words = st.sampled_from(["paris", "four", "yes", "no", "steps", "the", "seven", "4"])
 
     @settings(max_examples=200, deadline=None)
