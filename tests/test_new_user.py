@@ -156,14 +156,8 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_progress_bar_has_a_total_and_advances_per_block(tmp_path, monkeypatch):
-    path = tmp_path / "many.csv"
-    path.write_text("question,answer,reference1\n" + "q,a b,\"a\nc\"\n" * 10)  # quoted newlines: 10 rows, 21 lines
-    terminal = _Terminal()
-    monkeypatch.setattr(sys, "stderr", terminal)
-    updates: list[int] = []
-    monkeypatch.setattr(scoring, "PROGRESS_ROWS", 3)
-    scorer = Scorer(["BLEU-1"], progress=True)
+def _count_updates(scorer, updates: list) -> None:
+    """Make ``scorer``'s progress bars append each update's row count to ``updates``."""
     real = scorer._bar
 
     def spy(total):
@@ -173,6 +167,17 @@ def test_progress_bar_has_a_total_and_advances_per_block(tmp_path, monkeypatch):
         return bar
 
     scorer._bar = spy
+
+
+def test_progress_bar_has_a_total_and_advances_per_block(tmp_path, monkeypatch):
+    path = tmp_path / "many.csv"
+    path.write_text("question,answer,reference1\n" + "q,a b,\"a\nc\"\n" * 10)  # quoted newlines: 10 rows, 21 lines
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    updates: list[int] = []
+    monkeypatch.setattr(scoring, "PROGRESS_ROWS", 3)
+    scorer = Scorer(["BLEU-1"], progress=True)
+    _count_updates(scorer, updates)
     result = scorer.score_file(path, chunk_rows=5)
     assert result.rows == 10 and updates == [3, 2, 3, 2]  # blocks of 3 within chunks of 5
     text = terminal.getvalue()
@@ -215,15 +220,7 @@ def test_progress_moves_while_the_weighter_works_through_a_block(tmp_path, monke
     scorer._metrics = [(Weighted(), False)]
     weighter = Weighter()
     scorer._contexts[False] = scoring.Context(weighter=weighter)
-    real = scorer._bar
-
-    def spy(total):
-        bar = real(total)
-        original = bar.update
-        bar.update = lambda n=1: (updates.append(n), original(n))[1]
-        return bar
-
-    scorer._bar = spy
+    _count_updates(scorer, updates)
     scorer.score_file(path)
     texts = sorted(dict.fromkeys(answers + ["r"]), key=lambda t: len(t.split()))  # fewest pieces; stable on ties
     assert weighter.calls[:3] == [texts[:4], texts[4:8], texts[8:]] and weighter.calls[3] == []  # then all cached
