@@ -298,26 +298,12 @@ class Calibration:
         """Short sha256 of the file's text: the ``cal:`` part of the signatures of decisions made with it."""
         return hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()[:12]
 
-    def save(self, path: str | Path) -> None:
-        """Write the file atomically (a temp file beside ``path``, then rename)."""
-        import os
-        import tempfile
+    def save(self, path: str | Path, inputs: Sequence[str | Path] = ()) -> None:
+        """Write the file the way every output is written (:func:`kpqa.io.write_text`: a temp file renamed into
+        place; refused when it would replace one of ``inputs``)."""
+        from kpqa.io import write_text
 
-        from kpqa.io import _umask
-
-        path = Path(path)
-        folder = path.parent if str(path.parent) else Path(".")
-        if not folder.is_dir():
-            raise InputError("output folder does not exist", file=str(folder))
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(self.to_json())
-            os.chmod(tmp, 0o666 & ~_umask())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text(path, self.to_json(), inputs=inputs)
         self.path = str(path)
 
     @classmethod

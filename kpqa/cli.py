@@ -481,7 +481,7 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     data = [calibration.describe_file(t.source, len(y), int(y.sum())) for t, y in zip(tables, labels)]
     fitted = calibration.fit(scores, parts[0][2], np.concatenate(labels), method=args.method, rule=args.rule,
                              data=data, label_rule=rule, sources=sources if len(tables) > 1 else None)
-    fitted.save(args.output)
+    fitted.save(args.output, inputs=args.inputs)
     print(f"{sum(len(y) for y in labels)} rows from {', '.join(args.inputs)}; wrote {args.output}")
     entries = list(fitted.metrics.values()) + [j.calibration for j in fitted.judges.values()]
     width = max(len(e.metric) for e in entries)

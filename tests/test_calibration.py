@@ -390,3 +390,11 @@ def test_length_bands():
     assert binary.length_bands(texts).tolist() == [0, 0, 1, 1, 2, 2, 3, 0]
     assert [binary.band_name(b) for b in binary.LENGTH_BANDS] == ["1-3 words", "4-10 words", "11-30 words",
                                                                  "31+ words"]
+
+
+def test_calibrate_never_replaces_its_input(tmp_path, capsys):
+    data = _binary_csv(tmp_path / "labels.csv")
+    before = data.read_bytes()
+    assert main(["calibrate", str(data), "--metrics", LEXICAL, "-o", str(data), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("kpqa: error:") and data.read_bytes() == before
