@@ -194,10 +194,12 @@ def test_warm_start_begins_where_the_init_checkpoint_ended(tmp_path, tokenizer):
 
 def test_cli_answer_form_options():
     argv = ["--data", "squad@100:a.json", "--output", "o", "--short-answers", "0.3", "--yes-no", "bare",
-            "--max-answer-share", "0.6", "--init", "ck", "--precision", "bf16", "--choice-questions", "4"]
+            "--max-answer-share", "0.6", "--init", "ck", "--precision", "bf16", "--choice-questions", "4",
+            "--bare-answers", "0.2", "--teacher", "t", "--hard-weight", "0.25", "--temperature", "2", "--polar-floor", "0.3"]
     config = config_from_args(build_parser().parse_args(argv), argv)
     assert (config.short_answers, config.yes_no, config.max_answer_share) == (0.3, "bare", 0.6)
-    assert config.choice_questions == 4
+    assert config.choice_questions == 4 and config.bare_answers == 0.2
+    assert (config.teacher, config.hard_weight, config.temperature, config.polar_floor) == ("t", 0.25, 2.0, 0.3)
     assert (config.init, config.precision, config.data) == ("ck", "bf16", ["squad@100:a.json"])
 
 
