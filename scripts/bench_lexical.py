@@ -50,7 +50,7 @@ def main() -> None:
     def ours() -> None:  # one memo per run, as kpqa.scoring.Scorer keeps one per batch: BLEU-1..4 share their counts
         rows, ctx = Rows(questions=[""] * len(cands), candidates=cands, references=refs), Context(memo={})
         for metric in metrics:
-            metric.corpus_score(rows, ctx, metric.score(rows, ctx))
+            metric.corpus_score(rows, ctx)
 
     scorer = rouge_scorer.RougeScorer(["rougeL"])
 

@@ -35,7 +35,7 @@ def test_registered_metrics_and_corpus_bleu_equal_coco():
         metric = get_metric(f"BLEU-{n}")
         per_row = metric.score(rows, ctx)
         assert per_row[f"BLEU-{n}"] == pytest.approx([e[n - 1] for _, _, e, *_ in COCO_ROWS], rel=1e-12, abs=1e-18)
-        corpus = metric.corpus_score(rows, ctx, per_row)[f"BLEU-{n}"]
+        corpus = metric.corpus_score(rows, ctx)[f"BLEU-{n}"]
         assert corpus == pytest.approx(COCO_CORPUS_BLEU[n - 1], rel=1e-12)
         assert str(metric.signature(ctx)).startswith(f"BLEU-{n}|tok:ptb|ref_len:closest|smooth:coco|version:")
 

@@ -71,7 +71,7 @@ def score(name: str, rows: Rows, ctx: Context | None = None) -> dict[str, np.nda
     ctx = ctx or context()
     metric = get_metric(name)
     per_row = metric.score(rows, ctx)
-    corpus = metric.corpus_score(rows, ctx, per_row)
+    corpus = metric.corpus_score(rows, ctx)
     return {**per_row, **{f"corpus:{k}": np.array([v]) for k, v in corpus.items()}}
 
 

@@ -40,7 +40,7 @@ def score_all(rows: Rows, tokenizer: str) -> dict[str, np.ndarray]:
     for name in lexical_metrics():
         metric = get_metric(name)
         per_row = metric.score(rows, ctx)
-        corpus = metric.corpus_score(rows, ctx, per_row)
+        corpus = metric.corpus_score(rows, ctx)
         out.update(per_row)
         out.update({f"corpus:{k}": np.array([v]) for k, v in corpus.items()})
     return out

@@ -122,8 +122,8 @@ class Metric(ABC):
         """Per-row scores of ``rows``: :meth:`per_row` of :meth:`stats`."""
         return self.per_row(self.stats(rows, ctx))
 
-    def corpus_score(self, rows: Rows, ctx: Context, per_row: object = None) -> dict[str, float]:
-        """Corpus scores of ``rows`` alone (``per_row`` is not needed and ignored)."""
+    def corpus_score(self, rows: Rows, ctx: Context) -> dict[str, float]:
+        """Corpus scores of ``rows`` alone, from their summed statistics."""
         return self.corpus(Totals.of(self.stats(rows, ctx)))
 
     def options(self) -> dict[str, object]:
