@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Protocol, Sequence, T
 import numpy as np
 
 from kpqa.errors import UsageError
+from kpqa.text import DEFAULT_TOKENIZER  # noqa: F401  (a run default, named here with the others)
 
 if TYPE_CHECKING:  # pragma: no cover
     from kpqa.text import Tokenizer
 
-DEFAULT_TOKENIZER = "ptb"
 DEFAULT_DEVICE = "auto"
 DEFAULT_BATCH_SIZE = 64
 DEFAULT_PRECISION = "auto"
