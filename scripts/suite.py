@@ -33,11 +33,11 @@ METRICS = ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA"]
 
 
 def suite(checkpoint: str | None, no_question: bool, data: Path, device: str, batch_size: int,
-          function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT) -> dict:
+          function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT, precision: str = "auto") -> dict:
     """``{"r": {set: {metric: r}}, "auroc": {metric: AUROC}, "mean_r": float}`` for one checkpoint."""
     names = [m.replace("-KPQA", "-KP") for m in METRICS] if no_question else METRICS
     scorer = Scorer(names, checkpoint=checkpoint, no_question=no_question, device=device, batch_size=batch_size,
-                    function_word_weight=function_word_weight)
+                    function_word_weight=function_word_weight, precision=precision)
     r: dict[str, dict[str, float]] = {}
     areas: dict[str, float] = {}
     for dataset, file in SETS.items():
@@ -76,6 +76,7 @@ def main() -> None:
                     help="factor on function words' keyphrase weights (1: the tagger's own, as before round 4)")
     ap.add_argument("--device", default="auto")
     ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--precision", default="auto", help="the models' arithmetic (auto: fp32 on a CPU; bf16 autocast)")
     args = ap.parse_args()
     try:
         check_function_word_weight(args.function_words)
@@ -89,7 +90,8 @@ def main() -> None:
         return
     checkpoint = args.checkpoint or str(shipped_checkpoint(no_question=args.no_question))
     started = time.monotonic()
-    result = suite(checkpoint, args.no_question, args.data, args.device, args.batch_size, args.function_words)
+    result = suite(checkpoint, args.no_question, args.data, args.device, args.batch_size, args.function_words,
+                   args.precision)
     label = args.label or checkpoint
     print(header(result["metrics"]))
     print(row(label, result))
