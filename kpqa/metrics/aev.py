@@ -38,7 +38,7 @@ import numpy as np
 from kpqa.errors import UsageError
 from kpqa.metrics.base import Context, Metric, Rows, Totals, register_pattern
 from kpqa.metrics.ngrams import clipped_matches, max_ref_counts, ngram_counts
-from kpqa.metrics.spec import parse_spec
+from kpqa.metrics.spec import base_name, parse_spec
 from kpqa.stopwords import NLTK_ENGLISH_STOPWORDS
 
 STOPWORD_LISTS: dict[str, frozenset[str]] = {"nltk": NLTK_ENGLISH_STOPWORDS, "none": frozenset()}
@@ -262,7 +262,7 @@ class AEv(Metric):
 def build(name: str) -> AEv:
     """The metric named ``AEv-<alpha>-<N>[:B=..][:W=..][:stop=..][:stem=..]``."""
     keys = {"B": ("brevity", float), "W": ("wordiness", float), "stop": ("stopwords", str), "stem": ("stem", str)}
-    m = _NAME.match(name.split(":")[0])
+    m = _NAME.match(base_name(name))
     if m is None or any(not item.partition("=")[2] for item in name.split(":")[1:]):
         raise UsageError(
             f"bad AEv name {name!r}; expected AEv-<alpha>-<N>[:B=<b>][:W=<w>][:stop=nltk|none][:stem=porter|none]"

@@ -25,7 +25,7 @@ import numpy as np
 
 from kpqa.context import Context, PieceTokensFn, WordWeightFn  # noqa: F401  (re-exported)
 from kpqa.rows import MAX_CHARS, Rows  # noqa: F401  (re-exported)
-from kpqa.metrics.spec import KPQA_SUFFIX, kp_name, split_kp
+from kpqa.metrics.spec import KPQA_SUFFIX, base_name, kp_name, split_kp
 from kpqa.signature import Signature
 
 #: the modules of the built-in metrics, imported (registering their metrics) on the first registry look-up
@@ -276,7 +276,7 @@ def resolve_name(name: str) -> str:
 
     _load_builtin()
     canonical = _canonical(name.strip())
-    base = canonical.split(":")[0]
+    base = base_name(canonical)
     if base in _REGISTRY or split_kp(base)[0] in _REGISTRY \
             or any(matches(canonical) for matches, *_ in _PATTERNS):
         return canonical
@@ -299,7 +299,7 @@ def get_metric(name: str, no_question: bool = False) -> Metric:
     registered, kp = split_kp(resolve_name(name), no_question)
     kwargs: dict[str, bool] = {}
     if kp:
-        if not getattr(_REGISTRY.get(registered.split(":")[0]), "kp_form", False):
+        if not getattr(_REGISTRY.get(base_name(registered)), "kp_form", False):
             raise UsageError(f"metric {name!r} has no -KP form")
         kwargs["question"] = False
     if registered in _REGISTRY:

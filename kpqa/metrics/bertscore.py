@@ -42,7 +42,7 @@ import numpy as np
 from kpqa.errors import UsageError
 from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION
 from kpqa.metrics.base import Context, Metric, Rows, Totals, register, register_pattern
-from kpqa.metrics.spec import kp_suffix, parse_spec
+from kpqa.metrics.spec import base_name, kp_suffix, parse_spec
 from kpqa.signature import Signature
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -315,7 +315,7 @@ _CLASSES = {"BERTScore": BERTScore, "BERTScore-P": BERTScorePrecision, "BERTScor
 def build(name: str, question: bool = True) -> _BERTScoreBase:
     """``BERTScore[-P|-R|-KPQA]:key=value...`` with keys ``encoder`` (backbone), ``layer`` (int) and, except for
     BERTScore-KPQA, ``idf`` (yes/no); e.g. ``BERTScore:idf=yes`` or ``BERTScore-KPQA:encoder=mpnet:layer=10``."""
-    base = name.split(":")[0]
+    base = base_name(name)
     if base not in _CLASSES:
         raise UsageError(f"unknown metric {name!r}: options follow BERTScore, BERTScore-P, -R or -KPQA")
     cls = _CLASSES[base]

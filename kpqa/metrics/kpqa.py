@@ -22,7 +22,7 @@ from kpqa.metrics.bertscore import regroup
 from kpqa.metrics.bleu import weighted_bleu1
 from kpqa.metrics.lexical import tokenize_rows
 from kpqa.metrics.rouge import SUBSEQUENCES, weighted_rouge_l
-from kpqa.metrics.spec import kp_suffix, parse_spec
+from kpqa.metrics.spec import base_name, kp_suffix, parse_spec
 from kpqa.stopwords import NLTK_ENGLISH_STOPWORDS
 from kpqa.text import Tokenizer, get_tokenizer
 
@@ -207,7 +207,7 @@ _CLASSES = {"BLEU-1-KPQA": Bleu1KPQA, "ROUGE-L-KPQA": RougeLKPQA, "KeyFact-KPQA"
 def build(name: str, question: bool = True) -> _WeightedLexical:
     """``BLEU-1-KPQA:tok=words``, ``ROUGE-L-KPQA:tok=words``, ``ROUGE-L-KPQA:lcs=longest`` (defaults:
     ``tok=pieces``, ``lcs=heaviest``); ``question=False`` builds the -KP form."""
-    base = name.split(":")[0]
+    base = base_name(name)
     known = {"tok": "pieces|words"} | ({"lcs": "|".join(SUBSEQUENCES)} if base == "ROUGE-L-KPQA" else {})
     spec = parse_spec(name, known, "known: " + ", ".join(f"{k}={v}" for k, v in known.items()))
     metric = _CLASSES[base](**spec.as_dict(), question=question)
@@ -215,4 +215,4 @@ def build(name: str, question: bool = True) -> _WeightedLexical:
     return metric
 
 
-register_pattern(lambda name: name.split(":")[0] in _CLASSES and ":" in name, build)
+register_pattern(lambda name: base_name(name) in _CLASSES and ":" in name, build)

@@ -26,6 +26,11 @@ class Spec:
         return dict(self.options)
 
 
+def base_name(name: str) -> str:
+    """The metric a name with options names: ``BLEU-1-KPQA:tok=words`` -> ``BLEU-1-KPQA``."""
+    return name.partition(":")[0]
+
+
 def parse_spec(name: str, allowed: Collection[str] | None = None, known: str = "") -> Spec:
     """Split ``name`` at ``:`` into a base and ``key=value`` options; UsageError for an item without ``=``, a key
     given twice or (with ``allowed``) a key not allowed; ``known`` is appended to the message, e.g.
