@@ -112,7 +112,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                    "(zero), say why in an 'error' column and list the rows at the end")
     p.add_argument(
         "--metrics",
-        help=f"comma-separated metric names (default: {','.join(DEFAULT_METRICS)}; with --decide also Contains); "
+        help=f"comma-separated metric names (default: {','.join(DEFAULT_METRICS)}; with --decide also KeyFact-KPQA, F1 and Contains); "
         "see `kpqa metrics`",
     )
     p.add_argument("--no-question", action="store_true", help="use the -KP weighter (no question); columns end in -KP")
@@ -126,7 +126,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--decide", action="store_true",
                    help="add <metric>-prob (calibrated P(correct)) and <metric>-correct (0/1) columns, and those of "
                    "KPQA-judge; the summary gives the share judged correct. Default metrics then also include "
-                   "Contains (the judge's input)")
+                   "KeyFact-KPQA, F1 and Contains (the judge's inputs)")
     p.add_argument("--calibration", metavar="FILE",
                    help="calibration for --decide (implies it; default: calibration.json beside the weighter)")
     p.add_argument("--prior", type=float, metavar="P",
@@ -399,7 +399,8 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
         description="Score every row of the INPUT files (human-judgment files with a 0/1 human label column) and "
         "fit, per metric, a monotone map score -> P(correct) and a decision threshold (highest balanced accuracy "
         "by default; the highest-accuracy and highest-kappa ones are recorded too), plus KPQA-judge when its input "
-        "metrics are all there. The file records the metric signatures (weighter hash included), the data and the "
+        "metrics are all there. Fitting is class-balanced (P(correct) assumes half the answers are correct; "
+        "`kpqa score --prior` says otherwise) and several INPUT files weigh the same. The file records the metric signatures (weighter hash included), the data and the "
         "fitted parameters.",
         parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--max-chars",
                          "--quiet")],
@@ -438,16 +439,21 @@ def _given_scores(scorer: Any, table: Any) -> tuple[dict[str, Any], dict[str, st
     if not set(scorer.score_columns) <= set(table.frame.columns):
         return None
     given = {c: pd.to_numeric(table.frame[c], errors="coerce").to_numpy(dtype=float) for c in scorer.score_columns}
+    for c, values in given.items():
+        if not np.isfinite(values).all():
+            i = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise InputError(f"--reuse-scores: {table.frame[c].iloc[i]!r} is not a score", file=table.source,
+                             row=table.numbers[i], column=c)
     rows = sorted(np.random.default_rng(0).choice(len(table.rows), min(SPOT_CHECK, len(table.rows)), replace=False))
     fresh, _, signatures = scorer.score_rows(select_rows(table.rows, rows), table.source,
                                              [table.numbers[i] for i in rows])
     for c in scorer.score_columns:
-        off = ~np.isclose(given[c][rows], fresh[c], rtol=0, atol=1e-6)
-        if off.any():
-            i = rows[int(np.flatnonzero(off)[0])]
-            raise InputError(f"--reuse-scores: the column holds {float(given[c][i]):.6g}, a rescore gives "
-                             f"{float(fresh[c][list(rows).index(i)]):.6g} (scored with other settings? drop the column "
-                             "or the option)", file=table.source, row=table.numbers[i], column=c)
+        off = np.flatnonzero(~np.isclose(given[c][rows], fresh[c], rtol=0, atol=1e-6))
+        if len(off):
+            j = int(off[0])
+            raise InputError(f"--reuse-scores: the column holds {given[c][rows[j]]:.6g}, a rescore gives "
+                             f"{fresh[c][j]:.6g} (scored with other settings? drop the column or the option)",
+                             file=table.source, row=table.numbers[rows[j]], column=c)
     return given, signatures
 
 

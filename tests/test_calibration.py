@@ -398,3 +398,16 @@ def test_calibrate_never_replaces_its_input(tmp_path, capsys):
     assert main(["calibrate", str(data), "--metrics", LEXICAL, "-o", str(data), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("kpqa: error:") and data.read_bytes() == before
+
+
+def test_calibrate_reuse_scores_names_a_cell_that_is_not_a_score(tmp_path, capsys):
+    data = _binary_csv(tmp_path / "labels.csv")
+    scored = tmp_path / "scored.csv"
+    assert main(["score", str(data), "--metrics", LEXICAL, "-o", str(scored), "--quiet"]) == 0
+    frame = pd.read_csv(scored)
+    frame["F1"] = frame["F1"].astype(object)
+    frame.loc[6, "F1"] = "n/a"
+    frame.to_csv(scored, index=False)
+    capsys.readouterr()
+    _fails(capsys, ["calibrate", str(scored), "--reuse-scores", "--metrics", LEXICAL, "-o", str(tmp_path / "x.json")],
+           "row 7, column 'F1': --reuse-scores: 'n/a' is not a score", tmp_path / "x.json")

@@ -145,10 +145,9 @@ POLAR = frozenset({"yes", "no"})
 ASSENT = frozenset({"right", "correct", "true", "indeed", "exactly", "sure", "yeah", "yep", "nope"})
 
 
-def held(tokens: Sequence[str]) -> set[str]:
-    """What a candidate holds: its tokens, number words as digits, and runs of two or three adjacent tokens joined
-    (a word the weighter cut into pieces, "ce" "ls" "ius", is then found whole)."""
-    words = [NUMBER_WORDS.get(t, t) for t in tokens]
+def held(words: Sequence[str]) -> set[str]:
+    """What a candidate's tokens (number words already read as digits) hold: the tokens, and runs of two or three
+    adjacent tokens joined (a word the weighter cut into pieces, "ce" "ls" "ius", is then found whole)."""
     return set(words) | {"".join(words[i:i + n]) for n in (2, 3) for i in range(len(words) - n + 1)}
 
 
@@ -173,7 +172,7 @@ def key_fact(cand: list[str], refs: list[list[str]], refs_w: Sequence[np.ndarray
     words = [NUMBER_WORDS.get(t, t) for t in cand]
     polar = words[0] if words and words[0] in POLAR else None
     bare = polar is not None and all(t in NLTK_ENGLISH_STOPWORDS or t in ASSENT for t in words[1:])
-    present = held(cand)
+    present = held(words)
     best = 0.0
     for ref, w in zip(refs, refs_w):
         ref = [NUMBER_WORDS.get(t, t) for t in ref]
