@@ -518,7 +518,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: the library's parameter names and the flags that set them: library messages speak of ``name=value``, which the
 #: CLI says as ``--flag value`` (``name=True``: ``--flag``)
-FLAGS = {"max_chars": "--max-chars", "no_question": "--no-question", "force": "--force", "on_error": "--on-error",
+FLAGS = {"decide": "--decide", "max_chars": "--max-chars", "no_question": "--no-question", "force": "--force", "on_error": "--on-error",
          "batch_size": "--batch-size", "precision": "--precision", "device": "--device", "tokenize": "--tokenize"}
 _API_WORD = re.compile(r"\b(%s)=(True|'[^']*'|[^\s:;,)']+)" % "|".join(FLAGS))
 

@@ -411,3 +411,9 @@ def test_calibrate_reuse_scores_names_a_cell_that_is_not_a_score(tmp_path, capsy
     capsys.readouterr()
     _fails(capsys, ["calibrate", str(scored), "--reuse-scores", "--metrics", LEXICAL, "-o", str(tmp_path / "x.json")],
            "row 7, column 'F1': --reuse-scores: 'n/a' is not a score", tmp_path / "x.json")
+
+
+def test_prior_without_decide_is_said_in_flags(tmp_path, capsys):
+    data = _binary_csv(tmp_path / "labels.csv")
+    _fails(capsys, ["score", str(data), "--metrics", "ROUGE-L", "--prior", "0.8", "-o", str(tmp_path / "x.csv")],
+           "it needs --decide", tmp_path / "x.csv")
