@@ -4,12 +4,14 @@ A :class:`Context` is built once per scoring run (per weighter) by :class:`kpqa.
 tests and scripts. It carries the lexical tokenizer's name, the device / batch size / precision of the models, the
 keyphrase weighter when a metric needs one, and ``memo``: work shared by the metrics of one batch (BLEU-1..4 share
 their n-gram counts, BERTScore and BERTScore-KPQA their embeddings). The scorer gives every batch a fresh ``memo``
-and drops it afterwards, so nothing outlives the batch it was computed for.
+and drops it afterwards, so nothing outlives the batch it was computed for. ``models`` holds the models the metrics
+load (BERTScore's encoders): they belong to the context, and to the scorer that hands one :class:`Models` to every
+context it builds, not to the process.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Protocol, Sequence, TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterator, Protocol, Sequence, TypeVar
 
 import numpy as np
 
@@ -43,12 +45,57 @@ PieceWeightsFn = Callable[[Sequence[Pair]], list[tuple[np.ndarray, np.ndarray]]]
 
 
 class KeyphraseWeighter(Protocol):
-    """What the metrics need of a keyphrase weighter (:class:`kpqa.models.weighter.Weighter` is one)."""
+    """What the metrics need of a keyphrase weighter (:class:`kpqa.models.weighter.Weighter` is one): its weights
+    and what the signatures of its scores name (checkpoint hash, backbone, whether it reads the question, arithmetic
+    precision, function-word weight)."""
+
+    checkpoint_hash: str
+    backbone: str
+    use_question: bool
+    function_word_weight: float
+
+    @property
+    def precision(self) -> str:
+        """``fp32``, ``bf16`` or ``fp16``."""
 
     def piece_weights(self, pairs: Sequence[Pair]) -> list[tuple[np.ndarray, np.ndarray]]: ...
 
+    def word_weights(self, pairs: Sequence[Pair], tokenizer: "Tokenizer") -> list[np.ndarray]: ...
+
+    def piece_tokens(self, pairs: Sequence[Pair]) -> list[tuple[list[str], np.ndarray]]: ...
+
+
+class Cached(Protocol):
+    """A model that keeps results of earlier calls (an encoder's embeddings, a weighter's weights)."""
+
+    def clear_cache(self) -> None: ...
+
 
 T = TypeVar("T")
+M = TypeVar("M", bound=Cached)
+
+
+class Models:
+    """The models of a run, each loaded on first use under a key that says what it is (e.g. encoder, backbone,
+    device, precision) and kept as long as this object is."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[Hashable, Cached] = {}
+
+    def get(self, key: Hashable, load: Callable[[], M]) -> M:
+        """The model under ``key``, ``load()``-ed the first time."""
+        if key not in self._loaded:
+            self._loaded[key] = load()
+        model: M = self._loaded[key]  # type: ignore[assignment]
+        return model
+
+    def __iter__(self) -> Iterator[Cached]:
+        return iter(list(self._loaded.values()))
+
+    def clear_caches(self) -> None:
+        """Forget what every model kept from earlier calls (cold timings)."""
+        for model in self:
+            model.clear_cache()
 
 
 @dataclass
@@ -56,25 +103,25 @@ class Context:
     """Resources and settings shared by the metrics of one scoring run.
 
     ``weighter`` fills ``word_weights`` and ``piece_tokens`` from its methods of those names unless they are given.
-    ``no_question``: the weighter reads no question (the -KP ablation), recorded in the signatures.
+    ``models``: where the metrics keep the models they load (:class:`Models`; a scorer shares one among its contexts).
     """
 
     tokenizer: str = DEFAULT_TOKENIZER
     word_weights: WordWeightFn | None = None
     piece_tokens: PieceTokensFn | None = None
     weighter: KeyphraseWeighter | None = None
-    no_question: bool = False
     device: str = DEFAULT_DEVICE
     batch_size: int = DEFAULT_BATCH_SIZE
     precision: str = DEFAULT_PRECISION
     memo: dict[Hashable, Any] | None = None
+    models: Models = field(default_factory=Models)
 
     def __post_init__(self) -> None:
         if self.weighter is not None:
             if self.word_weights is None:
-                self.word_weights = getattr(self.weighter, "word_weights", None)
+                self.word_weights = self.weighter.word_weights
             if self.piece_tokens is None:
-                self.piece_tokens = getattr(self.weighter, "piece_tokens", None)
+                self.piece_tokens = self.weighter.piece_tokens
 
     def shared(self, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()``, done once per ``key`` while this context's ``memo`` lives (every time without one)."""

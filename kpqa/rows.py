@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence, TypeVar
+
+T = TypeVar("T")
 
 #: the longest text (question, answer or reference, in characters) a row may hold by default: the work and memory
 #: of the model metrics and of an LCS grow with the product of two texts' lengths, so a longer text makes a bad row
@@ -28,3 +31,20 @@ class Rows:
 
     def __len__(self) -> int:
         return len(self.candidates)
+
+
+def weighted_pairs(rows: Rows, question: bool = True) -> list[tuple[str, str]]:
+    """The (question, text) pairs keyphrase weights are computed for: every candidate, then every reference (rows
+    flattened); each question empty with ``question=False``."""
+    questions = rows.questions if question else [""] * len(rows)
+    pairs = list(zip(questions, rows.candidates))
+    return pairs + [(q, r) for q, g in zip(questions, rows.references) for r in g]
+
+
+def regroup(items: Sequence[T], groups: Sequence[Sequence[str]]) -> list[list[T]]:
+    """Split ``items`` (one per reference, rows flattened) back into one list per row."""
+    out, k = [], 0
+    for g in groups:
+        out.append(list(items[k : k + len(g)]))
+        k += len(g)
+    return out

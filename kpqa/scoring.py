@@ -22,7 +22,7 @@ import kpqa.metrics  # noqa: F401  (registers the metrics)
 from kpqa.calibration import Calibration, JudgeCalibration, MetricCalibration
 from kpqa.errors import InputError, KpqaWarning, UsageError
 from kpqa.context import (
-    DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
+    DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER, Models,
     check_function_word_weight,
 )
 from kpqa.io import (
@@ -100,14 +100,13 @@ class DataParallel:
         """The processes of this run: this one alone unless ``enabled`` under a launcher."""
         if not (enabled and int(os.environ.get("WORLD_SIZE", "1")) > 1):
             return cls()
-        import torch
-
+        from kpqa.models.device import cuda_available
         from kpqa.optional import require
 
         PartialState = require("accelerate", "data-parallel scoring").PartialState
 
         # gloo between CPU processes (accelerate picks the CPU backend only when told)
-        state = PartialState(cpu=device == "cpu" or not torch.cuda.is_available())
+        state = PartialState(cpu=device == "cpu" or not cuda_available())
         # tear gloo down before the interpreter exits: left to process exit it can abort a rank
         # ("terminate called without an active exception") after all the work is done
         atexit.register(state.destroy_process_group)
@@ -265,6 +264,8 @@ class Scorer:
 
             pick_device(device)  # the one device check, before any input is read
         self.max_chars = check_max_chars(max_chars) if max_chars is not None else text_limit(self.metrics)
+        #: the models this scorer loaded (weighters, encoders), shared by its metrics and dropped with it
+        self.models = Models()
         self._contexts: dict[bool | None, Context] = {}
         self.calibration: Calibration | None = None
         if decide or calibration is not None:
@@ -325,19 +326,21 @@ class Scorer:
         return self._parallel.is_main
 
     def _context(self, no_question: bool, weighted: bool) -> Context:
+        """The context of the metrics that read the weighter (the question-free one with ``no_question``) or of
+        those that read none; every one holds this scorer's :attr:`models`."""
         key = no_question if weighted else None
         if key not in self._contexts:
             weighter = None
             if weighted:
                 from kpqa.models.weighter import Weighter
 
-                weighter = Weighter.load(
+                weighter = self.models.get(("weighter", no_question), lambda: Weighter.load(
                     self.checkpoint, no_question=no_question, device=self.device, batch_size=self.batch_size,
                     precision=self.precision, function_word_weight=self.function_word_weight,
-                )
+                ))
             self._contexts[key] = Context(
-                tokenizer=self.tokenize, weighter=weighter, no_question=weighted and no_question, device=self.device,
-                batch_size=self.batch_size, precision=self.precision,
+                tokenizer=self.tokenize, weighter=weighter, device=self.device, batch_size=self.batch_size,
+                precision=self.precision, models=self.models,
             )
         return self._contexts[key]
 

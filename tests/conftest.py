@@ -57,10 +57,10 @@ def minilm() -> tuple[Any, Any]:
 
 @pytest.fixture(scope="session")
 def minilm_encoder() -> Any:
-    """The BERTScore encoder on MiniLM (CPU), the one the metrics share (``get_encoder``)."""
-    from kpqa.metrics.bertscore import get_encoder
+    """BERTScore's encoder on MiniLM (CPU)."""
+    from kpqa.models.encoder import Encoder
 
-    return get_encoder("minilm", "cpu")
+    return Encoder("minilm", device="cpu")
 
 
 @pytest.fixture(scope="session")

@@ -1,9 +1,96 @@
 """Claims of docs/architecture.md that a test can check."""
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+from kpqa.rows import Rows
+
+PACKAGE = Path(__file__).resolve().parents[1] / "kpqa"
+
+#: the stages of docs/architecture.md's diagram, top (imported by every later one) to bottom; a module belongs to
+#: the first stage with a prefix of its name
+STAGES: list[tuple[str, tuple[str, ...]]] = [
+    ("rows, text, settings", ("kpqa.version", "kpqa.errors", "kpqa.types", "kpqa.optional", "kpqa.rows",
+                              "kpqa.stopwords", "kpqa.text", "kpqa.context", "kpqa.signature", "kpqa.io")),
+    ("weights", ("kpqa.models", "kpqa.checkpoints")),
+    ("statistics, scores", ("kpqa.metrics",)),
+    ("decisions", ("kpqa.calibration",)),
+    ("report", ("kpqa.scoring",)),
+    ("meta-evaluation", ("kpqa.meta", "kpqa.binary", "kpqa.metaeval", "kpqa.plots", "kpqa.annotation")),
+    ("top", ("kpqa.cli", "kpqa.__main__", "kpqa.explain", "kpqa.train", "kpqa")),
+]
+
+
+def _stage(module: str) -> int:
+    for k, (_, prefixes) in enumerate(STAGES):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return k
+    raise AssertionError(f"{module} is in no stage of docs/architecture.md")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def _imports(path: Path, known: set[str]) -> set[str]:
+    """The kpqa modules ``path`` imports at run time (at the top or inside a function; not under TYPE_CHECKING)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(n) for node in ast.walk(tree)
+                   if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            submodules = {f"{node.module}.{a.name}" for a in node.names} & known
+            found |= submodules | ({node.module} if len(submodules) < len(node.names) else set())
+    return {m for m in found if m == "kpqa" or m.startswith("kpqa.")}
+
+
+def test_every_module_is_in_a_stage():
+    for module in _modules():
+        _stage(module)
+
+
+def test_imports_run_only_down_the_stages():
+    modules = _modules()
+    up = [f"{module} ({STAGES[_stage(module)][0]}) imports {target} ({STAGES[_stage(target)][0]})"
+          for module, path in modules.items() for target in sorted(_imports(path, set(modules)))
+          if target != "kpqa.train.cli" and _stage(target) > _stage(module)]
+    assert up == []
+
+
+def test_the_stage_check_sees_a_lazy_import_up_the_page(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from kpqa.cli import main\n"
+                      "def f():\n    from kpqa import scoring\n")
+    assert _imports(source, {"kpqa.scoring"}) == {"kpqa.scoring"}
+
+
+@pytest.mark.parametrize("library", ["torch", "transformers"])
+def test_model_libraries_are_imported_only_in_models(library):
+    modules = _modules()
+    outside = [m for m, path in modules.items() if not m.startswith(("kpqa.models", "kpqa.train"))
+               and any(n == library or n.startswith(library + ".") for n in _all_imports(path))]
+    assert outside == []
+
+
+def _all_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names} | {
+        n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
 
 
 def _loaded(module: str) -> list[str]:
@@ -17,5 +104,26 @@ def test_lexical_metrics_load_neither_pandas_nor_torch():
     assert len([m for m in loaded if m == "kpqa" or m.startswith("kpqa.")]) == 11  # the figure the page gives
 
 
-def test_calibration_needs_no_torch():
-    assert "torch" not in _loaded("kpqa.calibration")
+@pytest.mark.parametrize("module", ["kpqa.calibration", "kpqa.scoring", "kpqa.cli"])
+def test_importing_needs_no_torch(module):
+    assert "torch" not in _loaded(module)
+
+
+def test_models_belong_to_the_scorer_that_loaded_them():
+    """No module keeps a model: once the scorer goes, so does its encoder; its metrics share one encoder."""
+    import gc
+    import weakref
+
+    from kpqa.models.encoder import Encoder
+    from kpqa.scoring import Scorer
+
+    scorer = Scorer(["BERTScore", "BERTScore-P", "BERTScore:layer=5"], device="cpu")
+    scorer.score_rows(Rows(["q"], ["a cat"], [["the cat", "a dog"]]))
+    (encoder,) = list(scorer.models)
+    assert isinstance(encoder, Encoder) and len(encoder._cache) == 6  # 3 texts, each at layers 6 and 5
+    scorer.models.clear_caches()
+    assert len(encoder._cache) == 0
+    gone = weakref.ref(encoder)
+    del scorer, encoder
+    gc.collect()
+    assert gone() is None

@@ -11,12 +11,13 @@ from kpqa.models.encoder import Encoder
 from kpqa.models.windows import centred_windows as _windows
 from kpqa.errors import UsageError
 from kpqa.metrics import Context, Rows, get_metric
+from stubs import WordWeighter
+
 from kpqa.metrics.bertscore import (
     BERTScoreKPQA,
     align,
     bertscore,
     embed_rows,
-    get_encoder,
     greedy_prf,
     idf_weights,
     lookup,
@@ -215,29 +216,6 @@ def test_other_layer_agrees_with_bert_score(reference_scorer):
 # ---- the registered metrics -----------------------------------------------------------------------------------
 
 
-class FakeWeighter:
-    """Weights per whitespace word: ``weight(word)``; offsets are the words' character spans."""
-
-    def __init__(self, weight=lambda word: 1.0):
-        self.weight = weight
-        self.seen: list[tuple[str, str]] = []
-
-    def piece_weights(self, pairs):
-        self.seen += list(pairs)
-        out = []
-        for _, text in pairs:
-            spans, pos = [], 0
-            for word in text.split():
-                start = text.index(word, pos)
-                spans.append((start, start + len(word)))
-                pos = start + len(word)
-            out.append(
-                (np.array(spans, dtype=np.int64).reshape(-1, 2),
-                 np.array([self.weight(text[s:e]) for s, e in spans], dtype=np.float32))
-            )
-        return out
-
-
 ROWS = Rows(questions=["q"] * len(CANDS), candidates=CANDS, references=[[r] for r in REFS])
 
 
@@ -263,17 +241,17 @@ def test_metric_columns_match_functional_form():
 
 def test_kpqa_with_uniform_weights_is_bertscore_without_idf():
     plain = get_metric("BERTScore").score(ROWS, ctx())["BERTScore"]
-    weighter = FakeWeighter()
+    weighter = WordWeighter()
     kpqa = BERTScoreKPQA().score(ROWS, ctx(weighter))["BERTScore-KPQA"]
     assert kpqa == pytest.approx(plain, abs=1e-6)
-    assert weighter.seen[: len(CANDS)] == [("q", c) for c in CANDS]  # candidate weights from (Q, candidate)
-    assert weighter.seen[len(CANDS) :] == [("q", r) for r in REFS]  # reference weights from (Q, reference)
+    assert weighter.asked[: len(CANDS)] == [("q", c) for c in CANDS]  # candidate weights from (Q, candidate)
+    assert weighter.asked[len(CANDS) :] == [("q", r) for r in REFS]  # reference weights from (Q, reference)
 
 
 def test_kpqa_weights_reach_the_tokens():
     # only "paris" weighs, on both sides: the score is the formula with one-hot weights on those encoder tokens
     rows = Rows(questions=["q"], candidates=["paris is the capital of france ."], references=[["the capital of france is paris"]])
-    only = BERTScoreKPQA().score(rows, ctx(FakeWeighter(lambda w: 1.0 if w == "paris" else 0.0)))["BERTScore-KPQA"]
+    only = BERTScoreKPQA().score(rows, ctx(WordWeighter(lambda w: 1.0 if w == "paris" else 0.0)))["BERTScore-KPQA"]
     cands, refs = embed_rows(rows, ctx())
     c, r = cands[0], refs[0][0]
     cw = np.array([1.0] + [0.0] * (len(c.ids) - 1))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from stubs import WordWeighter
 
 from kpqa.errors import UsageError
 from kpqa.metrics import Context, Rows, get_metric
@@ -227,3 +228,19 @@ def test_key_fact_takes_the_best_reference_and_rises_when_a_missed_token_is_adde
                 assert key_fact(cand + [token], [tokens], [weights]) >= score - 1e-12
 
     check()
+
+
+@pytest.mark.parametrize("name,question", [("BLEU-1-KPQA", "yes"), ("BLEU-1-KP", "no"), ("ROUGE-L-KP:tok=words", "no"),
+                                           ("KeyFact-KPQA", "yes")])
+def test_the_signature_says_question_as_the_metric_reads_it(name, question):
+    metric, weighter = get_metric(name), WordWeighter()
+    signature = metric.signature(Context(weighter=weighter))
+    assert signature.get("question") == question and signature.get("kpw") == "stub"
+    metric.score(ROWS, Context(weighter=weighter))
+    assert {q for q, _ in weighter.asked} == ({""} if question == "no" else set(ROWS.questions))
+
+
+def test_a_question_free_weighter_signs_no_question_whatever_the_metric():
+    weighter = WordWeighter()
+    weighter.use_question = False
+    assert get_metric("BLEU-1-KPQA").signature(Context(weighter=weighter)).get("question") == "no"

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from stubs import StubWeighter
 
 import kpqa
 from kpqa.cli import cli_words, main
@@ -189,10 +190,9 @@ def test_progress_moves_while_the_weighter_works_through_a_block(tmp_path, monke
     the bar advancing after each slice; the metric then finds every weight in the weighter's cache."""
     from kpqa.metrics.base import MeanMetric
 
-    class Weighter:  # a weighter that records its calls and caches like the real one; a word is a piece
-        use_question = True
-
+    class Weighter(StubWeighter):  # a weighter that records its calls and caches like the real one; a word is a piece
         def __init__(self):
+            super().__init__()
             self.calls, self.cache = [], {}
 
         @staticmethod

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from stubs import StubWeighter
 
 import kpqa.metrics  # noqa: F401
 from kpqa.metrics.base import Context, Rows, available, get_metric
@@ -213,8 +214,8 @@ FIXED = Rows(
 )
 
 
-class UniformWeighter:
-    """Stands in for :class:`kpqa.models.weighter.Weighter`: weight 1 on the whole text."""
+class UniformWeighter(StubWeighter):
+    """Weight 1 on the whole text."""
 
     def piece_weights(self, pairs):
         return [(np.array([[0, len(t)]]), np.ones(1, dtype=np.float32)) for _, t in pairs]
@@ -252,6 +253,8 @@ def test_shipped_weighter_metrics_identity_order_batch_and_extra_reference(shipp
     per_row, _, _ = shipped_scorer.score_rows(FIXED)
     for column, values in per_row.items():
         assert np.all((values >= 0) & (values <= 1 + 1e-6)), column
+    # BERTScore and BERTScore-KPQA read through two contexts, which share the scorer's one encoder
+    assert sorted(type(m).__name__ for m in shipped_scorer.models) == ["Encoder", "Weighter"]
     same = Rows(FIXED.questions, FIXED.candidates, [[c] for c in FIXED.candidates])
     identical, _, _ = shipped_scorer.score_rows(same)
     for column in ["BLEU-1-KPQA", "ROUGE-L-KPQA"]:

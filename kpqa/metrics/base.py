@@ -140,24 +140,22 @@ class Metric(ABC):
 
     def signature(self, ctx: Context) -> Signature:
         """Metric name, token unit and options; for the metrics that need weights, the weighter's checkpoint hash,
-        backbone, whether it reads the question, its arithmetic precision and its function-word weight."""
+        backbone, whether the weights read the question (the metric asks for it and the weighter reads it), its
+        arithmetic precision and its function-word weight."""
         tok = self.token_unit(ctx)
         fields = ([("tok", tok)] if tok is not None else []) + list(self.options().items())
         signature = Signature.of(self.signature_name(), fields)
         weighter = ctx.weighter
-        if "weights" in self.requires and weighter is not None and hasattr(weighter, "checkpoint_hash"):
-            from kpqa.models.device import precision_name
-
+        if "weights" in self.requires and weighter is not None:
             signature = signature.with_fields([
-                ("kpw", weighter.checkpoint_hash), ("backbone", getattr(weighter, "backbone", "?")),
-                ("question", "no" if ctx.no_question else "yes"),
-                ("precision", precision_name(getattr(weighter, "dtype", None))),
+                ("kpw", weighter.checkpoint_hash), ("backbone", weighter.backbone),
+                ("question", "yes" if self.question and weighter.use_question else "no"),
+                ("precision", weighter.precision),
             ])
             # fw is named unless it is 1, the tagger's own weights (what the metrics used before the option
             # existed): older signatures, and the calibrations fitted on them, read as fw=1, as they were
-            fw = getattr(weighter, "function_word_weight", 1.0)
-            if fw != 1.0:
-                signature = signature.with_fields([("fw", f"{fw:g}")])
+            if weighter.function_word_weight != 1.0:
+                signature = signature.with_fields([("fw", f"{weighter.function_word_weight:g}")])
         return signature
 
 

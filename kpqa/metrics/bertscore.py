@@ -43,6 +43,7 @@ from kpqa.errors import UsageError
 from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION
 from kpqa.metrics.base import Context, Metric, Rows, Totals, register, register_pattern
 from kpqa.metrics.spec import base_name, kp_suffix, parse_spec
+from kpqa.rows import regroup, weighted_pairs
 from kpqa.signature import Signature
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -114,19 +115,14 @@ def score_embeddings(
     return out
 
 
-_ENCODERS: dict[tuple[str, str, str], "Encoder"] = {}
-
-
-def get_encoder(backbone: str = DEFAULT_BACKBONE, device: str = DEFAULT_DEVICE, precision: str = DEFAULT_PRECISION,
-                ) -> "Encoder":
-    """A loaded :class:`~kpqa.models.encoder.Encoder`, shared by the metrics of a process (one per backbone, device and
-    precision; the batch size is given per call, so scorers with different batch sizes can share it)."""
+def get_encoder(ctx: Context, backbone: str = DEFAULT_BACKBONE) -> "Encoder":
+    """The :class:`~kpqa.models.encoder.Encoder` of ``backbone`` on the context's device and precision, loaded on first
+    use and kept in ``ctx.models`` (a scorer's metrics share one per backbone, device and precision; the batch size
+    is given per call)."""
     from kpqa.models.encoder import Encoder
 
-    key = (backbone, device, precision)
-    if key not in _ENCODERS:
-        _ENCODERS[key] = Encoder(backbone, device=device, precision=precision)
-    return _ENCODERS[key]
+    return ctx.models.get(("encoder", backbone, ctx.device, ctx.precision),
+                          lambda: Encoder(backbone, device=ctx.device, precision=ctx.precision))
 
 
 def embed_rows(
@@ -136,7 +132,7 @@ def embed_rows(
     ``ctx.shared``, e.g. for BERTScore then BERTScore-KPQA)."""
     from kpqa.models.encoder import TokenEmbeddings
 
-    encoder = get_encoder(backbone, ctx.device, ctx.precision)
+    encoder = get_encoder(ctx, backbone)
     layer = encoder.layer if layer is None else layer
 
     def compute() -> tuple[list[TokenEmbeddings], list[list[TokenEmbeddings]]]:
@@ -148,15 +144,6 @@ def embed_rows(
         return embs[: len(rows)], regroup(embs[len(rows) :], rows.references)
 
     return ctx.shared(("embeddings", backbone, encoder.device, encoder.dtype, layer), compute)
-
-
-def regroup(items: Sequence, groups: Sequence[Sequence[str]]) -> list[list]:
-    """Split ``items`` (one per reference, rows flattened) back into one list per row."""
-    out, k = [], 0
-    for g in groups:
-        out.append(list(items[k : k + len(g)]))
-        k += len(g)
-    return out
 
 
 def score_idf(
@@ -299,9 +286,7 @@ class BERTScoreKPQA(_BERTScoreBase):
         if weighter is None:
             raise UsageError(f"{self.columns()[0]} needs a keyphrase weighter (Context.weighter is not set)")
         cands, refs = embed_rows(rows, ctx, self.backbone, self.layer)
-        pairs = list(zip(rows.questions, rows.candidates))
-        pairs += [(q, r) for q, g in zip(rows.questions, rows.references) for r in g]
-        kpw = weighter.piece_weights(pairs)
+        kpw = weighter.piece_weights(weighted_pairs(rows, self.question))
         cw = [align(e.offsets, *kpw[i]) for i, e in enumerate(cands)]
         flat = [e for g in refs for e in g]
         rw = regroup([align(e.offsets, *kpw[len(rows) + k]) for k, e in enumerate(flat)], rows.references)

@@ -18,27 +18,22 @@ import numpy as np
 
 from kpqa.errors import UsageError
 from kpqa.metrics.base import Context, MeanMetric, Rows, register, register_pattern
-from kpqa.metrics.bertscore import regroup
 from kpqa.metrics.bleu import weighted_bleu1
 from kpqa.metrics.lexical import tokenize_rows
 from kpqa.metrics.rouge import SUBSEQUENCES, weighted_rouge_l
 from kpqa.metrics.spec import base_name, kp_suffix, parse_spec
+from kpqa.rows import regroup, weighted_pairs
 from kpqa.stopwords import NLTK_ENGLISH_STOPWORDS
 from kpqa.text import Tokenizer, get_tokenizer
 
 
-def weighted_pairs(rows: Rows) -> list[tuple[str, str]]:
-    """The (question, text) pairs KPW is computed for: every candidate, then every reference, rows flattened."""
-    pairs = list(zip(rows.questions, rows.candidates))
-    return pairs + [(q, r) for q, g in zip(rows.questions, rows.references) for r in g]
-
-
-def row_weights(rows: Rows, ctx: Context, tokenizer: Tokenizer) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
+def row_weights(rows: Rows, ctx: Context, tokenizer: Tokenizer,
+                question: bool = True) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
     """KPW per token of each candidate (from (question, candidate)) and of each reference (from (question, ref)),
-    computed in one batch."""
+    computed in one batch (questions left empty with ``question=False``)."""
     if ctx.word_weights is None:
         raise UsageError("KPQA metrics need a keyphrase weighter (Context.word_weights is not set)")
-    weights = ctx.word_weights(weighted_pairs(rows), tokenizer)
+    weights = ctx.word_weights(weighted_pairs(rows, question), tokenizer)
     return weights[: len(rows)], regroup(weights[len(rows) :], rows.references)
 
 
@@ -79,12 +74,12 @@ class _WeightedLexical(MeanMetric):
 
     def _weighted_tokens(self, rows: Rows, ctx: Context) -> tuple[list, list, list, list]:
         if self.tok == "words":
-            cand_w, refs_w = row_weights(rows, ctx, get_tokenizer(ctx.tokenizer))
+            cand_w, refs_w = row_weights(rows, ctx, get_tokenizer(ctx.tokenizer), self.question)
             cands, refs = tokenize_rows(rows, ctx)
             return cands, cand_w, refs, refs_w
         if ctx.piece_tokens is None:
             raise UsageError("KPQA metrics need a keyphrase weighter (Context.piece_tokens is not set)")
-        found = ctx.piece_tokens(weighted_pairs(rows))
+        found = ctx.piece_tokens(weighted_pairs(rows, self.question))
         n = len(rows)
         tokens, weights = [t for t, _ in found], [w for _, w in found]
         return tokens[:n], weights[:n], regroup(tokens[n:], rows.references), regroup(weights[n:], rows.references)

@@ -63,6 +63,13 @@ def precision_name(dtype: "torch.dtype | None") -> str:
     return "fp32" if dtype is None else {torch.bfloat16: "bf16", torch.float16: "fp16"}[dtype]
 
 
+def cuda_available() -> bool:
+    """Whether torch sees a CUDA GPU (asked here, so that modules outside ``kpqa.models`` need no torch)."""
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
 def pick_device(device: str) -> str:
     """The one device check of every model (encoder, weighter): ``auto`` -> ``cuda`` when available, else ``cpu``;
     ``cpu``, ``cuda``, ``cuda:N`` or another torch device unchanged once checked. A device torch does not know,

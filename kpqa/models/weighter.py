@@ -33,7 +33,7 @@ from kpqa.errors import KpqaWarning, UsageError
 from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
 from kpqa.models.alignment import max_overlap
-from kpqa.models.device import amp_dtype, resolve_device
+from kpqa.models.device import amp_dtype, precision_name, resolve_device
 from kpqa.models.loader import load_pretrained
 from kpqa.models.tagger import KeyphraseTagger
 from kpqa.models.windows import encode, merge, pad
@@ -108,6 +108,15 @@ class Weighter:
         model.load_trained(tensors)
         model.merge()
         return cls(model, tokenizer, metadata, digest, dev, batch_size, precision, function_word_weight)
+
+    @property
+    def precision(self) -> str:
+        """The arithmetic it runs in: ``fp32``, ``bf16`` or ``fp16``."""
+        return precision_name(self.dtype)
+
+    def clear_cache(self) -> None:
+        """Forget the weights kept from earlier calls."""
+        self._cache.clear()
 
     def piece_weights(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per (question, text): (char offsets [n, 2] of the text's word pieces, weights float32 [n]: the
