@@ -30,13 +30,16 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 import numpy as np
 
 from kpqa.version import __version__
-from kpqa.errors import InputError, KpqaError, UsageError
+from kpqa.errors import InputError, KpqaError, Param, UsageError
+from kpqa.io import Table, read_input, select_rows
+from kpqa.rows import Rows
 from kpqa.signature import Signature
 from kpqa.types import Floats
 
@@ -48,6 +51,8 @@ JUDGE = "KPQA-judge"
 JUDGE_INPUTS = ("BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "KeyFact-KPQA", "BLEU-1", "BLEU-4", "ROUGE-L",
                 "BERTScore", "F1", "Contains")
 MIN_ROWS = 20
+#: rows of a fitting file rescored to check the metric columns it already has (``reuse_scores``)
+SPOT_CHECK = 32
 #: the share of correct answers the fitted probabilities assume (class-balanced fitting)
 PRIOR = 0.5
 FORMAT = 3
@@ -58,10 +63,10 @@ class CalibrationError(KpqaError):
     """A calibration file that cannot be read, or that does not fit the scores it is applied to."""
 
 
-def comparable(signature: str) -> tuple[str, frozenset[tuple[str, str]], str]:
+def comparable(signature: Signature) -> tuple[str, frozenset[tuple[str, str]], str]:
     """The part of a signature a calibration must match: all fields but the arithmetic precision, in any order
     (files written before the version moved to the end of the signature still match)."""
-    return Signature.parse(signature).comparable(ignore=("precision",))
+    return signature.comparable(ignore=("precision",))
 
 
 def default_path(checkpoint: str | Path | None = None) -> Path:
@@ -94,8 +99,8 @@ def binary_labels(values: Sequence[Any], positive_above: float | None = None, *,
     other = ~np.isin(numeric, (0.0, 1.0))
     if other.any():
         row = int(np.flatnonzero(other)[0])
-        raise InputError(f"human label {raw.iloc[row]!r} is not 0 or 1; give --positive-above T to count labels "
-                         "above T as correct", file=source, row=row + 1, column=column)
+        raise InputError(f"human label {raw.iloc[row]!r} is not 0 or 1; set ", Param("positive_above"),
+                         " to T to count labels above T as correct", file=source, row=row + 1, column=column)
     return numeric
 
 
@@ -132,7 +137,8 @@ def thresholds(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | Non
 
 @dataclass
 class MetricCalibration:
-    """The calibration of one metric (see the module docstring); ``fit`` holds what it scored on its own data."""
+    """The calibration of one metric (see the module docstring); ``fit`` holds what it scored on its own data.
+    ``signature``: the text of the fitting scores' signature, as the file holds it (:attr:`fitted_on` parsed)."""
 
     metric: str
     signature: str
@@ -142,6 +148,11 @@ class MetricCalibration:
     thresholds: dict[str, float]
     params: dict[str, Any]
     fit: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def fitted_on(self) -> Signature:
+        """The signature of the scores it was fitted on, parsed once."""
+        return Signature.parse(self.signature)
 
     def prob(self, scores: Floats, prior: float | None = None) -> np.ndarray:
         """P(correct) of each score, with half the answers correct (:data:`PRIOR`) or a share ``prior``."""
@@ -186,7 +197,7 @@ def balanced_weights(labels: Floats, sources: np.ndarray | Sequence[Any] | None 
     return np.array([len(y) / (len(classes) * classes[k] * cells[(k, c)]) for k, c in zip(keys, y)])
 
 
-def fit_metric(metric: str, signature: str, scores: Floats, labels: Floats,
+def fit_metric(metric: str, signature: Signature | str, scores: Floats, labels: Floats,
                method: str = "isotonic", rule: str = RULES[0], weights: Floats | None = None) -> MetricCalibration:
     """Fit one metric's map and thresholds (deciding by ``rule``'s); InputError with fewer than ``MIN_ROWS`` rows,
     one class, or non-finite scores."""
@@ -218,14 +229,14 @@ def fit_metric(metric: str, signature: str, scores: Floats, labels: Floats,
               "balanced_accuracy": float(bal[chosen]),
               **{f"at_max_{r}": {"accuracy": float(acc[i]), "kappa": float(kap[i]), "balanced_accuracy": float(bal[i])}
                  for r, i in best.items()}}
-    return MetricCalibration(metric, signature, method, rule, float(cut[chosen]),
+    return MetricCalibration(metric, str(signature), method, rule, float(cut[chosen]),
                              {r: float(cut[i]) for r, i in best.items()}, params, fitted)
 
 
 @dataclass
 class JudgeCalibration:
-    """A judge: logistic regression on the standardised scores of ``inputs`` (signatures recorded), its logit
-    calibrated by ``calibration``."""
+    """A judge: logistic regression on the standardised scores of ``inputs`` (their signatures' text recorded,
+    :attr:`fitted_on` parsed), its logit calibrated by ``calibration``."""
 
     name: str
     inputs: list[str]
@@ -235,6 +246,11 @@ class JudgeCalibration:
     coef: list[float]
     intercept: float
     calibration: MetricCalibration
+
+    @cached_property
+    def fitted_on(self) -> dict[str, Signature]:
+        """The signatures of the input scores it was fitted on, parsed once."""
+        return {m: Signature.parse(s) for m, s in self.signatures.items()}
 
     def logit(self, scores: Mapping[str, Floats]) -> np.ndarray:
         """The regression's logit of each row, from the input metrics' scores."""
@@ -250,7 +266,7 @@ class JudgeCalibration:
         return self.calibration.decide(self.logit(scores), prior)
 
 
-def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, str],
+def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, Signature | str],
               labels: Floats, method: str = "isotonic", rule: str = RULES[0],
               weights: Floats | None = None) -> JudgeCalibration:
     """Fit a judge on the columns of ``scores`` (scikit-learn's L2-regularised logistic regression, C=1, classes
@@ -265,7 +281,7 @@ def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, 
     scale[scale == 0] = 1.0
     w = balanced_weights(y) if weights is None else np.asarray(weights, dtype=float)
     lr = LogisticRegression().fit((x - mean) / scale, y, sample_weight=w)
-    judge = JudgeCalibration(name, inputs, {m: signatures[m] for m in inputs}, mean.tolist(), scale.tolist(),
+    judge = JudgeCalibration(name, inputs, {m: str(signatures[m]) for m in inputs}, mean.tolist(), scale.tolist(),
                              lr.coef_[0].tolist(), float(lr.intercept_[0]), None)  # type: ignore[arg-type]
     judge.calibration = fit_metric(name, f"{name}|logit", judge.logit(scores), y, method, rule, weights)
     return judge
@@ -327,33 +343,33 @@ class Calibration:
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
             raise CalibrationError(f"calibration {path}: not a kpqa calibration file ({type(e).__name__}: {e})")
 
-    def entry(self, metric: str, signature: str) -> MetricCalibration:
+    def entry(self, metric: str, signature: Signature) -> MetricCalibration:
         """The calibration of ``metric`` for scores with ``signature``; CalibrationError when the file has none or
         was fitted on scores with another signature (another weighter, tokenizer or metric option)."""
         where = self.path or "<calibration>"
         if metric not in self.metrics:
             raise CalibrationError(f"calibration {where} has no entry for {metric} (it has: "
-                                   f"{', '.join(self.metrics)}); fit one with `kpqa calibrate --metrics {metric}`")
-        fitted = self.metrics[metric].signature
-        if comparable(fitted) != comparable(signature):
-            raise CalibrationError(f"calibration {where} was fitted on {fitted}, not {signature} (another weighter "
-                                   "or other settings); refit it with `kpqa calibrate`")
+                                   f"{', '.join(self.metrics)}); fit one on {metric}'s scores (`kpqa calibrate`)")
+        fitted = self.metrics[metric]
+        if comparable(fitted.fitted_on) != comparable(signature):
+            raise CalibrationError(f"calibration {where} was fitted on {fitted.signature}, not {signature} (another "
+                                   "weighter or other settings); refit it with `kpqa calibrate`")
         return self.metrics[metric]
 
-    def usable_judges(self, signatures: Mapping[str, str]) -> list[JudgeCalibration]:
+    def usable_judges(self, signatures: Mapping[str, Signature]) -> list[JudgeCalibration]:
         """The judges whose inputs are all among ``signatures``' columns; CalibrationError when one of those was
         fitted on scores with another signature."""
         usable = [j for j in self.judges.values() if all(m in signatures for m in j.inputs)]
         for judge in usable:
             for m in judge.inputs:
-                if comparable(judge.signatures[m]) != comparable(signatures[m]):
+                if comparable(judge.fitted_on[m]) != comparable(signatures[m]):
                     raise CalibrationError(f"calibration {self.path or '<calibration>'}: {judge.name} was fitted on "
                                            f"{judge.signatures[m]}, not {signatures[m]} (another weighter or other "
                                            "settings); refit it with `kpqa calibrate`")
         return usable
 
 
-def fit(scores: Mapping[str, Floats], signatures: Mapping[str, str], labels: Floats, *,
+def fit(scores: Mapping[str, Floats], signatures: Mapping[str, Signature], labels: Floats, *,
         method: str = "isotonic", rule: str = RULES[0], data: list[dict[str, Any]] | None = None,
         label_rule: str = "", sources: np.ndarray | Sequence[Any] | None = None) -> Calibration:
     """One :class:`MetricCalibration` per column of ``scores`` (all on the same ``labels``), and the
@@ -373,3 +389,73 @@ def describe_file(path: str | Path, rows: int, positives: int) -> dict[str, Any]
     """The record of one fitting file: path as given, sha256, rows and positives."""
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return {"path": str(path), "sha256": digest, "rows": rows, "positives": positives}
+
+
+class RowScorer(Protocol):
+    """What fitting from files needs of a scorer (:class:`kpqa.scoring.Scorer` is one)."""
+
+    max_chars: int | None
+
+    @property
+    def score_columns(self) -> list[str]: ...
+
+    def score_rows(self, rows: Rows, source: str = ..., numbers: Sequence[int] | None = ...
+                   ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, Signature]]: ...
+
+
+def given_scores(scorer: RowScorer, table: Table) -> tuple[dict[str, np.ndarray], dict[str, Signature]] | None:
+    """The metric columns ``table`` already has and their signatures, checked against a rescore of
+    :data:`SPOT_CHECK` seeded rows; None when a column is missing. InputError naming the cell that is not a score or
+    differs from the rescore by over 1e-6."""
+    import pandas as pd
+
+    if not set(scorer.score_columns) <= set(table.frame.columns):
+        return None
+    given = {c: pd.to_numeric(table.frame[c], errors="coerce").to_numpy(dtype=float) for c in scorer.score_columns}
+    for c, values in given.items():
+        if not np.isfinite(values).all():
+            i = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise InputError(Param("reuse_scores", True), f": {table.frame[c].iloc[i]!r} is not a score",
+                             file=table.source, row=table.numbers[i], column=c)
+    rows = sorted(np.random.default_rng(0).choice(len(table.rows), min(SPOT_CHECK, len(table.rows)), replace=False))
+    fresh, _, signatures = scorer.score_rows(select_rows(table.rows, rows), table.source,
+                                             [table.numbers[i] for i in rows])
+    for c in scorer.score_columns:
+        off = np.flatnonzero(~np.isclose(given[c][rows], fresh[c], rtol=0, atol=1e-6))
+        if len(off):
+            j = int(off[0])
+            raise InputError(Param("reuse_scores", True), f": the column holds {given[c][rows[j]]:.6g}, a rescore "
+                             f"gives {fresh[c][j]:.6g} (scored with other settings? drop the column or the option)",
+                             file=table.source, row=table.numbers[rows[j]], column=c)
+    return given, signatures
+
+
+def fit_files(scorer: RowScorer, paths: Sequence[str], *, human_column: str = "scores",
+              positive_above: float | None = None, method: str = "isotonic", rule: str = RULES[0],
+              reuse_scores: bool = False) -> Calibration:
+    """:func:`fit` on the human labels of the files ``paths`` (column ``human_column``: 0/1, or numbers counted
+    correct above ``positive_above``) and the ``scorer``'s scores of their rows (each file weighing the same);
+    ``reuse_scores`` takes the metric columns a file already has (:func:`given_scores`). The labels are checked
+    before any scoring."""
+    tables = [read_input(path, max_chars=scorer.max_chars) for path in paths]
+    labels = []
+    for table in tables:
+        if human_column not in table.frame.columns:
+            raise InputError(f"no human label column {human_column!r}; pick one with ", Param("human_column"),
+                             file=table.source, column=human_column)
+        labels.append(binary_labels(table.frame[human_column], positive_above, source=table.source,
+                                    column=human_column))
+    check_labels(np.concatenate(labels), ", ".join(paths))
+    parts: list[tuple[dict[str, np.ndarray], dict[str, Signature]]] = []
+    for table in tables:
+        given = given_scores(scorer, table) if reuse_scores else None
+        if given is None:
+            per_row, _, signatures = scorer.score_rows(table.rows, table.source, table.numbers)
+            given = per_row, signatures
+        parts.append(given)
+    scores = {c: np.concatenate([per_row[c] for per_row, _ in parts]) for c in scorer.score_columns}
+    sources = np.repeat(np.arange(len(tables)), [len(y) for y in labels])
+    label_rule = f"{human_column!r} " + ("0/1" if positive_above is None else f"> {positive_above:g}")
+    data = [describe_file(t.source, len(y), int(y.sum())) for t, y in zip(tables, labels)]
+    return fit(scores, parts[0][1], np.concatenate(labels), method=method, rule=rule, data=data,
+               label_rule=label_rule, sources=sources if len(tables) > 1 else None)

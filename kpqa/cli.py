@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import warnings
 from typing import Any, Callable, Sequence
@@ -373,8 +372,7 @@ def _run_explain(args: argparse.Namespace) -> int:
     for path in (args.output, args.png):
         if path:
             Destination(path, inputs=inputs, force=args.force)  # refuse before the model is loaded
-    question, references, candidate, scores = explain.texts_from_args(
-        args.input, args.row, args.question, args.reference, args.candidate, max_chars=args.max_chars)
+    question, references, candidate, scores = _explain_texts(args)
     weighter = Weighter.load(args.checkpoint, no_question=args.no_question, device=args.device,
                              function_word_weight=args.function_word_weight)
     result = explain.explain(question, references, candidate, weighter, tokenize=args.tokenize, unit=args.unit,
@@ -390,7 +388,33 @@ def _run_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explain_texts(args: argparse.Namespace) -> tuple[str, list[str], str, dict[str, float]]:
+    """(question, references, candidate, scores) from INPUT --row N or from --question / --reference / --candidate
+    (each at most --max-chars long)."""
+    from kpqa.errors import UsageError
+    from kpqa.explain import row_texts
+    from kpqa.io import check_length
+
+    given = args.question is not None or args.reference or args.candidate is not None
+    if args.input is not None:
+        if given:
+            raise UsageError("give either INPUT --row N or --question/--reference/--candidate, not both")
+        if args.row is None:
+            raise UsageError("INPUT needs --row N (1 = first data row)")
+        return row_texts(args.input, args.row, args.max_chars)
+    if args.row is not None:
+        raise UsageError("--row needs INPUT")
+    if not args.reference or args.candidate is None:
+        raise UsageError("give --reference and --candidate (and --question), or INPUT --row N")
+    limit = MAX_CHARS if args.max_chars is None else args.max_chars
+    for what, text in [("question", args.question or ""), *(("reference", r) for r in args.reference),
+                       ("candidate", args.candidate)]:
+        check_length(text, limit, f"--{what}", None, None)
+    return args.question or "", list(args.reference), args.candidate, {}
+
+
 def _add_calibrate(sub: argparse._SubParsersAction) -> None:
+    from kpqa.calibration import SPOT_CHECK
     from kpqa.scoring import DECIDE_METRICS
 
     p = sub.add_parser(
@@ -423,72 +447,19 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_run_calibrate)
 
 
-#: rows of an INPUT rescored to check the metric columns ``kpqa calibrate --reuse-scores`` takes from it
-SPOT_CHECK = 32
-
-
-def _given_scores(scorer: Any, table: Any) -> tuple[dict[str, Any], dict[str, str]] | None:
-    """The metric columns ``table`` already has, checked against a rescore of :data:`SPOT_CHECK` seeded rows, and
-    their signatures; None when a column is missing. InputError on a difference over 1e-6."""
-    import numpy as np
-    import pandas as pd
-
-    from kpqa.errors import InputError
-    from kpqa.io import select_rows
-
-    if not set(scorer.score_columns) <= set(table.frame.columns):
-        return None
-    given = {c: pd.to_numeric(table.frame[c], errors="coerce").to_numpy(dtype=float) for c in scorer.score_columns}
-    for c, values in given.items():
-        if not np.isfinite(values).all():
-            i = int(np.flatnonzero(~np.isfinite(values))[0])
-            raise InputError(f"--reuse-scores: {table.frame[c].iloc[i]!r} is not a score", file=table.source,
-                             row=table.numbers[i], column=c)
-    rows = sorted(np.random.default_rng(0).choice(len(table.rows), min(SPOT_CHECK, len(table.rows)), replace=False))
-    fresh, _, signatures = scorer.score_rows(select_rows(table.rows, rows), table.source,
-                                             [table.numbers[i] for i in rows])
-    for c in scorer.score_columns:
-        off = np.flatnonzero(~np.isclose(given[c][rows], fresh[c], rtol=0, atol=1e-6))
-        if len(off):
-            j = int(off[0])
-            raise InputError(f"--reuse-scores: the column holds {given[c][rows[j]]:.6g}, a rescore gives "
-                             f"{fresh[c][j]:.6g} (scored with other settings? drop the column or the option)",
-                             file=table.source, row=table.numbers[rows[j]], column=c)
-    return given, signatures
-
-
 def _run_calibrate(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from kpqa import calibration
-    from kpqa.io import read_input
     from kpqa.scoring import Scorer
 
     scorer = Scorer([m for m in args.metrics.split(",") if m.strip()], tokenize=args.tokenize,
                     checkpoint=args.checkpoint, device=args.device, batch_size=args.batch_size,
                     function_word_weight=args.function_word_weight, max_chars=args.max_chars,
                     progress=not args.quiet)
-    tables = [read_input(path, max_chars=scorer.max_chars) for path in args.inputs]
-    labels = []
-    for table in tables:
-        if args.human_column not in table.frame.columns:
-            raise calibration.InputError(f"no human label column {args.human_column!r}; pick one with "
-                                         "--human-column", file=table.source, column=args.human_column)
-        labels.append(calibration.binary_labels(table.frame[args.human_column], args.positive_above,
-                                                source=table.source, column=args.human_column))
-    calibration.check_labels(np.concatenate(labels), ", ".join(args.inputs))  # before any scoring
-    parts = []
-    for t in tables:
-        given = _given_scores(scorer, t) if args.reuse_scores else None
-        parts.append(scorer.score_rows(t.rows, t.source, t.numbers) if given is None else (given[0], {}, given[1]))
-    scores = {c: np.concatenate([per_row[c] for per_row, _, _ in parts]) for c in scorer.score_columns}
-    sources = np.repeat(np.arange(len(tables)), [len(y) for y in labels])
-    rule = f"{args.human_column!r} " + ("0/1" if args.positive_above is None else f"> {args.positive_above:g}")
-    data = [calibration.describe_file(t.source, len(y), int(y.sum())) for t, y in zip(tables, labels)]
-    fitted = calibration.fit(scores, parts[0][2], np.concatenate(labels), method=args.method, rule=args.rule,
-                             data=data, label_rule=rule, sources=sources if len(tables) > 1 else None)
+    fitted = calibration.fit_files(scorer, args.inputs, human_column=args.human_column,
+                                   positive_above=args.positive_above, method=args.method, rule=args.rule,
+                                   reuse_scores=args.reuse_scores)
     fitted.save(args.output, inputs=args.inputs)
-    print(f"{sum(len(y) for y in labels)} rows from {', '.join(args.inputs)}; wrote {args.output}")
+    print(f"{sum(d['rows'] for d in fitted.data)} rows from {', '.join(args.inputs)}; wrote {args.output}")
     entries = list(fitted.metrics.values()) + [j.calibration for j in fitted.judges.values()]
     width = max(len(e.metric) for e in entries)
     for e in entries:
@@ -516,28 +487,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: the library's parameter names and the flags that set them: library messages speak of ``name=value``, which the
-#: CLI says as ``--flag value`` (``name=True``: ``--flag``)
-FLAGS = {"decide": "--decide", "max_chars": "--max-chars", "no_question": "--no-question", "force": "--force", "on_error": "--on-error",
-         "batch_size": "--batch-size", "precision": "--precision", "device": "--device", "tokenize": "--tokenize"}
-_API_WORD = re.compile(r"\b(%s)=(True|'[^']*'|[^\s:;,)']+)" % "|".join(FLAGS))
+def flags_of(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """Each parameter a parser (and its subcommands) sets -> its flag: library messages name parameters
+    (:class:`kpqa.errors.Param`), the command line says the flag (``--device cuda``, ``--decide``)."""
+    flags: dict[str, str] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in action.choices.values():
+                flags.update({k: v for k, v in flags_of(subparser).items() if k not in flags})
+        elif action.option_strings:
+            flags.setdefault(action.dest, max(action.option_strings, key=len))
+    return flags
 
 
-def cli_words(message: str) -> str:
-    """A library message in the command line's words: ``device='cuda'`` -> ``--device cuda``."""
-    def flag(m: re.Match) -> str:
-        value = m.group(2)
-        return FLAGS[m.group(1)] if value == "True" else f"{FLAGS[m.group(1)]} {value.strip(chr(39))}"
-
-    return _API_WORD.sub(flag, message)
+def _train_flags() -> dict[str, str]:
+    """The trainer's flags, once it has been imported (its errors are then possible)."""
+    if "kpqa.train.cli" not in sys.modules:
+        return {}
+    return flags_of(sys.modules["kpqa.train.cli"].build_parser())
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
-    """Library warnings as one line each (``kpqa: warning: ...``), in the command line's words."""
-    if issubclass(category, KpqaWarning):
-        print(f"kpqa: warning: {cli_words(str(message))}", file=sys.stderr)
-    else:
-        _default_showwarning(message, category, filename, lineno, file, line)
+def _said(message: Warning | KpqaError, flags: dict[str, str]) -> str:
+    """A library message in the command line's words."""
+    return message.render(flags) if isinstance(message, (KpqaError, KpqaWarning)) else str(message)
 
 
 _default_showwarning = warnings.showwarning
@@ -546,18 +518,28 @@ _default_showwarning = warnings.showwarning
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kpqa`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
     if argv[:1] == ["train"]:  # its options (and --help) belong to the trainer's own parser
         run: Callable[[], int] = lambda: _run_train(argv[1:])
     else:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
         run = lambda: args.run(args)
+    flags = flags_of(parser)
+
+    def show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+        """Library warnings as one line each (``kpqa: warning: ...``), in the command line's words."""
+        if issubclass(category, KpqaWarning):
+            print(f"kpqa: warning: {_said(message, {**_train_flags(), **flags})}", file=sys.stderr)
+        else:
+            _default_showwarning(message, category, filename, lineno, file, line)
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", KpqaWarning)
-            warnings.showwarning = _show_warning
+            warnings.showwarning = show_warning
             return run()
     except KpqaError as e:
-        print(f"kpqa: error: {cli_words(str(e))}", file=sys.stderr)
+        print(f"kpqa: error: {_said(e, {**_train_flags(), **flags})}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("kpqa: interrupted", file=sys.stderr)

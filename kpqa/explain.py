@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from kpqa.errors import UsageError
+from kpqa.errors import Param, UsageError
 from kpqa.rows import MAX_CHARS
 from kpqa.types import Floats
 
@@ -79,7 +79,7 @@ def explain(
     """Weights of each reference and the candidate given the question. ``normalize``: min-max per text, as the
     paper's Table 5 (raw K-probabilities are already in [0, 1])."""
     if unit not in UNITS:
-        raise UsageError(f"--unit must be one of {', '.join(UNITS)}, got {unit!r}")
+        raise UsageError(Param("unit", unit), f": must be one of {', '.join(UNITS)}")
     refs = [references] if isinstance(references, str) else list(references)
     if not refs or not all(r.strip() for r in refs) or not candidate.strip():
         raise UsageError("explain needs a non-empty candidate and at least one non-empty reference")
@@ -173,53 +173,31 @@ def to_png(explanation: Explanation, path: str | Path, title: str = "", *, input
                           legend=f"keyphrase weight ({explanation.unit}{', min-max normalised' if explanation.normalized else ''})")
 
 
-def texts_from_args(
-    path: str | None,
-    row: int | None,
-    question: str | None,
-    references: Sequence[str] | None,
-    candidate: str | None,
-    max_chars: int | None = None,
-) -> tuple[str, list[str], str, dict[str, float]]:
-    """(question, references, candidate, scores) from a file row (1-based; numeric columns other than the texts
-    become the scores shown) or from the given strings; UsageError when both or neither are given. A text longer
-    than ``max_chars`` characters (None: the weighter's limit, :data:`kpqa.rows.MAX_CHARS`) is an error (the other
-    rows of a file are not checked)."""
-    max_chars = MAX_CHARS if max_chars is None else max_chars
+def row_texts(path: str, row: int, max_chars: int | None = None) -> tuple[str, list[str], str, dict[str, float]]:
+    """(question, references, candidate, scores) of row ``row`` (1 = the first data row) of a CSV / JSONL file: its
+    numeric columns become the scores shown. A text longer than ``max_chars`` characters (None: the weighter's limit,
+    :data:`kpqa.rows.MAX_CHARS`) or a bad row is an :class:`InputError` (the other rows of the file are not
+    checked)."""
     from kpqa.errors import InputError
-    from kpqa.io import check_length, frame_to_table, read_input
+    from kpqa.io import frame_to_table, read_input
 
-    given = question is not None or references or candidate is not None
-    if path is not None:
-        if given:
-            raise UsageError("give either INPUT --row N or --question/--reference/--candidate, not both")
-        if row is None:
-            raise UsageError("INPUT needs --row N (1 = first data row)")
-        table = read_input(path, on_error="skip", max_chars=max_chars)  # the other rows may be bad
-        if row > len(table.frame):
-            raise InputError(f"--row {row}: the file has {len(table.frame)} rows", file=table.source)
-        if row - 1 in table.errors:  # read that row alone to raise its error
-            frame_to_table(table.frame.iloc[row - 1:row], table.source, table.numbers[row - 1:row],
-                           max_chars=max_chars)
-        record = table.frame.iloc[row - 1]
-        texts = {"question", "answer", "entities", "answer_label"}
-        scores = {}
-        for column, value in record.items():
-            if column in texts or str(column).startswith("reference") or str(column).startswith("Unnamed"):
-                continue
-            try:
-                number = float(value)
-            except (TypeError, ValueError):
-                continue
-            if np.isfinite(number):
-                scores[str(column)] = number
-        i = row - 1 if table.keep is None else table.keep.index(row - 1)
-        return table.rows.questions[i], table.rows.references[i], table.rows.candidates[i], scores
-    if row is not None:
-        raise UsageError("--row needs INPUT")
-    if not references or candidate is None:
-        raise UsageError("give --reference and --candidate (and --question), or INPUT --row N")
-    named = [("question", question or ""), *(("reference", r) for r in references), ("candidate", candidate)]
-    for what, text in named:
-        check_length(text, max_chars, f"--{what}", None, None)
-    return question or "", list(references), candidate, {}
+    max_chars = MAX_CHARS if max_chars is None else max_chars
+    table = read_input(path, on_error="skip", max_chars=max_chars)  # the other rows may be bad
+    if row > len(table.frame):
+        raise InputError(Param("row", row), f": the file has {len(table.frame)} rows", file=table.source)
+    if row - 1 in table.errors:  # read that row alone to raise its error
+        frame_to_table(table.frame.iloc[row - 1:row], table.source, table.numbers[row - 1:row], max_chars=max_chars)
+    record = table.frame.iloc[row - 1]
+    texts = {"question", "answer", "entities", "answer_label"}
+    scores = {}
+    for column, value in record.items():
+        if column in texts or str(column).startswith("reference") or str(column).startswith("Unnamed"):
+            continue
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            continue
+        if np.isfinite(number):
+            scores[str(column)] = number
+    i = row - 1 if table.keep is None else table.keep.index(row - 1)
+    return table.rows.questions[i], table.rows.references[i], table.rows.candidates[i], scores

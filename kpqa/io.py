@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from kpqa.errors import InputError, KpqaError, UsageError
+from kpqa.errors import InputError, KpqaError, Param, UsageError
 from kpqa.rows import MAX_CHARS, Rows
 
 _REF = re.compile(r"^reference(\d*)$")
@@ -196,7 +196,7 @@ def check_length(text: str, max_chars: int | None, source: str, row: int | None,
     """``text`` unchanged, or an :class:`InputError` naming the cell when it is longer than ``max_chars``."""
     if max_chars is not None and len(text) > max_chars:
         raise InputError(f"text of {len(text):,} characters, over the limit of {max_chars:,} per text (raise it "
-                         "with max_chars=N)", file=source, row=row, column=column)
+                         "with ", Param("max_chars", metavar="N"), ")", file=source, row=row, column=column)
     return text
 
 
@@ -524,7 +524,8 @@ class Destination:
         for source in () if force else inputs:
             if isinstance(source, (str, os.PathLike)) and self.target.exists() and Path(source).exists() \
                     and os.path.samefile(source, self.target):
-                raise UsageError(f"output {self.name} is the input file {source}; pass force=True to replace it")
+                raise UsageError(f"output {self.name} is the input file {source}; pass ", Param("force", True),
+                                 " to replace it")
 
     def temp(self) -> str:
         """A new temp file for this output (beside a regular target, so that the rename stays on one file system)."""

@@ -20,7 +20,7 @@ import pandas as pd
 
 import kpqa.metrics  # noqa: F401  (registers the metrics)
 from kpqa.calibration import Calibration, JudgeCalibration, MetricCalibration
-from kpqa.errors import InputError, KpqaWarning, UsageError
+from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER, Models,
     check_function_word_weight,
@@ -44,7 +44,7 @@ DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "R
 DECIDE_METRICS = DEFAULT_METRICS + ("Contains", "KeyFact-KPQA", "F1")
 
 
-def _summary(corpus: dict[str, float], signatures: dict[str, str]) -> str:
+def _summary(corpus: dict[str, float], signatures: dict[str, Signature]) -> str:
     width = max(map(len, corpus), default=0)
     return "\n".join(f"{name:<{width}}  {value:.4f}  {signatures.get(name, '')}" for name, value in corpus.items())
 
@@ -52,12 +52,12 @@ def _summary(corpus: dict[str, float], signatures: dict[str, str]) -> str:
 @dataclass
 class Result:
     """Per-row scores (``frame``: the input columns plus one column per metric, and an ``error`` column when
-    ``on_error`` is ``skip`` or ``zero``), corpus scores, signatures, and the rows left unscored (row number ->
-    why)."""
+    ``on_error`` is ``skip`` or ``zero``), corpus scores, :class:`~kpqa.signature.Signature` objects (``str()`` prints
+    one), and the rows left unscored (row number -> why)."""
 
     frame: pd.DataFrame
     corpus: dict[str, float]
-    signatures: dict[str, str] = field(default_factory=dict)
+    signatures: dict[str, Signature] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
 
     def summary(self) -> str:
@@ -72,7 +72,7 @@ class StreamResult:
 
     rows: int
     corpus: dict[str, float]
-    signatures: dict[str, str] = field(default_factory=dict)
+    signatures: dict[str, Signature] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
 
     def summary(self) -> str:
@@ -141,7 +141,7 @@ class Decisions:
         self.entries: dict[str, MetricCalibration] | None = None
         self.judges: list[JudgeCalibration] = []
 
-    def check(self, signatures: Callable[[], dict[str, str]]) -> dict[str, MetricCalibration]:
+    def check(self, signatures: Callable[[], dict[str, Signature]]) -> dict[str, MetricCalibration]:
         """Each metric column's calibration entry, checked against its signature (once, before any scoring)."""
         if self.entries is None:
             found = signatures()
@@ -240,7 +240,7 @@ class Scorer:
         prior: float | None = None,
     ) -> None:
         if batch_size < 1:
-            raise UsageError(f"batch_size={batch_size}: must be a positive integer")
+            raise UsageError(Param("batch_size", batch_size), ": must be a positive integer")
         self.function_word_weight = check_function_word_weight(function_word_weight)
         from kpqa.models.device import check_precision
         from kpqa.text import AUTO, get_tokenizer
@@ -278,7 +278,8 @@ class Scorer:
 
             check_prior(prior)
             if self.calibration is None:
-                raise UsageError("prior is the share of correct answers decisions assume: it needs decide=True")
+                raise UsageError(Param("prior"), " is the share of correct answers decisions assume: it needs ",
+                                 Param("decide", True))
         self._decisions = Decisions(self.calibration, prior) if self.calibration is not None else None
         self._parallel = DataParallel.start(data_parallel, device)
         if device == "auto" and self._parallel.device is not None:
@@ -360,9 +361,10 @@ class Scorer:
         share = cjk_share(texts)
         if share >= CJK_WARN_SHARE:
             self._warned_cjk = True
-            warnings.warn(f"{share:.0%} of the texts are Chinese / Japanese, which tokenize={self.tokenize!r} "
-                          "cannot split into words (one token per clause: meaningless lexical scores); use "
-                          "tokenize='zh' or 'auto'", KpqaWarning, stacklevel=3)
+            warnings.warn(KpqaWarning(
+                f"{share:.0%} of the texts are Chinese / Japanese, which ", Param("tokenize", self.tokenize),
+                " cannot split into words (one token per clause: meaningless lexical scores); use ",
+                Param("tokenize", "zh"), " or 'auto'"), stacklevel=3)
 
     def _prepare(self, table: Table, strict: bool = False) -> Table:
         """The table with the rows that cannot be scored by these metrics (an empty question under a KPQA metric)
@@ -378,7 +380,8 @@ class Scorer:
         bad = [i for i, q in enumerate(table.rows.questions) if not q.strip()]
         if not bad:
             return table
-        error = InputError(f"empty question, needed by {needs[0]} (use no_question=True for the -KP weighter)",
+        error = InputError(f"empty question, needed by {needs[0]} (use ", Param("no_question", True),
+                           " for the -KP weighter)",
                            file=table.source, row=table.row_numbers()[bad[0]], column="question")
         if strict or self.on_error == "raise":
             raise error
@@ -469,15 +472,20 @@ class Scorer:
     def _signature(self, metric: Metric, kp: bool) -> Signature:
         return metric.signature(self._metric_context(metric, kp))
 
+    def _signatures(self) -> dict[str, Signature]:
+        """The signature of every metric column (loads the weighter when a metric needs it)."""
+        return {c: self._signature(m, kp) for m, kp in self._metrics for c in m.columns()}
+
     @property
     def signatures(self) -> dict[str, str]:
-        """The signature of every metric column (loads the weighter when a metric needs it)."""
-        return {c: str(self._signature(m, kp)) for m, kp in self._metrics for c in m.columns()}
+        """The signature of every metric column as printed (JSON-ready; loads the weighter when a metric needs
+        it)."""
+        return {c: str(s) for c, s in self._signatures().items()}
 
     def _calibrated(self) -> dict[str, MetricCalibration]:
         """Each metric column's calibration entry, checked against its signature (before any scoring)."""
         assert self._decisions is not None
-        return self._decisions.check(lambda: self.signatures)
+        return self._decisions.check(self._signatures)
 
     def _with_decisions(self, per_row: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """``per_row`` plus the ``-prob`` and ``-correct`` columns of its metric columns, when deciding."""
@@ -493,7 +501,7 @@ class Scorer:
 
     def _corpus(
         self, totals: dict[int, Totals], decisions: dict[str, Totals]
-    ) -> tuple[dict[str, float], dict[str, str]]:
+    ) -> tuple[dict[str, float], dict[str, Signature]]:
         """Corpus scores and signatures from the metrics' summed statistics (and the decision columns' sums)."""
         corpus: dict[str, float] = {}
         signatures: dict[str, Signature] = {}
@@ -504,11 +512,11 @@ class Scorer:
                 signatures[column] = signature
         if self._decisions is not None:
             self._decisions.corpus(corpus, signatures, decisions, self.score_columns)
-        return corpus, {c: str(s) for c, s in signatures.items()}
+        return corpus, signatures
 
     def score_rows(
         self, rows: Rows, source: str = "<rows>", numbers: Sequence[int] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, str]]:
+    ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, Signature]]:
         """Per-row scores, corpus scores and signatures for every metric, in metric order (``numbers``: the row
         numbers messages give, default 1, 2, ...). Every row must be scorable (``on_error`` applies to tables)."""
         table = Table(frame=pd.DataFrame(index=range(len(rows))), rows=rows, source=source,

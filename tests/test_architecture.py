@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +128,25 @@ def test_models_belong_to_the_scorer_that_loaded_them():
     del scorer, encoder
     gc.collect()
     assert gone() is None
+
+
+ERRORS = {"KpqaError", "InputError", "UsageError", "CheckpointError", "CalibrationError", "KpqaWarning", "warn"}
+
+
+def _error_texts(path: Path) -> list[str]:
+    """The string parts of every error or warning ``path`` builds."""
+    texts = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) in ERRORS:
+            texts += [n.value for arg in node.args for n in ast.walk(arg)
+                      if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return texts
+
+
+def test_library_messages_name_parameters_not_flags():
+    """Only the CLI speaks in flags (docs/architecture.md, "Errors and flags")."""
+    flag = re.compile(r"(^|[\s(`/])--[a-z]")
+    found = {m: [t for t in _error_texts(path) if flag.search(t)] for m, path in _modules().items()
+             if m not in ("kpqa.cli", "kpqa.train") and not m.startswith("kpqa.train.")}
+    assert {m: t for m, t in found.items() if t} == {}
+    assert any(flag.search(t) for t in _error_texts(PACKAGE / "cli.py"))  # the check sees a flag where there is one

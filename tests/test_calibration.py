@@ -13,6 +13,7 @@ from sklearn.metrics import average_precision_score, brier_score_loss, cohen_kap
 from kpqa import binary, calibration
 from kpqa.calibration import Calibration, CalibrationError, fit_metric
 from kpqa.cli import main
+from kpqa.signature import Signature
 from kpqa.errors import UsageError
 from kpqa.metrics.squad import contains
 
@@ -116,7 +117,7 @@ def test_fit_refuses_one_class_and_few_rows(labels, message):
 
 def _fitted(signature: str = "ROUGE-L|tok:ptb|version:0.1.0|kpw:aaaa|precision:fp32") -> Calibration:
     s = np.linspace(0, 1, 40)
-    return calibration.fit({"ROUGE-L": s}, {"ROUGE-L": signature}, (s > 0.5).astype(float), data=[],
+    return calibration.fit({"ROUGE-L": s}, {"ROUGE-L": Signature.parse(signature)}, (s > 0.5).astype(float), data=[],
                            label_rule="test")
 
 
@@ -125,12 +126,13 @@ def test_file_round_trip_and_signature_check(tmp_path):
     cal.save(tmp_path / "c.json")
     loaded = Calibration.load(tmp_path / "c.json")
     assert loaded.digest == cal.digest and loaded.to_dict() == cal.to_dict()
-    entry = loaded.entry("ROUGE-L", "ROUGE-L|tok:ptb|version:0.1.0|kpw:aaaa|precision:bf16")  # precision ignored
+    bf16 = Signature.parse("ROUGE-L|tok:ptb|version:0.1.0|kpw:aaaa|precision:bf16")
+    entry = loaded.entry("ROUGE-L", bf16)  # precision ignored
     assert entry.prob([0.9])[0] == 1.0
     with pytest.raises(CalibrationError, match="kpw:aaaa.*not.*kpw:bbbb.*refit"):
-        loaded.entry("ROUGE-L", "ROUGE-L|tok:ptb|version:0.1.0|kpw:bbbb|precision:fp32")
+        loaded.entry("ROUGE-L", Signature.parse("ROUGE-L|tok:ptb|version:0.1.0|kpw:bbbb|precision:fp32"))
     with pytest.raises(CalibrationError, match="no entry for BLEU-1"):
-        loaded.entry("BLEU-1", "BLEU-1|tok:ptb")
+        loaded.entry("BLEU-1", Signature.parse("BLEU-1|tok:ptb"))
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(CalibrationError, match="format"):
         Calibration.load(tmp_path / "bad.json")

@@ -108,7 +108,7 @@ def test_text_and_png(tmp_path):
 
 
 def test_bad_arguments():
-    with pytest.raises(UsageError, match="--unit"):
+    with pytest.raises(UsageError, match=r"^unit=.char.: must be one of word, piece$"):
         explain.explain(QUESTION, REFERENCE, CANDIDATE, FakeWeighter(), unit="char")
     with pytest.raises(UsageError, match="non-empty"):
         explain.explain(QUESTION, " ", CANDIDATE, FakeWeighter())
@@ -120,16 +120,24 @@ def test_texts_from_a_csv_row(tmp_path):
         {"question": "q1", "answer": "a1", "reference1": "r1", "reference2": "", "scores": 2.5, "note": "x"},
         {"question": "q2", "answer": "a2", "reference1": "r2", "reference2": "r2b", "scores": 4.0, "note": "y"},
     ]).to_csv(path, index=False)
-    assert explain.texts_from_args(str(path), 2, None, None, None) == ("q2", ["r2", "r2b"], "a2", {"scores": 4.0})
-    assert explain.texts_from_args(None, None, "q", ["r"], "a") == ("q", ["r"], "a", {})
-    with pytest.raises(InputError, match="the file has 2 rows"):
-        explain.texts_from_args(str(path), 3, None, None, None)
-    with pytest.raises(UsageError, match="not both"):
-        explain.texts_from_args(str(path), 1, "q", None, None)
-    with pytest.raises(UsageError, match="--row"):
-        explain.texts_from_args(str(path), None, None, None, None)
-    with pytest.raises(UsageError, match="--reference and --candidate"):
-        explain.texts_from_args(None, None, "q", None, "a")
+    assert explain.row_texts(str(path), 2) == ("q2", ["r2", "r2b"], "a2", {"scores": 4.0})
+    with pytest.raises(InputError, match=r"h.csv: row=3: the file has 2 rows"):
+        explain.row_texts(str(path), 3)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["INPUT", "--row", "1", "--question", "q"], "give either INPUT --row N or --question/--reference/--candidate"),
+    (["INPUT"], "INPUT needs --row N"), (["INPUT", "--row", "3"], "h.csv: --row 3: the file has 2 rows"),
+    (["--row", "1", "--reference", "r", "--candidate", "a"], "--row needs INPUT"),
+    (["--question", "q", "--candidate", "a"], "give --reference and --candidate"),
+])
+def test_explain_says_which_texts_it_needs_in_flags(tmp_path, capsys, argv, message):
+    from kpqa import cli
+
+    path = tmp_path / "h.csv"
+    pd.DataFrame([{"question": "q", "answer": "a", "reference1": "r"}] * 2).to_csv(path, index=False)
+    assert cli.main(["explain", *[str(path) if a == "INPUT" else a for a in argv]]) == 2
+    assert message in capsys.readouterr().err
 
 
 def test_explain_command(tmp_path, monkeypatch, capsys):

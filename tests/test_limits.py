@@ -92,16 +92,19 @@ def test_max_overlap_memory_does_not_grow_with_the_square_of_the_text():
     assert np.array_equal(out, weights) and peak < 64 * 2**20
 
 
-def test_explain_refuses_a_long_text_but_reads_a_row_beside_one(tmp_path):
-    with pytest.raises(InputError, match=r"--candidate: text of 150 characters, over the limit of 100"):
-        explain.texts_from_args(None, None, "q", ["ref"], LONG, max_chars=100)
-    with pytest.raises(InputError, match=f"over the limit of {MAX_CHARS:,}"):
-        explain.texts_from_args(None, None, "q", ["x" * (MAX_CHARS + 1)], "a")
+def test_explain_refuses_a_long_text_but_reads_a_row_beside_one(tmp_path, capsys):
+    from kpqa.cli import main
+
+    assert main(["explain", "--question", "q", "--reference", "ref", "--candidate", LONG, "--max-chars", "100"]) == 2
+    assert "--candidate: text of 150 characters, over the limit of 100 per text (raise it with --max-chars N)" \
+        in capsys.readouterr().err
+    assert main(["explain", "--question", "q", "--reference", "x" * (MAX_CHARS + 1), "--candidate", "a"]) == 2
+    assert f"--reference: text of {MAX_CHARS + 1:,} characters, over the limit of {MAX_CHARS:,}" in capsys.readouterr().err
     path = tmp_path / "in.csv"
     pd.DataFrame({"question": ["q1", "q2", "q3"], "answer": ["a1", LONG, ""],
                   "reference1": ["r1", "r2", "r3"]}).to_csv(path, index=False)
-    assert explain.texts_from_args(str(path), 1, None, None, None, max_chars=100)[:3] == ("q1", ["r1"], "a1")
-    with pytest.raises(InputError, match=r"in.csv, row 2, column 'answer': text of 150"):
-        explain.texts_from_args(str(path), 2, None, None, None, max_chars=100)
+    assert explain.row_texts(str(path), 1, max_chars=100)[:3] == ("q1", ["r1"], "a1")
+    with pytest.raises(InputError, match=r"in.csv, row 2, column 'answer': text of 150.*\(raise it with max_chars=N\)"):
+        explain.row_texts(str(path), 2, max_chars=100)
     with pytest.raises(InputError, match=r"in.csv, row 3, column 'answer': empty answer"):
-        explain.texts_from_args(str(path), 3, None, None, None, max_chars=100)
+        explain.row_texts(str(path), 3, max_chars=100)

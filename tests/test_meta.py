@@ -353,7 +353,7 @@ def test_constant_metric_is_a_warning(tmp_path):
         ([{"question": "q", "answer": "a", "reference1": "r", "scores": s} for s in (1, 2, "bad", 4)], {},
          "row 3, column 'scores': human score 'bad' is not a number"),
         ([{"question": "q", "answer": "a", "reference1": "r", "scores": s} for s in (1, 2, 3)], {"by": "type"},
-         "no --by column 'type'"),
+         "by='type': no such column"),
         ([{"question": "q", "answer": "a", "reference1": "r", "scores": s} for s in (1, 2, 3)],
          {"system_column": "model"}, "no system column 'model'"),
     ],
@@ -442,7 +442,7 @@ def test_meta_eval_command_bad_input_is_one_line(tmp_path, cli, capsys):
     path = _two_system_file(tmp_path)
     assert cli(["meta-eval", path, "--metrics", "given", "--by", "missing"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no --by column 'missing'" in err
+    assert err.count("\n") == 1 and "--by missing: no such column" in err
     assert cli(["meta-eval", path, "--metrics", "given", "--compare", "given"]) == 2
     assert "--compare expects METRIC_A:METRIC_B" in capsys.readouterr().err
     flat = _write(tmp_path, "flat.csv", [{"question": "q", "answer": "a", "reference1": "r", "scores": 2,

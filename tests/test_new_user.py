@@ -14,8 +14,8 @@ import pytest
 from stubs import StubWeighter
 
 import kpqa
-from kpqa.cli import cli_words, main
-from kpqa.errors import InputError, KpqaWarning, UsageError
+from kpqa.cli import build_parser, flags_of, main
+from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa import scoring
 from kpqa.scoring import Scorer
 
@@ -133,15 +133,16 @@ def test_api_errors_speak_the_apis_words():
         Scorer(["BLEU-1"], on_error="ignore")
     with pytest.raises(InputError, match=r"use no_question=True for the -KP weighter"):
         Scorer(["BLEU-1-KPQA"]).score(pd.DataFrame({"answer": ["a"], "reference1": ["b"]}))
-    assert cli_words("use no_question=True, device='cpu' or batch_size=0") == \
-        "use --no-question, --device cpu or --batch-size 0"
+    error = UsageError("use ", Param("no_question", True), ", ", Param("device", "cpu"), " or ", Param("batch_size", 0))
+    assert str(error) == "use no_question=True, device='cpu' or batch_size=0"
+    assert error.render(flags_of(build_parser())) == "use --no-question, --device cpu or --batch-size 0"
 
 
 def test_score_can_return_corpus_scores_and_signatures():
     result = kpqa.score(None, ["the cat sat"], [["the cat sat down"]], metrics=["BLEU-1", "ROUGE-L"],
                         return_result=True)
     assert isinstance(result, kpqa.Result) and set(result.corpus) == {"BLEU-1", "ROUGE-L"}
-    assert result.signatures["BLEU-1"].startswith("BLEU-1|tok:ptb|")
+    assert str(result.signatures["BLEU-1"]).startswith("BLEU-1|tok:ptb|")
     assert result.frame["BLEU-1"].iloc[0] == pytest.approx(result.corpus["BLEU-1"])
 
 
@@ -246,9 +247,9 @@ def test_cjk_text_under_ptb_warns_and_auto_picks_zh():
         warnings.simplefilter("error", KpqaWarning)
         auto = Scorer(["BLEU-1"], tokenize="auto").score(pd.DataFrame(rows))
     assert ptb.frame["BLEU-1"][0] < 1e-9 and auto.frame["BLEU-1"][0] > 0.3
-    assert auto.signatures["BLEU-1"].startswith("BLEU-1|tok:zh|")
+    assert auto.signatures["BLEU-1"].get("tok") == "zh"
     english = Scorer(["BLEU-1"], tokenize="auto").score(pd.DataFrame({"answer": ["a b"], "reference1": ["a c"]}))
-    assert english.signatures["BLEU-1"].startswith("BLEU-1|tok:ptb|")
+    assert english.signatures["BLEU-1"].get("tok") == "ptb"
 
 
 def test_a_few_cjk_names_among_english_answers_do_not_warn():

@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 
 from kpqa import meta
-from kpqa.errors import InputError
+from kpqa.errors import InputError, Param
 from kpqa.io import Table, frame_to_table, read_input
+from kpqa.signature import Signature
 
 
 @dataclass
@@ -39,14 +40,15 @@ class Settings:
 
 @dataclass
 class Dataset:
-    """A loaded human-judgment file: human scores, metric scores per column, item keys and systems."""
+    """A loaded human-judgment file: human scores, metric scores per column and their signatures (None for scores
+    taken from the file's own column, which say nothing of how they were computed), item keys and systems."""
 
     name: str
     source: str
     table: Table
     human: np.ndarray
     scores: dict[str, np.ndarray]
-    signatures: dict[str, str]
+    signatures: dict[str, Signature | None]
     keys: list[Hashable]
     systems: list[str] | None
     systems_how: str
@@ -58,7 +60,7 @@ def human_scores(table: Table, column: str) -> np.ndarray:
     if column not in frame.columns:
         raise InputError(
             f"no human score column {column!r} (columns: {', '.join(map(str, frame.columns))}); "
-            "pick one with --human-column",
+            "pick one with ", Param("human_column"),
             file=table.source,
             column=column,
         )
@@ -93,7 +95,7 @@ def detect_systems(table: Table, keys: Sequence[Hashable], column: str | None = 
     if n % 2 == 0 and half >= 1 and list(keys[:half]) == list(keys[half:]) and len(set(keys[:half])) == half:
         labels = [f"rows 1-{half}"] * half + [f"rows {half + 1}-{n}"] * half
         return labels, f"2 systems: rows 1-{half} and rows {half + 1}-{n} (row i and row i+{half} share question and references)"
-    return None, "1 system (no --system column and not two halves answering the same items)"
+    return None, "1 system (no column of systems and not two halves answering the same items)"
 
 
 def _read_scores(table: Table, column: str) -> np.ndarray | None:
@@ -135,15 +137,15 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     table = read_input(path, max_chars=None)
     human = human_scores(table, settings.human_column)
     if settings.by is not None and settings.by not in table.frame.columns:
-        raise InputError(f"no --by column {settings.by!r} (columns: {', '.join(map(str, table.frame.columns))})",
+        raise InputError(Param("by", settings.by), f": no such column (columns: {', '.join(map(str, table.frame.columns))})",
                          file=table.source, column=settings.by)
     scores: dict[str, np.ndarray] = {}
-    signatures: dict[str, str] = {}
+    signatures: dict[str, Signature | None] = {}
     missing = []
     for metric in settings.metrics:
         if metric in table.frame.columns:
             scores[metric] = _read_scores(table, metric)  # type: ignore[assignment]  # present: not None
-            signatures[metric] = f"from input column {metric!r}"
+            signatures[metric] = None
         else:
             missing.append(metric)
     if missing:
@@ -159,7 +161,7 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
 
         contains = get_metric("Contains")
         scores["Contains"] = contains.score(table.rows, Context())["Contains"]
-        signatures["Contains"] = str(contains.signature(Context()))
+        signatures["Contains"] = contains.signature(Context())
     keys = item_keys(table)
     systems, how = detect_systems(table, keys, settings.system_column)
     return Dataset(name or Path(str(path)).stem, table.source, table, human, scores, signatures, keys, systems, how)

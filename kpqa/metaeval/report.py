@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from kpqa import meta
-from kpqa.errors import UsageError
+from kpqa.errors import Param, UsageError
 from kpqa.version import __version__
 from kpqa.metaeval.data import Dataset, ScorerFactory, Settings, aev_scores, binary_labels, load_all
 
@@ -39,10 +39,10 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
     decisions: dict[str, np.ndarray] = {}
     options: dict[str, Any] = {"bootstrap": settings.bootstrap, "seed": settings.seed}
     for c, s in data.scores.items():
-        given = data.signatures[c].startswith("from input column")
+        signature = data.signatures[c]
         if cal is not None and c in cal.metrics:
-            entry = cal.metrics[c] if given else cal.entry(c, data.signatures[c])
-            if given:
+            entry = cal.metrics[c] if signature is None else cal.entry(c, signature)
+            if signature is None:
                 out["notes"].append(f"{c}: calibrated scores from the input column; their signature is unchecked")
             probs[c], decisions[c] = entry.prob(s), entry.decide(s)
             out["results"][c] = binary.evaluate(labels, scores=s, probs=probs[c], decisions=decisions[c], **options)
@@ -52,7 +52,7 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
         else:
             out["results"][c] = binary.evaluate(labels, scores=s, **options)
             out["notes"].append(f"{c}: no calibration, so AUROC and AP only (fit one with `kpqa calibrate`)")
-    signatures = {c: sig for c, sig in data.signatures.items() if not sig.startswith("from input column")}
+    signatures = {c: sig for c, sig in data.signatures.items() if sig is not None}
     for judge in [] if cal is None else cal.usable_judges(signatures):
         probs[judge.name], decisions[judge.name] = judge.prob(data.scores), judge.decide(data.scores)
         out["results"][judge.name] = binary.evaluate(labels, scores=probs[judge.name], probs=probs[judge.name],
@@ -76,7 +76,7 @@ def _comparisons(columns: Sequence[str], extra: Sequence[tuple[str, str]]) -> li
     for a, b in extra:
         for name in (a, b):
             if name not in columns:
-                raise UsageError(f"--compare {a}:{b}: no metric column {name!r} (have: {', '.join(columns)})")
+                raise UsageError(Param("compare"), f" {a}:{b}: no metric column {name!r} (have: {', '.join(columns)})")
         if (a, b) not in pairs:
             pairs.append((a, b))
     return pairs  # type: ignore[return-value]  # base_metric(c) is in columns, so not None
@@ -96,7 +96,7 @@ def evaluate(data: Dataset, settings: Settings) -> dict[str, Any]:
         "human_column": settings.human_column,
         "human": {"mean": float(np.mean(h)), "min": float(np.min(h)), "max": float(np.max(h))},
         "systems": {"count": len(set(data.systems)) if data.systems else 1, "how": data.systems_how},
-        "signatures": data.signatures,
+        "signatures": {c: f"from input column {c!r}" if s is None else str(s) for c, s in data.signatures.items()},
         "correlations": {},
         "paired": [],
     }
@@ -131,7 +131,7 @@ def _rank_pairs(data: Dataset, settings: Settings) -> dict[str, Any]:
     rule = f"human gap {'>' if settings.strict else '>='} {settings.threshold:g}"
     if data.systems is None or len(set(data.systems)) < 2:
         return {"rule": rule, "pairs": 0, "note": "rank-pair undefined: one system answers each item "
-                "(give --system COLUMN if the file holds several)"}
+                "(name the column of systems if the file holds several)"}
     candidates = meta.pair_rows(data.keys, data.systems)
     kept = meta.select_pairs(data.human, candidates, settings.threshold, settings.strict)
     results = [meta.rank_pairs(data.human, data.scores[c], candidates, name=c, threshold=settings.threshold,

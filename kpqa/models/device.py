@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kpqa.errors import UsageError
+from kpqa.errors import Param, UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -14,7 +14,7 @@ PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 def check_precision(precision: str) -> str:
     """``precision`` unchanged if it is one of :data:`PRECISIONS`, else a UsageError (no torch needed)."""
     if precision not in PRECISIONS:
-        raise UsageError(f"precision={precision!r}: must be one of {', '.join(PRECISIONS)}")
+        raise UsageError(Param("precision", precision), f": must be one of {', '.join(PRECISIONS)}")
     return precision
 
 
@@ -28,7 +28,7 @@ def amp_dtype(device: str, precision: str = "auto") -> "torch.dtype | None":
     if precision == "fp32" or (precision == "auto" and not cuda):
         return None
     if precision == "fp16" and not cuda:
-        raise UsageError("precision='fp16' needs a CUDA device (use precision='bf16' on CPU)")
+        raise UsageError(Param("precision", "fp16"), " needs a CUDA device (use ", Param("precision", "bf16"), " on CPU)")
     if precision == "auto":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     return torch.bfloat16 if precision == "bf16" else torch.float16
@@ -81,12 +81,13 @@ def pick_device(device: str) -> str:
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError):
-        raise UsageError(f"device={device!r}: unknown device (use 'auto', 'cpu', 'cuda' or 'cuda:N')") from None
+        raise UsageError(Param("device", device), ": unknown device (use 'auto', 'cpu', 'cuda' or 'cuda:N')") from None
     if dev.type == "cuda":
         if not torch.cuda.is_available():
-            raise UsageError(f"device={device!r}: no CUDA GPU is available (use device='cpu' or 'auto')")
+            raise UsageError(Param("device", device), ": no CUDA GPU is available (use ", Param("device", "cpu"),
+                             " or 'auto')")
         if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise UsageError(f"device={device!r}: there are only {torch.cuda.device_count()} CUDA GPUs")
+            raise UsageError(Param("device", device), f": there are only {torch.cuda.device_count()} CUDA GPUs")
     return device
 
 

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 import torch
 from torch import nn
 
-from kpqa.errors import CheckpointError, UsageError
+from kpqa.errors import CheckpointError, Param, Part, UsageError
 from kpqa.models import checkpoint as ckpt
 
 
@@ -39,11 +39,12 @@ class KeyphraseTagger(nn.Module):
                  targets: Sequence[str] | None = None, dropout: float = 0.1, train_layers: int | None = None):
         super().__init__()
         if lora_rank < 0:
-            raise UsageError(f"--lora-rank must be 0 (fine-tune the layers) or more, not {lora_rank}")
+            raise UsageError(Param("lora_rank", lora_rank), ": must be 0 (fine-tune the layers) or more")
         layers_name, layers = _layer_list(encoder)
         if train_layers is not None and not (lora_rank == 0 and 1 <= train_layers <= len(layers)):
-            raise UsageError(f"--train-layers must be 1 to {len(layers)} (this backbone's layers) with --lora-rank 0, "
-                             f"not {train_layers}" + (f" with --lora-rank {lora_rank}" if lora_rank else ""))
+            given: list[Part] = [" (not ", Param("lora_rank", lora_rank), ")"] if lora_rank else []
+            raise UsageError(Param("train_layers", train_layers), f": must be 1 to {len(layers)} (this backbone's "
+                             "layers), with ", Param("lora_rank", 0), *given)
         self.lora_rank = lora_rank
         self.train_layers = None if train_layers == len(layers) else train_layers
         if lora_rank == 0:

@@ -29,7 +29,7 @@ import torch
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, check_function_word_weight,
 )
-from kpqa.errors import KpqaWarning, UsageError
+from kpqa.errors import KpqaWarning, Param, UsageError
 from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
 from kpqa.models.alignment import max_overlap
@@ -100,7 +100,8 @@ class Weighter:
             warnings.warn(f"checkpoint {folder}: its dev K-F1 is {k_f1:.4f}, the weighter learned next to nothing; "
                           "KPQA metrics with it are meaningless", KpqaWarning, stacklevel=2)
         if no_question and metadata["use_question"]:
-            raise UsageError(f"checkpoint {folder} reads the question; no_question=True needs one trained without it")
+            raise UsageError(f"checkpoint {folder} reads the question; ", Param("no_question", True),
+                             " needs one trained without it")
         encoder, tokenizer = load_encoder(metadata["backbone"]["name"])
         lora = metadata["lora"]
         model = (KeyphraseTagger(encoder, 0, train_layers=metadata.get("trained_layers")) if lora is None
