@@ -7,7 +7,7 @@ import pytest
 
 from kpqa.errors import UsageError
 from kpqa.train.examples import TaggedExample, is_choice_question, polar_answer
-from kpqa.train.forms import AnswerForms, build_examples, choice_copies, polar_text, shorten
+from kpqa.train.forms import AnswerForms, build_examples, choice_copies, lengthen, polar_text, shorten
 
 TEXT = "In 1990 the old bridge over the river Avon was finally replaced by a new one."
 BRIDGE = TaggedExample("What was replaced?", TEXT, ((TEXT.index("the old bridge"), TEXT.index(" over")),), "squad", "b")
@@ -125,3 +125,36 @@ def test_choice_copies_are_short_seeded_copies_of_choice_examples_only():
 def test_bad_options(options, message):
     with pytest.raises(UsageError, match=message):
         AnswerForms(**options)
+
+
+PASSAGE = ("The Avon flows west. In 1990 the old bridge over the river Avon was finally replaced by a new one. "
+           "It cost ten million pounds. Traffic doubled. A ferry had served the town before.")
+LONG = TaggedExample("What was replaced?", TEXT, BRIDGE.spans, "squad", "l", passage=PASSAGE,
+                     passage_span=(PASSAGE.index("the old bridge"), PASSAGE.index(" over the river")))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_lengthen_adds_one_to_four_whole_sentences_around_the_answer_sentence(seed):
+    long = lengthen(LONG, random.Random(seed))
+    assert long is not None and long.answers == ["the old bridge"] and long.question == LONG.question
+    assert TEXT in long.text and long.text in PASSAGE and long.text != TEXT
+    before, _, after = long.text.partition(TEXT)
+    extra = before.count(". ") + after.count(".")
+    assert 1 <= extra <= 4 and before.count(".") <= 2 and after.count(".") <= 2
+
+
+def test_lengthen_needs_a_passage_with_another_sentence():
+    assert lengthen(BRIDGE, random.Random(0)) is None  # no passage kept (not a SQuAD-layout source)
+    alone = TaggedExample("q", TEXT, BRIDGE.spans, "squad", "a", passage=TEXT, passage_span=BRIDGE.spans[0])
+    assert lengthen(alone, random.Random(0)) is None
+
+
+def test_long_answers_take_their_share_and_leave_other_examples_as_they_were():
+    many = [TaggedExample(LONG.question, TEXT, BRIDGE.spans, "squad", str(i), passage=PASSAGE,
+                          passage_span=LONG.passage_span) for i in range(400)]
+    kept, counts = build_examples(many + [BRIDGE], AnswerForms(long=0.5), seed=4)
+    assert 150 <= counts["long answer (sentences around it)"] <= 250
+    assert kept[-1].text == TEXT  # without a passage it stays a sentence
+    assert build_examples(many, AnswerForms(), seed=4)[0] == many  # off by default: nothing changes
+    with pytest.raises(UsageError, match="--long-answers"):
+        AnswerForms(long=1.5)

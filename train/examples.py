@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 POLAR = ("yes", "no")
 _OR = re.compile(r"\bor\b")
@@ -20,6 +20,9 @@ class TaggedExample:
     A yes/no answer is not in any passage: its example has ``polar`` set to ``"yes"`` or ``"no"``, ``text`` holds
     the evidence (may be empty) and ``spans`` is empty; :func:`kpqa.train.forms.build_examples` turns it into a
     tagged answer ("Yes, <evidence>" or a bare "yes") or drops it. Every other example has at least one span.
+
+    ``passage`` is the paragraph ``text`` was cut from and ``passage_span`` the first answer's span in it, where the
+    converter has them (the SQuAD-layout sources): the long-answer form cuts a few sentences around the answer from it.
     """
 
     question: str
@@ -28,6 +31,8 @@ class TaggedExample:
     source: str
     id: str
     polar: str | None = None
+    passage: str = field(default="", compare=False, repr=False)
+    passage_span: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.polar is not None:

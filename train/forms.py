@@ -7,6 +7,9 @@ entity, "yes") or longer (several sentences), so the builder can also teach
   sentence on either side (all of a 1-3 word reference is then the answer, as it should be);
 - **bare answers** (``bare``): a share of the other span examples is cut to the first answer span alone, the shape
   of a gold alias ("the Beatles") or a bare extracted span;
+- **long answers** (``long``): a share of the other span examples whose converter kept the paragraph (the
+  SQuAD-layout sources) becomes the answer sentence with 1-4 of the paragraph's sentences around it
+  (:func:`lengthen`), the shape of a chatty generated answer; only the first answer is tagged;
 - **yes/no answers** (``yes_no``): the polar examples of MS-MARCO, ConditionalQA and HotpotQA become "Yes, <first
   evidence sentence>" or a bare "yes" (``sentence``, ``bare``, or ``mixed`` = half each), tagged K on the polar
   word only; ``off`` drops them as the paper did;
@@ -37,6 +40,8 @@ from .sentences import sentence_bounds
 YES_NO = ("off", "bare", "sentence", "mixed")
 _WORD = re.compile(r"\S+")
 MAX_CONTEXT_WORDS = 3
+#: most sentences a long answer takes on either side of the answer's own
+MAX_EXTRA_SENTENCES = 2
 
 
 @dataclass(frozen=True)
@@ -48,12 +53,15 @@ class AnswerForms:
     max_answer_share: float = 1.0
     choice: int = 1
     bare: float = 0.0
+    long: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.short <= 1.0:
             raise UsageError(f"--short-answers must be a share in [0, 1], got {self.short}")
         if not 0.0 <= self.bare <= 1.0:
             raise UsageError(f"--bare-answers must be a share in [0, 1], got {self.bare}")
+        if not 0.0 <= self.long <= 1.0:
+            raise UsageError(f"--long-answers must be a share in [0, 1], got {self.long}")
         if self.yes_no not in YES_NO:
             raise UsageError(f"--yes-no must be one of {', '.join(YES_NO)}, got {self.yes_no!r}")
         if not 0.0 < self.max_answer_share <= 1.0:
@@ -73,6 +81,26 @@ def shorten(example: TaggedExample, rng: random.Random) -> TaggedExample:
     left, right = min(words[first][0], start), max(words[last][1], end)
     spans = tuple((s - left, e - left) for s, e in example.spans if left <= s and e <= right)
     return TaggedExample(example.question, example.text[left:right], spans, example.source, example.id)
+
+
+def lengthen(example: TaggedExample, rng: random.Random) -> TaggedExample | None:
+    """The sentence of ``example.passage`` holding its first answer with up to :data:`MAX_EXTRA_SENTENCES` of the
+    sentences before and after it (at least one more than the answer's own), the answer tagged; ``None`` without a
+    passage or when the passage has no other sentence."""
+    if not example.passage or example.passage_span is None:
+        return None
+    bounds = sentence_bounds(example.passage)
+    start, end = example.passage_span
+    own = (next(k for k, (s, e) in enumerate(bounds) if e > start), max(k for k, (s, e) in enumerate(bounds) if s < end))
+    before, after = rng.randint(0, MAX_EXTRA_SENTENCES), rng.randint(0, MAX_EXTRA_SENTENCES)
+    if before + after == 0:
+        before, after = (0, 1) if rng.random() < 0.5 else (1, 0)
+    first, last = max(0, own[0] - before), min(len(bounds) - 1, own[1] + after)
+    if (first, last) == own:
+        return None
+    left, right = bounds[first][0], bounds[last][1]
+    return TaggedExample(example.question, example.passage[left:right], ((start - left, end - left),),
+                         example.source, example.id)
 
 
 def polar_text(example: TaggedExample, form: str) -> TaggedExample:
@@ -113,6 +141,9 @@ def build_examples(examples: Iterable[TaggedExample], forms: AnswerForms, seed: 
                 example = TaggedExample(example.question, example.text[start:end], ((0, end - start),),
                                         example.source, example.id)
                 counts["cut to the bare answer"] += 1
+            elif forms.long and rng.random() < forms.long and (longer := lengthen(example, rng)) is not None:
+                example = longer
+                counts["long answer (sentences around it)"] += 1
             else:
                 counts["answer sentence"] += 1
         out.append(example)

@@ -13,7 +13,7 @@ from kpqa.errors import InputError
 
 from .examples import TaggedExample
 from .layout import field
-from .sentences import TOO_LONG, covering_sentences, too_long
+from .sentences import TOO_LONG, covering_sentences, too_long, trim_span
 
 LAYOUT = "SQuAD"
 
@@ -105,7 +105,8 @@ def convert(records: Iterable[SquadRecord], counts: Counter, source: str = "squa
             counts["answer not in context"] += 1
             continue
         counts["kept"] += 1
-        yield TaggedExample(question=record.question, text=text, spans=spans, source=source, id=record.id)
+        yield TaggedExample(question=record.question, text=text, spans=spans, source=source, id=record.id,
+                            passage=record.context, passage_span=trim_span(record.context, span))
 
 
 def converter(source: str) -> Callable[[Iterable[SquadRecord], Counter], Iterator[TaggedExample]]:

@@ -64,6 +64,7 @@ class TrainConfig:
     dev_fraction: float = 0.1
     short_answers: float = 0.0
     bare_answers: float = 0.0
+    long_answers: float = 0.0
     yes_no: str = "off"
     max_answer_share: float = 1.0
     choice_questions: int = 1
@@ -411,7 +412,7 @@ def _setup(config: TrainConfig, progress: dict[str, Any]) -> _Run:
     from transformers import get_linear_schedule_with_warmup
 
     forms = AnswerForms(config.short_answers, config.yes_no, config.max_answer_share, config.choice_questions,
-                        config.bare_answers)
+                        config.bare_answers, config.long_answers)
     precision = training_precision(config.precision)
     accelerator = Accelerator(mixed_precision={"fp32": "no"}.get(precision, precision))
     set_seed(config.seed)
