@@ -1,11 +1,13 @@
 """Shared test fixtures: where the shared data is, the models (loaded once per session), and the ``model`` marker.
 
 A test needs the pip-shipped encoder or the committed weighter when it uses one of the session fixtures below
-(``minilm``, ``minilm_encoder``, ``shipped_weighter``), or when its source calls a model entry point (``Scorer``,
-``kpqa.score``, ``train``, the CLI's ``score`` / ``explain`` / ``meta-eval``, ``Weighter.load``, ``load_encoder``, ``Encoder``,
-``get_encoder``, ``bertscore``), or when it is a parametrised case naming a model metric. Such tests get the ``model`` marker at collection, so ``pytest -m "not model"``
-runs the rest without loading any model. At the end of a run, a test that loaded a model without the marker is
-reported (the audit keeps the static rule honest).
+(``minilm``, ``minilm_encoder``, ``shipped_weighter``); when its source (or a fixture's) calls what always loads a
+model (``train``, ``Weighter.load``, ``load_encoder``, ``Encoder``, ``get_encoder``, ``bertscore``, the CLI's
+``explain``); when it calls a scoring entry point (``Scorer``, ``kpqa.score``, the CLI's ``score`` / ``meta-eval`` /
+``calibrate``) and names a model metric or asks for the default suite; or when it is a parametrised case naming a
+model metric. Such tests get the ``model`` marker at collection, so ``pytest -m "not model"`` runs the rest without
+loading any model, and a test without the marker that loads a model anyway fails (the audit keeps the static rule
+honest).
 """
 from __future__ import annotations
 
@@ -22,15 +24,33 @@ SHARED_DATA = Path(os.environ.get("KPQA_SHARED_DATA", REPO.parent / "shared" / "
 
 #: session fixtures that load a model
 MODEL_FIXTURES = frozenset({"minilm", "minilm_encoder", "shipped_weighter"})
-#: calls in a test's (or its fixtures') source that load a model
+#: calls in a test's (or its fixtures') source that load a model whatever they are given
 MODEL_CALLS = re.compile(
-    r"\b(Scorer\(|kpqa\.score\(|train\(|Weighter\.load\(|load_encoder\(|Encoder\(|get_encoder\(|bertscore\(|"
-    r"main\(\[\s*\"(score|explain|meta-eval|calibrate)\"|\"kpqa\", \"(score|explain|meta-eval|calibrate)\"|"
-    r"\"-m\", \"kpqa(\.cli)?\", \"(score|explain|meta-eval|calibrate)\"|_run\(|_launch\(|shipped_scorer|BERTScore)"
+    r"\b(train\(|Weighter\.load\(|load_encoder\(|Encoder\(|get_encoder\(|bertscore\(|_launch\(|shipped_scorer|"
+    r"main\(\[\s*\"explain\"|\"kpqa\", \"explain\"|\"-m\", \"kpqa(\.cli)?\", \"explain\")"
 )
+#: the scorer, kpqa.score, a metric's own methods and the CLI's scoring commands: they load a model for a model
+#: metric only
+SCORING_CALLS = re.compile(
+    r"\.(score|stats|corpus_score)\(|\b(Scorer\(|kpqa\.score\(|_run\(|embed_rows\(|"
+    r"main\(\[\s*\"(score|meta-eval|calibrate)\"|"
+    r"\"kpqa\", \"(score|meta-eval|calibrate)\"|\"-m\", \"kpqa(\.cli)?\", \"(score|meta-eval|calibrate)\")"
+)
+#: a model metric named, or the default suite asked for: a scorer without a list of metrics, or a scoring command
+#: without --metrics
+MODEL_METRICS = re.compile(r"BERTScore|-KPQA\b|-KP\b|DEFAULT_METRICS|DECIDE_METRICS|decide")
+DEFAULT_SUITE = re.compile(r"\bScorer\(\s*(\)|[a-z_]+=)|\bkpqa\.score\((?![^)]*metrics)")
 
-#: metric names that load a model, in a parametrised case (e.g. a CLI argument list)
-MODEL_METRICS = re.compile(r"BERTScore|-KPQA|-KP\b")
+
+def _needs_model_source(source: str) -> bool:
+    """Whether code that calls these entry points loads a model (tests/README.md says how a test is marked)."""
+    if MODEL_CALLS.search(source):
+        return True
+    if not SCORING_CALLS.search(source):
+        return False
+    return bool(MODEL_METRICS.search(source) or DEFAULT_SUITE.search(source)
+                or ("\"score\"" in source or "\"meta-eval\"" in source or "\"calibrate\"" in source)
+                and "--metrics" not in source)
 
 
 def shared(relpath: str) -> Path:
@@ -93,7 +113,7 @@ def _needs_model(item: pytest.Item) -> bool:
     callspec = getattr(item, "callspec", None)  # a parametrised case that names a model metric
     if callspec is not None and MODEL_METRICS.search(repr(callspec.params)):
         return True
-    return any(MODEL_CALLS.search(s) for s in sources)
+    return any(_needs_model_source(s) for s in sources)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -102,12 +122,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.model)
 
 
-_LOADED_UNMARKED: list[str] = []
-
-
 @pytest.fixture(autouse=True)
 def _model_audit(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Record a test that loads a model in this process without the ``model`` marker."""
+    """Fail a test that loads a model in this process without the ``model`` marker (the static rule above missed
+    it, so ``pytest -m "not model"`` would load one)."""
     if request.node.get_closest_marker("model") is not None:
         yield
         return
@@ -116,19 +134,14 @@ def _model_audit(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     from kpqa.models import loader
 
     real = loader.load_pretrained
+    loaded: list[str] = []
 
     def watched(*args: Any, **kwargs: Any) -> Any:
-        _LOADED_UNMARKED.append(request.node.nodeid)
+        loaded.append(str(args[0] if args else kwargs.get("name")))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(loader, "load_pretrained", watched)
     for module in ("kpqa.models.encoder", "kpqa.models.weighter"):
         monkeypatch.setattr(f"{module}.load_pretrained", watched)
     yield
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if _LOADED_UNMARKED:
-        terminalreporter.write_line(
-            "model marker audit: these tests loaded a model without the 'model' marker: "
-            + ", ".join(sorted(set(_LOADED_UNMARKED))), yellow=True)
+    assert not loaded, f"loaded {', '.join(loaded)} without the 'model' marker (see tests/conftest.py)"

@@ -1,0 +1,22 @@
+"""The rule that marks a test ``model`` (tests/conftest.py): lexical scoring is not a model test."""
+from __future__ import annotations
+
+import pytest
+from conftest import _needs_model_source
+
+
+@pytest.mark.parametrize("source,needs", [
+    ('Scorer(["BLEU-1"], batch_size=4).score(rows)', False),
+    ('kpqa.score(q, c, r, metrics=["BLEU-1", "ROUGE-L"])', False),
+    ('main(["score", str(path), "--metrics", "BLEU-1", "--quiet"])', False),
+    ('get_metric("ROUGE-L").score(rows, Context())', False),
+    ('Scorer(["BERTScore"], device="cpu").score(rows)', True),
+    ('Scorer(device="cpu").score(rows)', True),
+    ("kpqa.score(q, c, r)", True),
+    ('main(["score", str(path), "-o", out])', True),
+    ('get_metric("BLEU-1-KP").score(rows, ctx)', True),
+    ('main(["explain", "--question", "q"])', True),
+    ('Weighter.load(device="cpu")', True),
+])
+def test_a_test_is_marked_model_when_its_source_loads_one(source, needs):
+    assert _needs_model_source(source) is needs
