@@ -11,8 +11,11 @@ import sys
 import warnings
 from typing import Any, Callable, Sequence
 
-from kpqa.context import DEFAULT_FUNCTION_WORD_WEIGHT
+from kpqa.context import (
+    DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
+)
 from kpqa.errors import KpqaError, KpqaWarning
+from kpqa.models.device import PRECISIONS
 from kpqa.rows import MAX_CHARS
 from kpqa.version import __version__
 
@@ -47,23 +50,22 @@ def _fraction(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}")
     return value
 
-#: default ``--chunk-rows`` of ``kpqa score`` (see docs/benchmark.md for the memory it takes)
-CHUNK_ROWS = 5000
-
 #: the options several subcommands share (score, meta-eval, calibrate, explain), defined here once: flag ->
-#: add_argument keywords. :func:`_parent` makes an argparse parent parser of some of them.
+#: add_argument keywords, the defaults the library's (kpqa.context). :func:`_parent` makes an argparse parent parser
+#: of some of them.
 SHARED_OPTIONS: dict[str, dict] = {
-    "--tokenize": dict(default="ptb",
-                       help="tokenizer for lexical metrics: ptb (default), whitespace, zh (Chinese), auto (zh when "
-                       "most texts are Chinese / Japanese, else ptb; the signatures name the one taken)"),
+    "--tokenize": dict(default=DEFAULT_TOKENIZER,
+                       help="tokenizer for lexical metrics (default: %(default)s): ptb, whitespace, zh (Chinese), auto "
+                       "(zh when most texts are Chinese / Japanese, else ptb; the signatures name the one taken)"),
     "--checkpoint": dict(help="weighter checkpoint folder (default: the shipped one)"),
-    "--device": dict(default="auto", help="auto (default), cpu, cuda, cuda:N"),
-    "--batch-size": dict(type=_positive_int, default=64, help="encoder batch size (default: %(default)s)"),
+    "--device": dict(default=DEFAULT_DEVICE, help="auto, cpu, cuda, cuda:N (default: %(default)s)"),
+    "--batch-size": dict(type=_positive_int, default=DEFAULT_BATCH_SIZE,
+                         help="encoder batch size (default: %(default)s)"),
     "--precision": dict(
-        choices=["auto", "fp32", "bf16", "fp16"], default="auto",
-        help="encoder and weighter arithmetic: auto (default) = bf16 autocast on CUDA, fp32 on CPU; bf16 on a CPU "
-        "with bf16 instructions is about 1.9x faster and moves per-row scores by up to ~1e-2 (recorded in the "
-        "signatures)"),
+        choices=PRECISIONS, default=DEFAULT_PRECISION,
+        help="encoder and weighter arithmetic (default: %(default)s): auto = bf16 autocast on CUDA, fp32 on CPU; "
+        "bf16 on a CPU with bf16 instructions is about 1.9x faster and moves per-row scores by up to ~1e-2 (recorded "
+        "in the signatures)"),
     "--function-words": dict(
         type=_fraction, default=DEFAULT_FUNCTION_WORD_WEIGHT, metavar="FACTOR", dest="function_word_weight",
         help="multiply the keyphrase weights of function words (the, of, his...; not negations) by FACTOR in [0, 1] "
@@ -89,7 +91,8 @@ def _parent(*flags: str, **helps: str) -> argparse.ArgumentParser:
 
 
 def _add_score(sub: argparse._SubParsersAction) -> None:
-    from kpqa.scoring import DEFAULT_METRICS
+    from kpqa.io import ON_ERROR
+    from kpqa.scoring import CHUNK_ROWS, DEFAULT_METRICS
 
     p = sub.add_parser(
         "score",
@@ -105,7 +108,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                    ".tsv, .jsonl, .json, .parquet); '-' (or no -o when stdout is a pipe): CSV on stdout, the corpus "
                    "scores then go to stderr")
     p.add_argument("--force", action="store_true", help="allow -o to replace the input file")
-    p.add_argument("--on-error", choices=("raise", "skip", "zero"), default="raise",
+    p.add_argument("--on-error", choices=ON_ERROR, default=ON_ERROR[0],
                    help="a row that cannot be scored (empty answer, no reference, a text over --max-chars, empty "
                    "question under a KPQA metric): stop (raise, default), or leave its scores empty (skip) or 0 "
                    "(zero), say why in an 'error' column and list the rows at the end")
@@ -414,7 +417,7 @@ def _explain_texts(args: argparse.Namespace) -> tuple[str, list[str], str, dict[
 
 
 def _add_calibrate(sub: argparse._SubParsersAction) -> None:
-    from kpqa.calibration import SPOT_CHECK
+    from kpqa.calibration import METHODS, RULES, SPOT_CHECK
     from kpqa.scoring import DECIDE_METRICS
 
     p = sub.add_parser(
@@ -435,9 +438,9 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--human-column", default="scores", help="column of human labels (default: %(default)s)")
     p.add_argument("--positive-above", type=float, metavar="T",
                    help="count a numeric human score above T as correct (without it, labels must be 0 or 1)")
-    p.add_argument("--method", choices=("isotonic", "logistic"), default="isotonic",
+    p.add_argument("--method", choices=METHODS, default=METHODS[0],
                    help="score -> P(correct) map (default: %(default)s)")
-    p.add_argument("--rule", choices=("balanced", "accuracy", "kappa"), default="balanced",
+    p.add_argument("--rule", choices=RULES, default=RULES[0],
                    help="decision threshold of the highest balanced accuracy (default: it does not depend on the share "
                    "of correct answers in INPUT), accuracy, or Cohen's kappa")
     p.add_argument("--reuse-scores", action="store_true",

@@ -39,6 +39,8 @@ CJK_WARN_SHARE = 0.01
 #: blocks of ``batch_size`` rows cost 19% more of the weighter's CPU time than blocks of this size (1,000 MS-MARCO
 #: rows: 52 s against 44 s); the progress bar moves within a block while the weighter works (:meth:`Scorer._weigh`)
 PROGRESS_ROWS = 1024
+#: rows :meth:`Scorer.score_file` reads, scores and writes at a time (see docs/benchmark.md for the memory it takes)
+CHUNK_ROWS = 5000
 DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA")
 #: the default metrics when deciding: the default suite plus what the shipped judge also needs
 DECIDE_METRICS = DEFAULT_METRICS + ("Contains", "KeyFact-KPQA", "F1")
@@ -541,7 +543,7 @@ class Scorer:
 
     def score_file(self, source: Any, write: Callable[[pd.DataFrame], None] | None = None,
                    fill: Callable[[dict[str, np.ndarray]], None] | None = None,
-                   chunk_rows: int = 5000) -> StreamResult:
+                   chunk_rows: int = CHUNK_ROWS) -> StreamResult:
         """:meth:`score_stream` over :func:`kpqa.io.iter_input` chunks of ``source``, the progress bar's total
         counted first (:func:`kpqa.io.count_rows`) when there is a bar to show."""
         total = count_rows(source) if self.progress and self.is_main else None

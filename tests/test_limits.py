@@ -99,7 +99,8 @@ def test_explain_refuses_a_long_text_but_reads_a_row_beside_one(tmp_path, capsys
     assert "--candidate: text of 150 characters, over the limit of 100 per text (raise it with --max-chars N)" \
         in capsys.readouterr().err
     assert main(["explain", "--question", "q", "--reference", "x" * (MAX_CHARS + 1), "--candidate", "a"]) == 2
-    assert f"--reference: text of {MAX_CHARS + 1:,} characters, over the limit of {MAX_CHARS:,}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"--reference: text of {MAX_CHARS + 1:,} characters, over the limit of {MAX_CHARS:,}" in err
     path = tmp_path / "in.csv"
     pd.DataFrame({"question": ["q1", "q2", "q3"], "answer": ["a1", LONG, ""],
                   "reference1": ["r1", "r2", "r3"]}).to_csv(path, index=False)

@@ -313,8 +313,12 @@ def test_shipped_weighter_finds_a_late_answer():
 
 
 def test_negative_lora_rank_is_a_usage_error(minilm):
-    with pytest.raises(UsageError, match=r"--lora-rank must be 0 \(fine-tune the layers\) or more, not -1"):
+    from kpqa.cli import flags_of
+    from kpqa.train.cli import build_parser
+
+    with pytest.raises(UsageError, match=r"^lora_rank=-1: must be 0 \(fine-tune the layers\) or more$") as raised:
         KeyphraseTagger(minilm[0], -1)
+    assert raised.value.render(flags_of(build_parser())) == "--lora-rank -1: must be 0 (fine-tune the layers) or more"
 
 
 def test_rank_zero_fine_tunes_the_layers_and_round_trips(tmp_path, tokenizer):
@@ -354,9 +358,9 @@ def test_train_layers_outside_the_backbone_or_with_lora_is_a_usage_error(minilm)
     # all six: the plain case (a fresh encoder: the tagger sets which parameters train)
     assert KeyphraseTagger(load_encoder("minilm")[0], 0, train_layers=6).train_layers is None
     for n in (0, 7):
-        with pytest.raises(UsageError, match=f"--train-layers must be 1 to 6 .* with --lora-rank 0, not {n}$"):
+        with pytest.raises(UsageError, match=f"^train_layers={n}: must be 1 to 6 .*, with lora_rank=0$"):
             KeyphraseTagger(minilm[0], 0, train_layers=n)
-    with pytest.raises(UsageError, match="not 2 with --lora-rank 4"):
+    with pytest.raises(UsageError, match=r"^train_layers=2: .*, with lora_rank=0 \(not lora_rank=4\)$"):
         KeyphraseTagger(minilm[0], 4, train_layers=2)
 
 

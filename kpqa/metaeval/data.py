@@ -137,7 +137,8 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     table = read_input(path, max_chars=None)
     human = human_scores(table, settings.human_column)
     if settings.by is not None and settings.by not in table.frame.columns:
-        raise InputError(Param("by", settings.by), f": no such column (columns: {', '.join(map(str, table.frame.columns))})",
+        raise InputError(Param("by", settings.by),
+                         f": no such column (columns: {', '.join(map(str, table.frame.columns))})",
                          file=table.source, column=settings.by)
     scores: dict[str, np.ndarray] = {}
     signatures: dict[str, Signature | None] = {}

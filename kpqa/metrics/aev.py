@@ -37,7 +37,7 @@ import numpy as np
 
 from kpqa.errors import UsageError
 from kpqa.metrics.base import Context, Metric, Rows, Totals, register_pattern
-from kpqa.metrics.ngrams import clipped_matches, max_ref_counts, ngram_counts
+from kpqa.metrics.ngrams import clipped_matches, closest_ref_length, max_ref_counts, ngram_counts
 from kpqa.metrics.spec import base_name, parse_spec
 from kpqa.stopwords import NLTK_ENGLISH_STOPWORDS
 
@@ -120,7 +120,7 @@ def aev_counts(
                 rt[i, n - 1] += sum(ref_counts.values())
                 rm[i, n - 1] += clipped_matches(ref_counts, cand_counts)
         c = len(cand)
-        lens[:, i] = (c, min((abs(len(r) - c), len(r)) for r in refs)[1], sum(map(len, refs)), c * len(refs))
+        lens[:, i] = (c, closest_ref_length(c, [len(r) for r in refs]), sum(map(len, refs)), c * len(refs))
     return AEvCounts(cm, ct, rm, rt, *lens)
 
 
@@ -263,12 +263,13 @@ def build(name: str) -> AEv:
     """The metric named ``AEv-<alpha>-<N>[:B=..][:W=..][:stop=..][:stem=..]``."""
     keys = {"B": ("brevity", float), "W": ("wordiness", float), "stop": ("stopwords", str), "stem": ("stem", str)}
     m = _NAME.match(base_name(name))
-    if m is None or any(not item.partition("=")[2] for item in name.split(":")[1:]):
+    spec = parse_spec(name, known=f"known: {', '.join(keys)}")
+    if m is None or any(not value for _, value in spec.options):
         raise UsageError(
             f"bad AEv name {name!r}; expected AEv-<alpha>-<N>[:B=<b>][:W=<w>][:stop=nltk|none][:stem=porter|none]"
         )
     kwargs: dict[str, Any] = {}
-    for key, value in parse_spec(name, known=f"known: {', '.join(keys)}").options:
+    for key, value in spec.options:
         if key not in keys:
             raise UsageError(f"unknown AEv option {key!r} in {name!r}; known: {', '.join(keys)}")
         field, cast = keys[key]

@@ -253,11 +253,11 @@ def describe() -> list[tuple[str, str, str]]:
 
 def _canonical(name: str) -> str:
     """``name`` with its metric part (before any ``:``) spelled as registered, matched case-insensitively."""
-    base, sep, spec = name.partition(":")
+    base = base_name(name)
     known = {n.lower(): n for n in _REGISTRY}
     known.update({kp_name(n).lower(): kp_name(n) for n in _REGISTRY if n.endswith(KPQA_SUFFIX)})
     if base.lower() in known:
-        return known[base.lower()] + sep + spec
+        return known[base.lower()] + name[len(base):]
     for _, _, family, _ in _PATTERNS:
         prefix = family.split("<")[0]
         if prefix and base.lower().startswith(prefix.lower()):

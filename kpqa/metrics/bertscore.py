@@ -43,13 +43,12 @@ from kpqa.errors import UsageError
 from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION
 from kpqa.metrics.base import Context, Metric, Rows, Totals, register, register_pattern
 from kpqa.metrics.spec import base_name, kp_suffix, parse_spec
+from kpqa.models.backbone import DEFAULT_BACKBONE
 from kpqa.rows import regroup, weighted_pairs
 from kpqa.signature import Signature
 
 if TYPE_CHECKING:  # pragma: no cover
     from kpqa.models.encoder import Encoder, TokenEmbeddings
-
-DEFAULT_BACKBONE = "minilm"
 
 
 def greedy_prf(

@@ -22,7 +22,7 @@ import numpy as np
 
 from kpqa.metrics.base import Context, Metric, Rows, Totals, register
 from kpqa.metrics.lexical import tokenize_rows
-from kpqa.metrics.ngrams import clipped_matches, max_ref_counts, ngram_counts
+from kpqa.metrics.ngrams import clipped_matches, closest_ref_length, max_ref_counts, ngram_counts
 
 TINY = 1e-15  # added to matches (COCO)
 SMALL = 1e-9  # added to n-gram counts and lengths (COCO)
@@ -37,11 +37,6 @@ class BleuStats:
     reflen: int  # closest reference length
     correct: tuple[int, ...]
     guess: tuple[int, ...]
-
-
-def closest_ref_length(testlen: int, reflens: Sequence[int]) -> int:
-    """The reference length closest to ``testlen``; the shorter one on a tie (COCO's "closest")."""
-    return min((abs(r - testlen), r) for r in reflens)[1]
 
 
 def bleu_stats(cand: Sequence[str], refs: Sequence[Sequence[str]], max_n: int = MAX_N) -> BleuStats:

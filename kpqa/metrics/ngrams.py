@@ -1,4 +1,5 @@
-"""Counting primitives shared by the lexical metrics: n-gram counts, clipping, longest common subsequence."""
+"""Counting primitives shared by the lexical metrics: n-gram counts, clipping, the closest reference length,
+longest common subsequence, the F-measure."""
 from __future__ import annotations
 
 from collections import Counter
@@ -9,6 +10,19 @@ try:
     from rapidfuzz.distance import LCSseq as _LCSseq
 except ImportError:  # pragma: no cover - rapidfuzz is a dependency
     _LCSseq = None
+
+
+def closest_ref_length(testlen: int, reflens: Sequence[int]) -> int:
+    """The reference length closest to ``testlen``; the shorter one on a tie (COCO's "closest")."""
+    return min((abs(r - testlen), r) for r in reflens)[1]
+
+
+def f_measure(p: float, r: float, beta: float) -> float:
+    """``(1 + beta^2) P R / (R + beta^2 P)`` (COCO's ROUGE-L F, Yang et al.'s with their gamma); 0 when P or R is
+    0."""
+    if p == 0 or r == 0:
+        return 0.0
+    return ((1 + beta**2) * p * r) / float(r + beta**2 * p)
 
 
 def ngram_counts(tokens: Sequence[Hashable], n: int) -> Counter:

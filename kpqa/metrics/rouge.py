@@ -18,7 +18,7 @@ import numpy as np
 
 from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Rows, register
 from kpqa.metrics.lexical import tokenize_rows
-from kpqa.metrics.ngrams import lcs_length
+from kpqa.metrics.ngrams import f_measure, lcs_length
 
 BETA = 1.2
 
@@ -27,13 +27,6 @@ def _shared(a: Sequence[str], b: Sequence[str]) -> tuple[list[int], list[int]]:
     """Indices of the tokens of ``a`` that occur in ``b`` and vice versa: the only ones an LCS can use."""
     in_a, in_b = set(a), set(b)
     return [i for i, t in enumerate(a) if t in in_b], [j for j, t in enumerate(b) if t in in_a]
-
-
-def f_score(p: float, r: float, beta: float = BETA) -> float:
-    """COCO's ROUGE-L F: ``(1 + beta^2) P R / (R + beta^2 P)``, 0 when P or R is 0."""
-    if p == 0 or r == 0:
-        return 0.0
-    return ((1 + beta**2) * p * r) / float(r + beta**2 * p)
 
 
 def rouge_l(cand: Sequence[str], refs: Sequence[Sequence[str]], beta: float = BETA) -> tuple[float, float, float]:
@@ -45,7 +38,7 @@ def rouge_l(cand: Sequence[str], refs: Sequence[Sequence[str]], beta: float = BE
         precisions.append(lcs / float(len(cand)) if cand else 0.0)
         recalls.append(lcs / float(len(ref)) if ref else 0.0)
     p, r = max(precisions), max(recalls)
-    return p, r, f_score(p, r, beta)
+    return p, r, f_measure(p, r, beta)
 
 
 def weighted_lcs(
@@ -133,7 +126,8 @@ def weighted_rouge_l(
     ``R_k`` = reference weights of the reference tokens in the LCS / reference weight sum. This is our reading of
     eq. 3: eq. 5 literally puts the *candidate* weights of the LCS over the *reference's* weight sum, which can
     exceed 1; weighting each side by its own weights keeps R in [0, 1] and symmetric with P. Among LCSs of equal
-    length the heaviest is used (:func:`weighted_lcs`). P = max_k P_k, R = max_k R_k, F as :func:`f_score`.
+    length the heaviest is used (:func:`weighted_lcs`). P = max_k P_k, R = max_k R_k, F as
+    :func:`kpqa.metrics.ngrams.f_measure`.
     With ``lcs="heaviest"`` the subsequence is :func:`heaviest_common_subsequence` instead of a longest one.
     With all weights 1 the result equals :func:`rouge_l` exactly (either way).
     """
@@ -156,7 +150,7 @@ def weighted_rouge_l(
         precisions.append(lcs_c / cand_total if cand_total > 0 else 0.0)
         recalls.append(lcs_r / ref_total if ref_total > 0 else 0.0)
     p, r = max(precisions), max(recalls)
-    return p, r, f_score(p, r, beta)
+    return p, r, f_measure(p, r, beta)
 
 
 @register("ROUGE-L")

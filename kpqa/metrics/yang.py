@@ -31,7 +31,7 @@ import numpy as np
 
 from kpqa.errors import InputError, UsageError
 from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Metric, Rows, Totals, register
-from kpqa.metrics.ngrams import clipped_matches, lcs_length, max_ref_counts, ngram_counts
+from kpqa.metrics.ngrams import clipped_matches, closest_ref_length, f_measure, lcs_length, max_ref_counts, ngram_counts
 
 Tokens = Sequence[Hashable]
 
@@ -92,7 +92,7 @@ def bleu_counts(
         same.append(clipped_matches(cand, max_ref_counts(agree, n)) if agree else 0)
         entity.append(clipped_matches(cand, max_ref_counts(entities, n)) if entities else 0)
     c = len(candidate)
-    r = min((abs(len(ref) - c), len(ref)) for ref in references)[1]
+    r = closest_ref_length(c, [len(ref) for ref in references])
     return BleuCounts(tuple(matches), tuple(same), tuple(entity), tuple(totals), c, r)
 
 
@@ -160,14 +160,6 @@ class RougeL:
     precision: Fraction
     recall: Fraction
     fmeasure: float
-
-
-def f_measure(precision: float, recall: float, gamma: float = DEFAULT_GAMMA) -> float:
-    """``(1 + g^2) P R / (R + g^2 P)``; 0 when both are 0."""
-    if precision == 0 or recall == 0:
-        return 0.0
-    g2 = gamma * gamma
-    return (1 + g2) * float(precision) * float(recall) / (float(recall) + g2 * float(precision))
 
 
 def adapted_rouge_l(

@@ -9,7 +9,6 @@ installed backbone is the one the checkpoint was trained on (sha256 of its weigh
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import torch
@@ -18,6 +17,7 @@ from safetensors.torch import load_file, save_file
 from kpqa.models import backbone as backbones
 from kpqa.models.backbone import file_sha256
 from kpqa.errors import CheckpointError
+from kpqa.io import output_path, write_text
 
 WEIGHTS = "weights.safetensors"
 METADATA = "metadata.json"
@@ -30,17 +30,11 @@ def save(folder: str | Path, tensors: dict[str, torch.Tensor], metadata: dict) -
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     stored = {k: v.detach().to("cpu", STORE_DTYPE).contiguous() for k, v in sorted(tensors.items())}
-    tmp = folder / (WEIGHTS + ".tmp")
-    save_file(stored, str(tmp))
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(tmp, 0o666 & ~mask)  # safetensors writes 0600; a checkpoint is an ordinary file
-    tmp.replace(folder / WEIGHTS)
+    with output_path(folder / WEIGHTS) as tmp:  # written as every output is: a temp file renamed into place
+        save_file(stored, tmp)
     digest = file_sha256(folder / WEIGHTS)
     metadata = {**metadata, "weights_sha256": digest}
-    tmp = folder / (METADATA + ".tmp")
-    tmp.write_text(json.dumps(metadata, indent=2, sort_keys=False) + "\n", encoding="utf-8")
-    tmp.replace(folder / METADATA)
+    write_text(folder / METADATA, json.dumps(metadata, indent=2, sort_keys=False) + "\n")
     return digest[:12]
 
 

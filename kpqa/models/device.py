@@ -28,7 +28,8 @@ def amp_dtype(device: str, precision: str = "auto") -> "torch.dtype | None":
     if precision == "fp32" or (precision == "auto" and not cuda):
         return None
     if precision == "fp16" and not cuda:
-        raise UsageError(Param("precision", "fp16"), " needs a CUDA device (use ", Param("precision", "bf16"), " on CPU)")
+        raise UsageError(Param("precision", "fp16"), " needs a CUDA device (use ", Param("precision", "bf16"),
+                         " on CPU)")
     if precision == "auto":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     return torch.bfloat16 if precision == "bf16" else torch.float16

@@ -22,7 +22,7 @@ import numpy as np
 
 from kpqa.context import DEFAULT_BATCH_SIZE
 from kpqa.errors import CheckpointError, UsageError
-from kpqa.models.backbone import resolve
+from kpqa.models.backbone import DEFAULT_BACKBONE, resolve
 from kpqa.models.device import (  # noqa: F401  (re-exported: the encoder's precision API)
     PRECISIONS, amp_dtype, check_precision, pick_device, precision_name,
 )
@@ -75,7 +75,7 @@ class Encoder:
 
     def __init__(
         self,
-        backbone: str = "minilm",
+        backbone: str = DEFAULT_BACKBONE,
         layer: int | None = None,
         device: str = "auto",
         batch_size: int = DEFAULT_BATCH_SIZE,
