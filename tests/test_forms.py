@@ -7,7 +7,7 @@ import pytest
 
 from kpqa.errors import UsageError
 from kpqa.train.examples import TaggedExample, is_choice_question, polar_answer
-from kpqa.train.forms import AnswerForms, build_examples, choice_copies, lengthen, polar_text, shorten
+from kpqa.train.forms import AnswerForms, build_examples, choice_copies, echo, lengthen, polar_text, restate, shorten
 
 TEXT = "In 1990 the old bridge over the river Avon was finally replaced by a new one."
 BRIDGE = TaggedExample("What was replaced?", TEXT, ((TEXT.index("the old bridge"), TEXT.index(" over")),), "squad", "b")
@@ -158,3 +158,28 @@ def test_long_answers_take_their_share_and_leave_other_examples_as_they_were():
     assert build_examples(many, AnswerForms(), seed=4)[0] == many  # off by default: nothing changes
     with pytest.raises(UsageError, match="--long-answers"):
         AnswerForms(long=1.5)
+
+
+@pytest.mark.parametrize("question, subject", [
+    ("Who was the man behind The Chipmunks?", "The man behind The Chipmunks"),
+    ("What is the capital of France?", "The capital of France"),
+    ("How many steps are there in a test?", "Steps are there in a test"),
+    ("In what year did it end?", "In what year did it end"),  # no leading wh-word: kept as asked
+])
+def test_restate_drops_the_wh_word_and_its_auxiliary(question, subject):
+    assert restate(question) == subject
+
+
+def test_echo_answers_restate_the_question_and_tag_only_the_answer():
+    seen = set()
+    for seed in range(30):
+        echoed = echo(BRIDGE, random.Random(seed))
+        assert echoed.answers == ["the old bridge"] and echoed.text.endswith("the old bridge.")
+        assert "replaced" in echoed.text.lower()  # the question's words are in the text, untagged
+        seen.add(echoed.text)
+    assert len(seen) == 3
+    many = [TaggedExample(BRIDGE.question, TEXT, BRIDGE.spans, "squad", str(i)) for i in range(200)]
+    _, counts = build_examples(many, AnswerForms(echo=0.25), seed=5)
+    assert 30 <= counts["the question restated around the answer"] <= 70
+    with pytest.raises(UsageError, match="--echo-answers"):
+        AnswerForms(echo=-0.1)

@@ -48,6 +48,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--long-answers", type=float, default=d.long_answers, metavar="SHARE",
                    help="share of the remaining span examples of SQuAD-layout sources given 1-4 of their paragraph's "
                         "sentences around the answer sentence (a long generated answer's shape)")
+    p.add_argument("--echo-answers", type=float, default=d.echo_answers, metavar="SHARE",
+                   help="share of the remaining span examples turned into the question restated around the answer "
+                        "('The man behind X is Y.', a chatty generated answer's shape)")
     p.add_argument("--yes-no", choices=YES_NO, default=d.yes_no,
                    help="yes/no answers: 'Yes, <evidence>' (sentence), a bare 'yes' (bare), half each (mixed), or "
                         "dropped as in the paper (off)")
@@ -84,7 +87,7 @@ def config_from_args(args: argparse.Namespace, argv: Sequence[str]) -> TrainConf
         data=list(args.data), output=args.output, use_question=not args.no_question, epochs=args.epochs,
         batch_size=args.batch_size, lr=args.lr, max_length=args.max_length, backbone=args.backbone,
         lora_rank=args.lora_rank, train_layers=args.train_layers, seed=args.seed, max_examples=args.max_examples,
-        short_answers=args.short_answers, bare_answers=args.bare_answers, long_answers=args.long_answers, yes_no=args.yes_no, max_answer_share=args.max_answer_share,
+        short_answers=args.short_answers, bare_answers=args.bare_answers, long_answers=args.long_answers, echo_answers=args.echo_answers, yes_no=args.yes_no, max_answer_share=args.max_answer_share,
         choice_questions=args.choice_questions,
         precision=args.precision, init=args.init, teacher=args.teacher, hard_weight=args.hard_weight,
         temperature=args.temperature, polar_floor=args.polar_floor,

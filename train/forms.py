@@ -10,6 +10,9 @@ entity, "yes") or longer (several sentences), so the builder can also teach
 - **long answers** (``long``): a share of the other span examples whose converter kept the paragraph (the
   SQuAD-layout sources) becomes the answer sentence with 1-4 of the paragraph's sentences around it
   (:func:`lengthen`), the shape of a chatty generated answer; only the first answer is tagged;
+- **echo answers** (``echo``): a share of the other span examples becomes the question restated around the first
+  answer ("Which show had X? The Word.", 'The answer to "..." is The Word.', "The show that had X is The Word."),
+  the shape of a chatty generated answer, whose question words are not the answer (:func:`echo`);
 - **yes/no answers** (``yes_no``): the polar examples of MS-MARCO, ConditionalQA and HotpotQA become "Yes, <first
   evidence sentence>" or a bare "yes" (``sentence``, ``bare``, or ``mixed`` = half each), tagged K on the polar
   word only; ``off`` drops them as the paper did;
@@ -54,12 +57,15 @@ class AnswerForms:
     choice: int = 1
     bare: float = 0.0
     long: float = 0.0
+    echo: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.short <= 1.0:
             raise UsageError(f"--short-answers must be a share in [0, 1], got {self.short}")
         if not 0.0 <= self.bare <= 1.0:
             raise UsageError(f"--bare-answers must be a share in [0, 1], got {self.bare}")
+        if not 0.0 <= self.echo <= 1.0:
+            raise UsageError(f"--echo-answers must be a share in [0, 1], got {self.echo}")
         if not 0.0 <= self.long <= 1.0:
             raise UsageError(f"--long-answers must be a share in [0, 1], got {self.long}")
         if self.yes_no not in YES_NO:
@@ -103,6 +109,39 @@ def lengthen(example: TaggedExample, rng: random.Random) -> TaggedExample | None
                          example.source, example.id)
 
 
+def restate(question: str) -> str:
+    """``question`` turned roughly into a statement's subject: the question mark, a leading wh-word ("how many"
+    counts as one) and the auxiliary after it dropped ("Who was the man behind X?" -> "The man behind X")."""
+    words = question.strip().rstrip("?").split()
+    if words and words[0].lower() in _WH:
+        words = words[2:] if words[0].lower() == "how" and len(words) > 1 and words[1].lower() in ("many", "much") \
+            else words[1:]
+    if words and words[0].lower() in _AUX:
+        words = words[1:]
+    text = " ".join(words) or question.strip()
+    return text[0].upper() + text[1:]
+
+
+_WH = frozenset("who whom whose what which when where why how".split())
+_AUX = frozenset("is are was were do does did has have had can could will would".split())
+
+
+def echo(example: TaggedExample, rng: random.Random) -> TaggedExample:
+    """The question restated around the example's first answer, the answer tagged (:data:`AnswerForms.echo`)."""
+    start, end = example.spans[0]
+    answer = example.text[start:end]
+    question = example.question.strip()
+    form = rng.randrange(3)
+    if form == 0:
+        prefix = f"{question} "
+    elif form == 1:
+        prefix = f'The answer to "{question.rstrip("?").strip()}" is '
+    else:
+        prefix = f"{restate(question)} is "
+    return TaggedExample(example.question, f"{prefix}{answer}.", ((len(prefix), len(prefix) + len(answer)),),
+                         example.source, example.id)
+
+
 def polar_text(example: TaggedExample, form: str) -> TaggedExample:
     """A polar example as "Yes, <first evidence sentence>" (``sentence``) or "yes" (``bare``), K on the polar word."""
     word = example.polar or ""
@@ -141,6 +180,9 @@ def build_examples(examples: Iterable[TaggedExample], forms: AnswerForms, seed: 
                 example = TaggedExample(example.question, example.text[start:end], ((0, end - start),),
                                         example.source, example.id)
                 counts["cut to the bare answer"] += 1
+            elif forms.echo and rng.random() < forms.echo:
+                example = echo(example, rng)
+                counts["the question restated around the answer"] += 1
             elif forms.long and rng.random() < forms.long and (longer := lengthen(example, rng)) is not None:
                 example = longer
                 counts["long answer (sentences around it)"] += 1

@@ -65,6 +65,7 @@ class TrainConfig:
     short_answers: float = 0.0
     bare_answers: float = 0.0
     long_answers: float = 0.0
+    echo_answers: float = 0.0
     yes_no: str = "off"
     max_answer_share: float = 1.0
     choice_questions: int = 1
@@ -412,7 +413,7 @@ def _setup(config: TrainConfig, progress: dict[str, Any]) -> _Run:
     from transformers import get_linear_schedule_with_warmup
 
     forms = AnswerForms(config.short_answers, config.yes_no, config.max_answer_share, config.choice_questions,
-                        config.bare_answers, config.long_answers)
+                        config.bare_answers, config.long_answers, config.echo_answers)
     precision = training_precision(config.precision)
     accelerator = Accelerator(mixed_precision={"fp32": "no"}.get(precision, precision))
     set_seed(config.seed)
