@@ -136,6 +136,32 @@ def thresholds(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | Non
 
 
 @dataclass
+class IsotonicMap:
+    """Score -> P(correct) by scikit-learn's isotonic regression, kept as its interpolation points."""
+
+    x: list[float]
+    y: list[float]
+
+    def __call__(self, scores: np.ndarray) -> np.ndarray:
+        return np.interp(scores, self.x, self.y)
+
+
+@dataclass
+class LogisticMap:
+    """Score -> P(correct) by a one-feature logistic regression."""
+
+    coef: float
+    intercept: float
+
+    def __call__(self, scores: np.ndarray) -> np.ndarray:
+        return 1 / (1 + np.exp(-(self.coef * scores + self.intercept)))
+
+
+#: the map of each method (the file's ``params`` are its fields)
+MAPS: dict[str, type[IsotonicMap] | type[LogisticMap]] = {"isotonic": IsotonicMap, "logistic": LogisticMap}
+
+
+@dataclass
 class MetricCalibration:
     """The calibration of one metric (see the module docstring); ``fit`` holds what it scored on its own data.
     ``signature``: the text of the fitting scores' signature, as the file holds it (:attr:`fitted_on` parsed)."""
@@ -146,8 +172,13 @@ class MetricCalibration:
     rule: str
     threshold: float
     thresholds: dict[str, float]
-    params: dict[str, Any]
+    params: IsotonicMap | LogisticMap
     fit: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> "MetricCalibration":
+        """The calibration a file's entry holds (its ``params`` as the map of its ``method``, one of ``MAPS``)."""
+        return cls(**{**raw, "params": MAPS[raw["method"]](**raw["params"])})
 
     @cached_property
     def fitted_on(self) -> Signature:
@@ -156,11 +187,7 @@ class MetricCalibration:
 
     def prob(self, scores: Floats, prior: float | None = None) -> np.ndarray:
         """P(correct) of each score, with half the answers correct (:data:`PRIOR`) or a share ``prior``."""
-        s = np.asarray(scores, dtype=float)
-        if self.method == "isotonic":
-            p = np.interp(s, self.params["x"], self.params["y"])
-        else:
-            p = 1 / (1 + np.exp(-(self.params["coef"] * s + self.params["intercept"])))
+        p = self.params(np.asarray(scores, dtype=float))
         return p if prior is None else with_prior(p, prior)
 
     def decide(self, scores: Floats, prior: float | None = None) -> np.ndarray:
@@ -213,13 +240,13 @@ def fit_metric(metric: str, signature: Signature | str, scores: Floats, labels: 
 
         iso = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip")
         iso.fit(s, y, sample_weight=w)
-        params: dict[str, Any] = {"x": iso.X_thresholds_.tolist(), "y": iso.y_thresholds_.tolist()}
+        params: IsotonicMap | LogisticMap = IsotonicMap(iso.X_thresholds_.tolist(), iso.y_thresholds_.tolist())
     elif method == "logistic":
         from sklearn.linear_model import LogisticRegression
 
         # effectively unpenalised: a one-feature fit
         lr = LogisticRegression(C=1e6).fit(s[:, None], y, sample_weight=w)
-        params = {"coef": float(lr.coef_[0, 0]), "intercept": float(lr.intercept_[0])}
+        params = LogisticMap(float(lr.coef_[0, 0]), float(lr.intercept_[0]))
     else:
         raise UsageError(f"unknown calibration method {method!r}; one of {', '.join(METHODS)}")
     cut, acc, kap, bal = thresholds(s, y, None if weights is None else w)
@@ -332,13 +359,13 @@ class Calibration:
             raw = json.loads(path.read_text(encoding="utf-8"))
             if raw.get("format") != FORMAT:
                 raise CalibrationError(f"calibration {path}: format {raw.get('format')!r}, expected {FORMAT}")
-            metrics = {name: MetricCalibration(**m) for name, m in raw["metrics"].items()}
-            judges = {name: JudgeCalibration(**{**j, "calibration": MetricCalibration(**j["calibration"])})
+            for m in [*raw["metrics"].values(), *(j["calibration"] for j in raw.get("judges", {}).values())]:
+                if m["method"] not in METHODS or m["rule"] not in RULES:
+                    raise CalibrationError(f"calibration {path}: {m['metric']}: unknown method {m['method']!r} or "
+                                           f"threshold rule {m['rule']!r}")
+            metrics = {name: MetricCalibration.from_dict(m) for name, m in raw["metrics"].items()}
+            judges = {name: JudgeCalibration(**{**j, "calibration": MetricCalibration.from_dict(j["calibration"])})
                       for name, j in raw.get("judges", {}).items()}
-            for m in [*metrics.values(), *(j.calibration for j in judges.values())]:
-                if m.method not in METHODS or m.rule not in RULES:
-                    raise CalibrationError(f"calibration {path}: {m.metric}: unknown method {m.method!r} or "
-                                           f"threshold rule {m.rule!r}")
             return cls(metrics, raw["data"], raw["labels"], judges, raw["kpqa_version"], raw["format"], str(path))
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
             raise CalibrationError(f"calibration {path}: not a kpqa calibration file ({type(e).__name__}: {e})")

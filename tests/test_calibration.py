@@ -3,6 +3,7 @@ commands on binary labels (lexical metrics only, so it is fast)."""
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -126,6 +127,8 @@ def test_file_round_trip_and_signature_check(tmp_path):
     cal.save(tmp_path / "c.json")
     loaded = Calibration.load(tmp_path / "c.json")
     assert loaded.digest == cal.digest and loaded.to_dict() == cal.to_dict()
+    assert isinstance(loaded.metrics["ROUGE-L"].params, calibration.IsotonicMap)
+    assert loaded.metrics["ROUGE-L"].params == cal.metrics["ROUGE-L"].params
     bf16 = Signature.parse("ROUGE-L|tok:ptb|version:0.1.0|kpw:aaaa|precision:bf16")
     entry = loaded.entry("ROUGE-L", bf16)  # precision ignored
     assert entry.prob([0.9])[0] == 1.0
@@ -346,6 +349,10 @@ def test_prior_moves_the_odds_and_the_decisions():
     shares = [cal.decide(s, prior).mean() for prior in (0.1, 0.3, 0.5, 0.7, 0.9)]
     assert shares == sorted(shares) and shares[0] < shares[-1]  # a higher prior judges more answers correct
     assert cal.decide(s, 0.5).tolist() == (cal.prob(s) >= 0.5).astype(float).tolist()
+    params = cal.params
+    assert isinstance(params, calibration.LogisticMap) and params.coef > 0
+    assert calibration.MetricCalibration.from_dict(asdict(cal)) == cal
+    np.testing.assert_array_equal(cal.prob(s), 1 / (1 + np.exp(-(params.coef * s + params.intercept))))
 
 
 def test_prior_needs_decisions_and_goes_into_their_signatures(tmp_path, capsys):
