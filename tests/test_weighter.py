@@ -42,7 +42,7 @@ class Stub(nn.Module):
 
 
 def stub_weighter(tokenizer, model, use_question=True, max_length=128, **options):
-    metadata = {"use_question": use_question, "backbone": {"name": "minilm"}, "max_length": max_length}
+    metadata = ckpt.Metadata.of({"use_question": use_question, "backbone": {"name": "minilm"}, "max_length": max_length})
     return Weighter(model, tokenizer, metadata, "stub", torch.device("cpu"), batch_size=4, **options)
 
 
@@ -384,3 +384,15 @@ def test_loading_a_checkpoint_that_learned_nothing_warns(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", KpqaWarning)
         Weighter.load(shipped_checkpoint(True), no_question=True, device="cpu")
+
+
+def test_metadata_holds_what_inference_reads():
+    raw = {"backbone": {"name": "mpnet", "weights_sha256": "ab"}, "use_question": False, "max_length": 128,
+           "lora": {"rank": 16, "alpha": 32, "targets": ["attention.attn.q"], "dropout": 0.0}, "trained_layers": None,
+           "dev": {"k_f1": 0.61}, "command": "kpqa train ..."}
+    meta = ckpt.Metadata.of(raw)
+    assert (meta.backbone, meta.use_question, meta.max_length, meta.trained_layers, meta.dev_k_f1) == \
+        ("mpnet", False, 128, None, 0.61)
+    assert meta.lora == ckpt.Lora(16, 32.0, ["attention.attn.q"]) and meta.raw["command"] == "kpqa train ..."
+    fine_tuned = ckpt.Metadata.of({**raw, "lora": None, "trained_layers": 2, "dev": None})
+    assert fine_tuned.lora is None and fine_tuned.trained_layers == 2 and fine_tuned.dev_k_f1 is None

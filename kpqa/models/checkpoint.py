@@ -9,7 +9,9 @@ installed backbone is the one the checkpoint was trained on (sha256 of its weigh
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 from safetensors.torch import load_file, save_file
@@ -23,6 +25,39 @@ WEIGHTS = "weights.safetensors"
 METADATA = "metadata.json"
 LABELS = ["O", "K"]
 STORE_DTYPE = torch.float16
+
+
+@dataclass(frozen=True)
+class Lora:
+    """The LoRA adapter a checkpoint holds: rank, alpha (the scale is alpha / rank) and the adapted linear maps."""
+
+    rank: int
+    alpha: float
+    targets: list[str]
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """What inference reads of a checkpoint's ``metadata.json`` (the file holds more: the training data, command and
+    history, kept in ``raw``)."""
+
+    backbone: str
+    use_question: bool
+    max_length: int
+    lora: Lora | None  # None: the top ``trained_layers`` transformer layers were fine-tuned (None: all of them)
+    trained_layers: int | None
+    dev_k_f1: float | None
+    raw: dict[str, Any]
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> "Metadata":
+        """The fields of a metadata dict (as :func:`load` returns it)."""
+        lora = raw.get("lora")
+        k_f1 = (raw.get("dev") or {}).get("k_f1")
+        return cls(backbone=raw["backbone"]["name"], use_question=bool(raw["use_question"]),
+                   max_length=int(raw["max_length"]),
+                   lora=None if lora is None else Lora(int(lora["rank"]), float(lora["alpha"]), list(lora["targets"])),
+                   trained_layers=raw.get("trained_layers"), dev_k_f1=None if k_f1 is None else float(k_f1), raw=raw)
 
 
 def save(folder: str | Path, tensors: dict[str, torch.Tensor], metadata: dict) -> str:

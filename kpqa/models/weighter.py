@@ -68,7 +68,7 @@ def load_encoder(backbone: str) -> tuple[Any, Any]:
 class Weighter:
     """Batched KPW inference from a checkpoint, cached by (question, text)."""
 
-    def __init__(self, model: KeyphraseTagger, tokenizer, metadata: dict, checkpoint_hash: str,
+    def __init__(self, model: KeyphraseTagger, tokenizer, metadata: ckpt.Metadata, checkpoint_hash: str,
                  device: torch.device, batch_size: int = DEFAULT_BATCH_SIZE, precision: str = DEFAULT_PRECISION,
                  function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT):
         self.function_word_weight = check_function_word_weight(function_word_weight)
@@ -79,9 +79,9 @@ class Weighter:
         self.device = device
         self.batch_size = batch_size
         self.dtype = amp_dtype(str(device), precision)
-        self.use_question: bool = bool(metadata["use_question"])
-        self.backbone: str = metadata["backbone"]["name"]
-        self.max_length: int = int(metadata["max_length"])
+        self.use_question = metadata.use_question
+        self.backbone = metadata.backbone
+        self.max_length = metadata.max_length
         self._cache: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
 
     @classmethod
@@ -94,18 +94,19 @@ class Weighter:
         docstring."""
         dev = resolve_device(device)
         folder = Path(checkpoint) if checkpoint is not None else shipped_checkpoint(no_question)
-        tensors, metadata, digest = ckpt.load(folder)
-        k_f1 = (metadata.get("dev") or {}).get("k_f1")
+        tensors, raw, digest = ckpt.load(folder)
+        metadata = ckpt.Metadata.of(raw)
+        k_f1 = metadata.dev_k_f1
         if k_f1 is not None and k_f1 < MIN_DEV_K_F1:
             warnings.warn(f"checkpoint {folder}: its dev K-F1 is {k_f1:.4f}, the weighter learned next to nothing; "
                           "KPQA metrics with it are meaningless", KpqaWarning, stacklevel=2)
-        if no_question and metadata["use_question"]:
+        if no_question and metadata.use_question:
             raise UsageError(f"checkpoint {folder} reads the question; ", Param("no_question", True),
                              " needs one trained without it")
-        encoder, tokenizer = load_encoder(metadata["backbone"]["name"])
-        lora = metadata["lora"]
-        model = (KeyphraseTagger(encoder, 0, train_layers=metadata.get("trained_layers")) if lora is None
-                 else KeyphraseTagger(encoder, int(lora["rank"]), float(lora["alpha"]), lora["targets"]))
+        encoder, tokenizer = load_encoder(metadata.backbone)
+        lora = metadata.lora
+        model = (KeyphraseTagger(encoder, 0, train_layers=metadata.trained_layers) if lora is None
+                 else KeyphraseTagger(encoder, lora.rank, lora.alpha, lora.targets))
         model.load_trained(tensors)
         model.merge()
         return cls(model, tokenizer, metadata, digest, dev, batch_size, precision, function_word_weight)
