@@ -171,8 +171,8 @@ def grid_section(name: str, grid: dict, figure: Path, out: Path) -> list[str]:
     lines = [f"#### {name}", ""]
     if best is not None:
         lines += [f"Best cell: AEv({best[0]:g}, {best[1]}) with R² = {100 * best[2]:.2f} (× 100).", ""]
-    lines += ["R² × 100:", ""] + metaeval._grid_table(grid, "r2", True) + ["", "Pearson r:", ""]
-    lines += metaeval._grid_table(grid, "pearson", False)
+    lines += ["R² × 100:", ""] + metaeval.grid_table(grid, "r2", True) + ["", "Pearson r:", ""]
+    lines += metaeval.grid_table(grid, "pearson", False)
     lines += ["", f"![AEv grid, {name}]({figure.relative_to(out.parent).as_posix()})", ""]
     return lines
 
@@ -358,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "| metric | r | p |",
         "| --- | --- | --- |",
-        *[f"| {r['metric']} | {_num(r['value'])} | {metaeval._p(r['p_value'])} |" for r in marco["overall"]["results"]],
+        *[f"| {r['metric']} | {_num(r['value'])} | {metaeval.p_text(r['p_value'])} |" for r in marco["overall"]["results"]],
         "",
         "## Soricut & Brill (2004): AEv(α, N) grids",
         "",

@@ -27,9 +27,9 @@ from kpqa.metaeval.data import (
     Dataset, ScorerFactory, Settings, aev_scores, binary_labels, detect_systems, human_scores, item_keys, load_all,
     load_dataset, scorer_factory,
 )
-from kpqa.metaeval.render import _grid_table, _p, to_json, to_markdown, write_plots
+from kpqa.metaeval.render import grid_table, p_text, to_json, to_markdown, write_plots
 from kpqa.metaeval.report import SUFFIXES, base_metric, build_report, evaluate, run
 
 __all__ = ["SUFFIXES", "Dataset", "ScorerFactory", "Settings", "aev_scores", "base_metric", "binary_labels",
            "build_report", "detect_systems", "evaluate", "human_scores", "item_keys", "load_all", "load_dataset",
-           "run", "scorer_factory", "to_json", "to_markdown", "write_plots", "_grid_table", "_p"]
+           "run", "scorer_factory", "to_json", "to_markdown", "write_plots", "grid_table", "p_text"]

@@ -15,7 +15,8 @@ def _num(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
-def _p(value: float | None) -> str:
+def p_text(value: float | None) -> str:
+    """A p-value as the tables print it."""
     if value is None:
         return "n/a"
     return "<1e-4" if value < 1e-4 else f"{value:.4f}"
@@ -32,12 +33,13 @@ def _correlation_table(correlations: dict[str, dict]) -> list[str]:
     lines = ["| metric | Pearson r [95% CI] | p | Spearman ρ [95% CI] | p | Kendall τ [95% CI] | p |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for metric, corr in correlations.items():
-        cells = [f"{_cell(corr[s])} | {_p(corr[s]['p_value'])}" for s in meta.STATISTICS]
+        cells = [f"{_cell(corr[s])} | {p_text(corr[s]['p_value'])}" for s in meta.STATISTICS]
         lines.append(f"| {metric} | " + " | ".join(cells) + " |")
     return lines
 
 
-def _grid_table(grid: dict, key: str, percent: bool) -> list[str]:
+def grid_table(grid: dict, key: str, percent: bool) -> list[str]:
+    """An AEv(alpha, N) grid's ``key`` cells as a markdown table (``percent``: x 100, two decimals)."""
     lines = ["| N \\ α | " + " | ".join(f"{a:g}" for a in grid["alphas"]) + " |",
              "| --- |" + " --- |" * len(grid["alphas"])]
     for n, row in zip(grid["orders"], grid[key]):
@@ -75,62 +77,77 @@ def to_markdown(report: dict[str, Any]) -> str:
            f"kpqa {report['kpqa_version']}; bootstrap: {s['bootstrap']} resamples of the rows, seed {s['seed']}; "
            "intervals are 95% percentile intervals; p-values of the correlations are scipy.stats' two-sided ones.", ""]
     for d in report["datasets"]:
-        h = d["human"]
-        out += [f"## {d['name']}", "",
-                f"`{d['source']}`: {d['rows']} rows; human score column `{d['human_column']}` "
-                f"(mean {h['mean']:.3f}, range {h['min']:g}-{h['max']:g}); systems: {d['systems']['how']}.", ""]
-        if d["warnings"]:
-            out += ["**Warnings**", ""] + [f"- {w}" for w in d["warnings"]] + [""]
-        if "binary" in d:
-            out += _binary_section(d["binary"])
-        out += ["### Correlation with human judgments", ""] + _correlation_table(d["correlations"]) + [""]
-        if d["paired"]:
-            out += ["### Paired bootstrap (Koehn 2004)", "",
-                    "p: share of resamples where the metric's correlation is not higher than the base metric's.", "",
-                    "| metric | against | statistic | Δ [95% CI] | p |", "| --- | --- | --- | --- | --- |"]
-            for t in d["paired"]:
-                delta = "undefined" if t["delta"] is None else (
-                    f"{t['delta']:+.3f} [{_num(t['ci_low'])}, {_num(t['ci_high'])}]")
-                p = f"<{1 / t['resamples']:.2g}" if t["p_value"] == 0 else _p(t["p_value"])  # resolution: 1/B
-                out.append(f"| {t['a']} | {t['b']} | {t['statistic']} | {delta} | {p} |")
-            out.append("")
-        rp = d["rank_pairs"]
-        out += ["### Rank-pair agreement (KPQA paper, Table 7)", ""]
-        if "results" in rp and rp["pairs"]:
-            out += [f"{rp['pairs']} of {rp['same_item_pairs']} pairs of answers to the same item by two systems "
-                    f"have a {rp['rule']}; "
-                    "a metric tie counts as a miss.", "", "| metric | matches | ties | % |", "| --- | --- | --- | --- |"]
-            out += [f"| {r['metric']} | {r['matches']}/{r['pairs']} | {r['ties']} | {_num(r['percent'], 2)} |"
-                    for r in rp["results"]]
-        else:
-            out.append(rp["note"] + ".")
-        out.append("")
-        ov = d["overall"]
-        out += ["### Overall level (Yang et al. 2018)", ""]
-        if "results" in ov and "note" not in ov:
-            out += [f"{ov['draws']} draws of {ov['questions']} items answered by every system; each system scored by "
-                    "its mean human and mean metric score; Pearson r over all (draw, system) points.", "",
-                    "| metric | r | p | points |", "| --- | --- | --- | --- |"]
-            out += [f"| {r['metric']} | {_num(r['value'])} | {_p(r['p_value'])} | {r['points']} |"
-                    + (f" {r['note']}" if r["note"] else "") for r in ov["results"]]
-        else:
-            out.append(ov["note"] + ".")
-        out.append("")
-        if "by" in d:
-            by = d["by"]
-            metrics = list(d["correlations"])
-            out += [f"### Pearson r by `{by['column']}`", "",
-                    "| group | rows | " + " | ".join(metrics) + " |", "| --- | --- |" + " --- |" * len(metrics)]
-            for label, g in by["groups"].items():
-                cells = [_num(g["correlations"][m]["pearson"]["value"]) for m in metrics]
-                out.append(f"| {label} | {g['rows']} | " + " | ".join(cells) + " |")
-            out.append("")
-        if "aev_grid" in d:
-            out += ["### AEv(α, N) grid (Soricut & Brill 2004)", "", "R² × 100 (points: answers):", ""]
-            out += _grid_table(d["aev_grid"], "r2", True) + ["", "Pearson r:", ""]
-            out += _grid_table(d["aev_grid"], "pearson", False) + [""]
-        out += ["### Signatures", ""] + [f"- {m}: `{sig}`" for m, sig in d["signatures"].items()] + [""]
+        out += _dataset_markdown(d)
     return "\n".join(out)
+
+
+def _dataset_markdown(d: dict[str, Any]) -> list[str]:
+    """One data set's section: header and warnings, then each statistic's subsection."""
+    h = d["human"]
+    out = [f"## {d['name']}", "",
+           f"`{d['source']}`: {d['rows']} rows; human score column `{d['human_column']}` "
+           f"(mean {h['mean']:.3f}, range {h['min']:g}-{h['max']:g}); systems: {d['systems']['how']}.", ""]
+    if d["warnings"]:
+        out += ["**Warnings**", ""] + [f"- {w}" for w in d["warnings"]] + [""]
+    if "binary" in d:
+        out += _binary_section(d["binary"])
+    out += ["### Correlation with human judgments", ""] + _correlation_table(d["correlations"]) + [""]
+    if d["paired"]:
+        out += _paired_section(d["paired"])
+    out += _rank_pair_section(d["rank_pairs"]) + _overall_section(d["overall"])
+    if "by" in d:
+        out += _by_section(d["by"], list(d["correlations"]))
+    if "aev_grid" in d:
+        out += ["### AEv(α, N) grid (Soricut & Brill 2004)", "", "R² × 100 (points: answers):", ""]
+        out += grid_table(d["aev_grid"], "r2", True) + ["", "Pearson r:", ""]
+        out += grid_table(d["aev_grid"], "pearson", False) + [""]
+    return out + ["### Signatures", ""] + [f"- {m}: `{sig}`" for m, sig in d["signatures"].items()] + [""]
+
+
+def _paired_section(paired: list[dict[str, Any]]) -> list[str]:
+    out = ["### Paired bootstrap (Koehn 2004)", "",
+           "p: share of resamples where the metric's correlation is not higher than the base metric's.", "",
+           "| metric | against | statistic | Δ [95% CI] | p |", "| --- | --- | --- | --- | --- |"]
+    for t in paired:
+        delta = "undefined" if t["delta"] is None else f"{t['delta']:+.3f} [{_num(t['ci_low'])}, {_num(t['ci_high'])}]"
+        p = f"<{1 / t['resamples']:.2g}" if t["p_value"] == 0 else p_text(t["p_value"])  # resolution: 1/B
+        out.append(f"| {t['a']} | {t['b']} | {t['statistic']} | {delta} | {p} |")
+    return out + [""]
+
+
+def _rank_pair_section(rp: dict[str, Any]) -> list[str]:
+    out = ["### Rank-pair agreement (KPQA paper, Table 7)", ""]
+    if "results" in rp and rp["pairs"]:
+        out += [f"{rp['pairs']} of {rp['same_item_pairs']} pairs of answers to the same item by two systems "
+                f"have a {rp['rule']}; "
+                "a metric tie counts as a miss.", "", "| metric | matches | ties | % |", "| --- | --- | --- | --- |"]
+        out += [f"| {r['metric']} | {r['matches']}/{r['pairs']} | {r['ties']} | {_num(r['percent'], 2)} |"
+                for r in rp["results"]]
+    else:
+        out.append(rp["note"] + ".")
+    return out + [""]
+
+
+def _overall_section(ov: dict[str, Any]) -> list[str]:
+    out = ["### Overall level (Yang et al. 2018)", ""]
+    if "results" in ov and "note" not in ov:
+        out += [f"{ov['draws']} draws of {ov['questions']} items answered by every system; each system scored by "
+                "its mean human and mean metric score; Pearson r over all (draw, system) points.", "",
+                "| metric | r | p | points |", "| --- | --- | --- | --- |"]
+        out += [f"| {r['metric']} | {_num(r['value'])} | {p_text(r['p_value'])} | {r['points']} |"
+                + (f" {r['note']}" if r["note"] else "") for r in ov["results"]]
+    else:
+        out.append(ov["note"] + ".")
+    return out + [""]
+
+
+def _by_section(by: dict[str, Any], metrics: list[str]) -> list[str]:
+    out = [f"### Pearson r by `{by['column']}`", "",
+           "| group | rows | " + " | ".join(metrics) + " |", "| --- | --- |" + " --- |" * len(metrics)]
+    for label, g in by["groups"].items():
+        cells = [_num(g["correlations"][m]["pearson"]["value"]) for m in metrics]
+        out.append(f"| {label} | {g['rows']} | " + " | ".join(cells) + " |")
+    return out + [""]
 
 
 def to_json(report: dict[str, Any]) -> str:
