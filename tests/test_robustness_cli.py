@@ -436,7 +436,9 @@ def test_late_keyword_keeps_its_weight_end_to_end(tmp_path, capsys, monkeypatch)
             k = torch.where(torch.isin(input_ids, hot) & (token_type_ids == 1), 10.0, -10.0)
             return torch.stack([torch.zeros_like(k), k], dim=-1)
 
-    metadata = {"use_question": True, "backbone": {"name": "minilm"}, "max_length": 128}
+    from kpqa.models.checkpoint import Metadata
+
+    metadata = Metadata.of({"use_question": True, "backbone": {"name": "minilm"}, "max_length": 128})
     stub = Weighter(Stub(), tokenizer, metadata, "stub", torch.device("cpu"))
     monkeypatch.setattr(Weighter, "load", classmethod(lambda cls, *a, **k: stub))
     right, wrong = _late_keyword_scores(tmp_path, capsys).to_dict("records")
