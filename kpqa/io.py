@@ -211,6 +211,52 @@ _LAYOUT = ("expected the KPQA layout: columns question, answer, reference1..refe
            "strings, JSON list text in CSV)")
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """Where a frame in the KPQA layout keeps each field: reference columns, their label columns (by reference
+    number), and whether it has a question and an entities column."""
+
+    references: list[str]
+    labels: dict[int, str]
+    question: bool
+    entities: bool
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One row's fields, validated."""
+
+    question: str
+    candidate: str
+    references: list[str]
+    reference_labels: list[str | None]
+    candidate_label: str | None
+    entities: list[str]
+
+
+def _read_row(record: dict[str, Any], layout: _Layout, source: str, number: int, max_chars: int | None) -> _Row:
+    """A record's fields, checked (an :class:`InputError` naming the cell of the first problem)."""
+    answer = record["answer"]
+    if _blank(answer):
+        raise InputError("empty answer", file=source, row=number, column="answer")
+    refs, labels = [], []
+    for col in layout.references:
+        if not _blank(record[col]):
+            refs.append(check_length(_text(record[col], source, number, col), max_chars, source, number, col))
+            k = int(_REF.match(col).group(1) or 0)  # type: ignore[union-attr]
+            labels.append(_label(record.get(layout.labels[k]), source, number, layout.labels[k])
+                          if k in layout.labels else None)
+    if not refs:
+        raise InputError("no non-empty reference", file=source, row=number, column=layout.references[0])
+    question = record["question"] if layout.question else None
+    question = "" if _blank(question) else _text(question, source, number, "question")
+    check_length(question, max_chars, source, number, "question")
+    candidate = check_length(_text(answer, source, number, "answer"), max_chars, source, number, "answer")
+    cand_label = _label(record.get("answer_label"), source, number, "answer_label")
+    found = _entities(record["entities"], source, number) if layout.entities else []
+    return _Row(question, candidate, refs, labels, cand_label, found)
+
+
 def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequence[int] | None = None,
                    on_error: str = "raise", max_chars: int | None = MAX_CHARS) -> Table:
     """Validate a frame in the KPQA layout and extract the rows to score. Messages number the rows 1, 2, ... or by
@@ -233,56 +279,28 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
     ref_cols = _ref_columns(frame)
     if not ref_cols:
         raise InputError(f"no reference column; {_LAYOUT}", file=source, column="reference1")
-    has_q = "question" in frame.columns
     label_cols = {int(m.group(1) or 0): c for c in frame.columns if (m := _REF_LABEL.match(str(c)))}
+    layout = _Layout(ref_cols, label_cols, "question" in frame.columns, "entities" in frame.columns)
     has_labels = "answer_label" in frame.columns or bool(label_cols)
-    has_entities = "entities" in frame.columns
-
-    questions, candidates, references = [], [], []
-    cand_labels: list[str | None] = []
-    ref_labels: list[list[str | None]] = []
-    entities: list[list[str]] = []
+    read: list[_Row] = []
     keep: list[int] = []
     errors: dict[int, str] = {}
     for position, (number, record) in enumerate(zip(numbers, frame.to_dict("records"))):
         try:
-            answer = record["answer"]
-            if _blank(answer):
-                raise InputError("empty answer", file=source, row=number, column="answer")
-            refs, labels = [], []
-            for col in ref_cols:
-                if not _blank(record[col]):
-                    refs.append(check_length(_text(record[col], source, number, col), max_chars, source, number, col))
-                    k = int(_REF.match(col).group(1) or 0)  # type: ignore[union-attr]
-                    labels.append(_label(record.get(label_cols[k]), source, number, label_cols[k])
-                                  if k in label_cols else None)
-            if not refs:
-                raise InputError("no non-empty reference", file=source, row=number, column=ref_cols[0])
-            question = record["question"] if has_q else None
-            question = "" if _blank(question) else _text(question, source, number, "question")
-            check_length(question, max_chars, source, number, "question")
-            candidate = check_length(_text(answer, source, number, "answer"), max_chars, source, number, "answer")
-            cand_label = _label(record.get("answer_label"), source, number, "answer_label")
-            found = _entities(record["entities"], source, number) if has_entities else []
+            read.append(_read_row(record, layout, source, number, max_chars))
         except InputError as e:
             if on_error == "raise":
                 raise
             errors[position] = e.reason
             continue
         keep.append(position)
-        questions.append(question)
-        candidates.append(candidate)
-        references.append(refs)
-        ref_labels.append(labels)
-        cand_labels.append(cand_label)
-        entities.append(found)
     rows = Rows(
-        questions=questions,
-        candidates=candidates,
-        references=references,
-        candidate_labels=cand_labels if has_labels else None,
-        reference_labels=ref_labels if has_labels else None,
-        entities=entities if has_entities else None,
+        questions=[r.question for r in read],
+        candidates=[r.candidate for r in read],
+        references=[r.references for r in read],
+        candidate_labels=[r.candidate_label for r in read] if has_labels else None,
+        reference_labels=[r.reference_labels for r in read] if has_labels else None,
+        entities=[r.entities for r in read] if layout.entities else None,
     )
     return Table(frame=frame, rows=rows, source=source, numbers=numbers, keep=keep, errors=errors)
 

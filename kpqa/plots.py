@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 from kpqa.types import Floats
@@ -293,6 +293,45 @@ def cjk_font() -> str | None:
     return None
 
 
+def _families(cjk: bool) -> list[str]:
+    """The font families of a figure: DejaVu Sans, and for Chinese / Japanese text an installed CJK font, which
+    matplotlib falls back to for the glyphs DejaVu lacks (a :class:`~kpqa.errors.KpqaWarning` when there is none)."""
+    family = ["DejaVu Sans"]
+    if cjk:
+        found = cjk_font()
+        if found is None:
+            import warnings
+
+            from kpqa.errors import KpqaWarning
+
+            warnings.warn(CJK_HINT, KpqaWarning, stacklevel=3)
+        else:
+            family.append(found)
+    return family
+
+
+def _wrap(lines: Sequence[tuple[str, Sequence[tuple[str, float | None]]]], width_of: Callable[[str], float],
+          space: float, text_px: float) -> tuple[list[tuple[float, str]], list[tuple[float, float, str, float | None]],
+                                                 float]:
+    """Each line's label at its first row, its tokens placed left to right and wrapped at ``text_px`` pixels
+    ((x px, row, text, weight)), and the rows taken (a gap of 0.4 row between texts, none after the last)."""
+    placed: list[tuple[float, float, str, float | None]] = []
+    labels: list[tuple[float, str]] = []
+    row = 0.0
+    for label, tokens in lines:
+        labels.append((row, label))
+        x = 0.0
+        for text, weight in tokens:
+            w = width_of(text)
+            if x > 0 and x + w > text_px:
+                row, x = row + 1, 0.0
+            placed.append((x, row, text, weight))
+            x += w + space
+        row += 1
+        row += 0.4  # a gap between texts
+    return labels, placed, row - 0.4  # no gap after the last text: the colour scale follows it
+
+
 def weight_heatmap(
     lines: Sequence[tuple[str, Sequence[tuple[str, float | None]]]],
     path: str | Path,
@@ -318,22 +357,12 @@ def weight_heatmap(
     from kpqa.text import is_cjk
 
     colormap = plt.get_cmap(cmap)
-    scratch = plt.figure(dpi=DPI)
-    renderer = scratch.canvas.get_renderer()
-    family = ["DejaVu Sans"]
-    if any(is_cjk(text) for label, tokens in lines for text, _ in [(label, None), *tokens]):
-        found = cjk_font()
-        if found is None:
-            import warnings
-
-            from kpqa.errors import KpqaWarning
-
-            warnings.warn(CJK_HINT, KpqaWarning, stacklevel=2)
-        else:
-            family.append(found)  # matplotlib falls back to it for the glyphs DejaVu lacks
+    family = _families(any(is_cjk(text) for label, tokens in lines for text, _ in [(label, None), *tokens]))
     font = FontProperties(family=family, size=fontsize)
     bold = FontProperties(family=family, size=fontsize, weight="bold")
     logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)  # "no bold CJK face": the regular one is fine
+    scratch = plt.figure(dpi=DPI)
+    renderer = scratch.canvas.get_renderer()
 
     def measure(text: str, prop: FontProperties) -> float:
         return renderer.get_text_width_height_descent(text, prop, ismath=False)[0]
@@ -342,22 +371,8 @@ def weight_heatmap(
     label_px = max((measure(label, bold) for label, _ in lines), default=0.0) + 2 * space
     text_px = width * DPI
     line_px = fontsize * DPI / 72 * 2.0
-    placed: list[tuple[float, int, str, float | None]] = []  # (x px, row, text, weight)
-    labels: list[tuple[int, str]] = []
-    row = 0
-    for label, tokens in lines:
-        labels.append((row, label))
-        x = 0.0
-        for text, weight in tokens:
-            w = measure(text, font)
-            if x > 0 and x + w > text_px:
-                row, x = row + 1, 0.0
-            placed.append((x, row, text, weight))
-            x += w + space
-        row += 1
-        row += 0.4  # type: ignore[assignment]  # a gap between texts
+    labels, placed, text_rows = _wrap(lines, lambda text: measure(text, font), space, text_px)
     plt.close(scratch)
-    text_rows = row - 0.4  # no gap after the last text: the colour scale follows it
     title_px = line_px if title else 0.0
     bar_px, below_px = 0.25 * line_px, 1.2 * line_px  # the scale, and its tick labels and label under it
     gap_px = 0.3 * line_px
