@@ -150,3 +150,25 @@ def test_library_messages_name_parameters_not_flags():
              if m not in ("kpqa.cli", "kpqa.train") and not m.startswith("kpqa.train.")}
     assert {m: t for m, t in found.items() if t} == {}
     assert any(flag.search(t) for t in _error_texts(PACKAGE / "cli.py"))  # the check sees a flag where there is one
+
+
+def test_the_modules_block_lists_every_module_once():
+    """docs/architecture.md's Modules block: one line per module of kpqa/ and train/, nothing that is not there."""
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    block = page.split("## Modules", 1)[1].split("```")[1]
+    listed, folders = [], {0: ""}  # the folder at each depth of indentation
+    for line in block.splitlines():
+        if not line.strip() or line.startswith(" " * 6):  # blank, or a description carried over
+            continue
+        depth = (len(line) - len(line.lstrip())) // 2
+        name = line.split()[0]
+        if name.endswith("/"):
+            folders[depth + 1] = folders[depth] + name
+            continue
+        for part in line.strip().split("   ")[0].split(","):  # "squad.py, hotpotqa.py, ...   converters"
+            if part.strip().endswith(".py"):
+                listed.append(folders[depth] + part.strip())
+    root = PACKAGE.parent
+    actual = sorted(str(p.relative_to(root)) for d in ("kpqa", "train") for p in (root / d).rglob("*.py")
+                    if p.name != "__init__.py" or p.parent.name in ("kpqa", "metrics", "models", "metaeval"))
+    assert sorted(listed) == actual
