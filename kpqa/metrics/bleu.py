@@ -21,7 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from kpqa.metrics.base import Context, Metric, Rows, Totals, register
-from kpqa.metrics.lexical import tokenize_rows
+from kpqa.metrics.lexical import check_weights, tokenize_rows
 from kpqa.metrics.ngrams import clipped_matches, closest_ref_length, max_ref_counts, ngram_counts
 
 TINY = 1e-15  # added to matches (COCO)
@@ -100,7 +100,7 @@ def weighted_bleu1(
     taken (and checked) for a signature symmetric with :func:`kpqa.metrics.rouge.weighted_rouge_l`. With all
     weights 1 the result equals :func:`sentence_bleu` ``[0]`` exactly.
     """
-    _check_weights(cand, cand_w, refs, refs_w)
+    check_weights(cand, cand_w, refs, refs_w)
     ceiling = max_ref_counts(refs, 1)
     mass: dict[str, float] = {}
     count: dict[str, int] = {}
@@ -115,16 +115,6 @@ def weighted_bleu1(
     p = (matched + TINY) / (math.fsum(map(float, cand_w)) + SMALL)
     ratio = (len(cand) + TINY) / (closest_ref_length(len(cand), [len(r) for r in refs]) + SMALL)
     return p * math.exp(1 - 1 / ratio) if ratio < 1 else p
-
-
-def _check_weights(
-    cand: Sequence[str], cand_w: Sequence[float], refs: Sequence[Sequence[str]], refs_w: Sequence[Sequence[float]]
-) -> None:
-    """``ValueError`` unless there is one weight per token of the candidate and of every reference."""
-    if len(cand_w) != len(cand):
-        raise ValueError(f"{len(cand_w)} weights for {len(cand)} candidate tokens")
-    if len(refs_w) != len(refs) or any(len(w) != len(r) for r, w in zip(refs, refs_w)):
-        raise ValueError("reference weights do not match the reference tokens")
 
 
 def row_stats(rows: Rows, ctx: Context) -> np.ndarray:

@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Rows, register
-from kpqa.metrics.lexical import tokenize_rows
+from kpqa.metrics.lexical import check_weights, tokenize_rows
 from kpqa.metrics.ngrams import f_measure, lcs_length
 
 BETA = 1.2
@@ -133,10 +133,7 @@ def weighted_rouge_l(
     """
     if lcs not in SUBSEQUENCES:
         raise ValueError(f"lcs must be {' or '.join(SUBSEQUENCES)}, not {lcs!r}")
-    if len(cand_w) != len(cand):
-        raise ValueError(f"{len(cand_w)} weights for {len(cand)} candidate tokens")
-    if len(refs_w) != len(refs) or any(len(w) != len(r) for r, w in zip(refs, refs_w)):
-        raise ValueError("reference weights do not match the reference tokens")
+    check_weights(cand, cand_w, refs, refs_w)
     # in float64: float32 sums can put an identical candidate and reference above 1
     cand_w64: list[float] = np.asarray(cand_w, dtype=float).tolist()
     cand_total = sum(cand_w64)
