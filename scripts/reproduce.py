@@ -216,16 +216,89 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def table4_data(args: argparse.Namespace, options: dict, marco_file: Path, marco_data: metaeval.Dataset,
+                marco: dict, checkpoint: dict | None) -> tuple[dict, list[str], dict[str, str], list[str]]:
+    """Table 4's rows on MS-MARCO: the -KP weighter's and the leave-out weighters' scores added to ``marco_data``;
+    (its report with them, the -KP metrics scored, paper row -> our column, notes)."""
+    kp_checkpoint = _metadata(args.kp_checkpoint)
+    marco_checkpoint = _metadata(args.no_marco_checkpoint)
+    leave_outs = [("MARCO", args.no_marco_checkpoint, marco_checkpoint, "without MS-MARCO on {}"),
+                  ("SQuAD", args.squad_only_checkpoint, _metadata(args.squad_only_checkpoint), "on SQuAD alone: {}")]
+    notes: list[str] = []
+    kp_metrics: list[str] = []
+    ablation_columns: dict[str, str] = {}
+    if kp_checkpoint:
+        kp_settings = metaeval.Settings(metrics=KP, bootstrap=args.bootstrap, seed=args.seed,
+                                        scorer_options={**options, "checkpoint": str(args.kp_checkpoint)})
+        kp_data = metaeval.load_dataset(marco_file, kp_settings)
+        marco_data.scores.update(kp_data.scores)
+        marco_data.signatures.update(kp_data.signatures)
+        kp_metrics = KP
+        notes.append(f"-KP: weighter {_show(args.kp_checkpoint)} (trained without the question).")
+    else:
+        notes.append(f"-KP rows not computed: no finished question-free checkpoint at {_show(args.kp_checkpoint)}.")
+    if not marco_checkpoint and checkpoint and "msmarco" not in _sources(checkpoint):
+        ablation_columns.update({f"{m}/MARCO": m for m in KPQA})
+        notes.append(f"-KPQA/MARCO rows: our weighter was trained on {', '.join(sorted(set(_sources(checkpoint))))} "
+                     "only (MS-MARCO Q&A is not in the shared data), so it is itself a weighter that never saw "
+                     "MS-MARCO: these rows repeat our -KPQA rows, and there is no in-domain counterpart of the "
+                     "paper's -KPQA rows.")
+    elif not marco_checkpoint:
+        ablation_columns.update({f"{m}/MARCO": "" for m in KPQA})
+    for suffix, folder, meta_, without in leave_outs:
+        if not meta_:
+            continue
+        other_settings = metaeval.Settings(metrics=KPQA, bootstrap=args.bootstrap, seed=args.seed,
+                                           scorer_options={**options, "checkpoint": str(folder)})
+        other = metaeval.load_dataset(marco_file, other_settings)
+        for metric in KPQA:
+            column = f"{metric}/{suffix}"
+            marco_data.scores[column] = other.scores[metric]
+            marco_data.signatures[column] = other.signatures[metric]
+            ablation_columns[column] = column
+        sources = ", ".join(dict.fromkeys(_sources(meta_)))
+        notes.append(f"-KPQA/{suffix}: weighter {_show(folder)} (`kpw:{meta_.get('weights_sha256', '?')[:12]}`), "
+                     f"trained {without.format(sources)} (the training commands are in its metadata.json).")
+    notes += [f"-KPQA/{suffix} rows not computed: no finished checkpoint at {_show(folder)}."
+              for suffix, folder, meta_, _ in leave_outs
+              if not meta_ and not ablation_columns.get(f"{KPQA[0]}/{suffix}")]  # /MARCO may repeat -KPQA
+    if kp_checkpoint or any(meta_ for _, _, meta_, _ in leave_outs):
+        extra = metaeval.Settings(metrics=list(marco_data.scores), bootstrap=args.bootstrap, seed=args.seed)
+        marco = metaeval.build_report([marco_data], extra)["datasets"][0]
+    return marco, kp_metrics, ablation_columns, notes
+
+
+def draw_figures(folder: Path, datasets: list[metaeval.Dataset], reports: list[dict],
+                 metrics: list[str]) -> dict[str, Path]:
+    """Per data set, the metric-vs-human scatter plot and the AEv grid heat map."""
+    folder.mkdir(parents=True, exist_ok=True)
+    figures: dict[str, Path] = {}
+    for name, data, rep in zip(SETS, datasets, reports):
+        slug = name.lower().replace("-", "")
+        pearson = {m: c["pearson"]["value"] for m, c in rep["correlations"].items()}
+        figures[f"{name}-scatter"] = plots.scatter(data.human, {m: data.scores[m] for m in metrics},
+                                                   folder / f"{slug}-scatter.png", title=name, pearson=pearson,
+                                                   dpi=72)
+        figures[f"{name}-grid"] = plots.grid_heatmap(rep["aev_grid"], folder / f"{slug}-aev-grid.png",
+                                                     title=f"{name}: AEv(α, N), R² × 100 (points: answers)")
+    return figures
+
+
+def checkpoint_line(folder: Path, checkpoint: dict | None) -> str:
+    """What the document says of the weighter checkpoint."""
+    if not checkpoint:
+        return "none (the KPQA rows are left out)"
+    return (f"`{_show(folder)}`: backbone {checkpoint['backbone']['name']}, "
+            f"{'with' if checkpoint.get('use_question') else 'without'} the question, trained on "
+            f"{', '.join(s['spec'] for s in checkpoint.get('sources', []))} "
+            f"({checkpoint.get('examples', {}).get('total', '?')} examples; dev loss "
+            f"{checkpoint.get('dev', {}).get('loss', '?')})")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     started = time.time()
     checkpoint = _metadata(args.checkpoint)
-    kp_checkpoint = _metadata(args.kp_checkpoint)
-    marco_checkpoint = _metadata(args.no_marco_checkpoint)
-    squad_checkpoint = _metadata(args.squad_only_checkpoint)
-    leave_outs = [("MARCO", args.no_marco_checkpoint, marco_checkpoint, "without MS-MARCO on {}"),
-                  ("SQuAD", args.squad_only_checkpoint, squad_checkpoint, "on SQuAD alone: {}")]
-    ablations = [entry for entry in leave_outs if entry[2]]
     wanted = LEXICAL + ENCODER + (KPQA + WORDS if checkpoint else [])
     metrics, left_out = _available(wanted)
     if not checkpoint:
@@ -243,59 +316,9 @@ def main(argv: list[str] | None = None) -> int:
     meta_cmd = _cmd(["kpqa", "meta-eval", *[f"../shared/data/{SETS[n]}" for n in SETS], "--metrics", ",".join(metrics),
                      "--bootstrap", str(args.bootstrap), "--seed", str(args.seed), "--aev-grid"])
 
-    # Table 4: -KP (question-free weighter), -KPQA/MARCO and -KPQA/SQuAD (leave-out weighters)
-    t4_notes, kp_metrics, ablation_columns = [], [], {}
-    marco_data = datasets[0]
-    if kp_checkpoint:
-        kp_settings = metaeval.Settings(metrics=KP, bootstrap=args.bootstrap, seed=args.seed,
-                                        scorer_options={**options, "checkpoint": str(args.kp_checkpoint)})
-        kp_data = metaeval.load_dataset(files["MS-MARCO"], kp_settings)
-        marco_data.scores.update(kp_data.scores)
-        marco_data.signatures.update(kp_data.signatures)
-        kp_metrics = KP
-        t4_notes.append(f"-KP: weighter {_show(args.kp_checkpoint)} (trained without the question).")
-    else:
-        t4_notes.append(f"-KP rows not computed: no finished question-free checkpoint at {_show(args.kp_checkpoint)}.")
-    if not marco_checkpoint and checkpoint and "msmarco" not in _sources(checkpoint):
-        ablation_columns.update({f"{m}/MARCO": m for m in KPQA})
-        t4_notes.append(f"-KPQA/MARCO rows: our weighter was trained on {', '.join(sorted(set(_sources(checkpoint))))} "
-                        "only (MS-MARCO Q&A is not in the shared data), so it is itself a weighter that never saw "
-                        "MS-MARCO: these rows repeat our -KPQA rows, and there is no in-domain counterpart of the "
-                        "paper's -KPQA rows.")
-    elif not marco_checkpoint:
-        ablation_columns.update({f"{m}/MARCO": "" for m in KPQA})
-    for suffix, folder, meta_, without in ablations:
-        other_settings = metaeval.Settings(metrics=KPQA, bootstrap=args.bootstrap, seed=args.seed,
-                                           scorer_options={**options, "checkpoint": str(folder)})
-        other = metaeval.load_dataset(files["MS-MARCO"], other_settings)
-        for metric in KPQA:
-            column = f"{metric}/{suffix}"
-            marco_data.scores[column] = other.scores[metric]
-            marco_data.signatures[column] = other.signatures[metric]
-            ablation_columns[column] = column
-        sources = ", ".join(dict.fromkeys(_sources(meta_)))
-        t4_notes.append(f"-KPQA/{suffix}: weighter {_show(folder)} (`kpw:{meta_.get('weights_sha256', '?')[:12]}`), "
-                        f"trained {without.format(sources)} (the training commands are in its metadata.json).")
-    t4_notes += [f"-KPQA/{suffix} rows not computed: no finished checkpoint at {_show(folder)}."
-                 for suffix, folder, meta_, _ in leave_outs
-                 if not meta_ and not ablation_columns.get(f"{KPQA[0]}/{suffix}")]  # /MARCO may repeat -KPQA
-    if kp_checkpoint or ablations:
-        extra = metaeval.Settings(metrics=list(marco_data.scores), bootstrap=args.bootstrap, seed=args.seed)
-        marco_full = metaeval.build_report([marco_data], extra)["datasets"][0]
-    else:
-        marco_full = marco
-
-    # figures
-    args.figures.mkdir(parents=True, exist_ok=True)
-    figures: dict[str, Path] = {}
-    for name, data, rep in zip(SETS, datasets, report["datasets"]):
-        slug = name.lower().replace("-", "")
-        pearson = {m: c["pearson"]["value"] for m, c in rep["correlations"].items()}
-        figures[f"{name}-scatter"] = plots.scatter(data.human, {m: data.scores[m] for m in metrics},
-                                                   args.figures / f"{slug}-scatter.png", title=name, pearson=pearson,
-                                                   dpi=72)
-        figures[f"{name}-grid"] = plots.grid_heatmap(rep["aev_grid"], args.figures / f"{slug}-aev-grid.png",
-                                                     title=f"{name}: AEv(α, N), R² × 100 (points: answers)")
+    marco_full, kp_metrics, ablation_columns, t4_notes = table4_data(args, options, files["MS-MARCO"], datasets[0],
+                                                                     marco, checkpoint)
+    figures = draw_figures(args.figures, datasets, report["datasets"], metrics)
 
     dureader_cmd, dureader_out = ("", "skipped (--skip-dureader)") if args.skip_dureader else dureader(args.data)
 
@@ -303,11 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     rel = lambda path: path.relative_to(out.parent).as_posix()  # noqa: E731
-    ck = (f"`{_show(args.checkpoint)}`: backbone {checkpoint['backbone']['name']}, "
-          f"{'with' if checkpoint.get('use_question') else 'without'} the question, trained on "
-          f"{', '.join(s['spec'] for s in checkpoint.get('sources', []))} "
-          f"({checkpoint.get('examples', {}).get('total', '?')} examples; dev loss {checkpoint.get('dev', {}).get('loss', '?')})"
-          if checkpoint else "none (the KPQA rows are left out)")
+    ck = checkpoint_line(args.checkpoint, checkpoint)
     lines = [
         "# Results: kpqa against the papers",
         "",
