@@ -5,7 +5,8 @@ import pytest
 from conftest import _needs_model_source
 
 
-@pytest.mark.parametrize("source,needs", [
+#: (a test's source, whether it loads a model); indexed below, so that this file's own tests are not marked ``model``
+CASES = [
     ('Scorer(["BLEU-1"], batch_size=4).score(rows)', False),
     ('kpqa.score(q, c, r, metrics=["BLEU-1", "ROUGE-L"])', False),
     ('main(["score", str(path), "--metrics", "BLEU-1", "--quiet"])', False),
@@ -17,6 +18,10 @@ from conftest import _needs_model_source
     ('get_metric("BLEU-1-KP").score(rows, ctx)', True),
     ('main(["explain", "--question", "q"])', True),
     ('Weighter.load(device="cpu")', True),
-])
-def test_a_test_is_marked_model_when_its_source_loads_one(source, needs):
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_a_test_is_marked_model_when_its_source_loads_one(case):
+    source, needs = CASES[case]
     assert _needs_model_source(source) is needs
