@@ -254,7 +254,6 @@ def timing(args: argparse.Namespace, rows) -> None:
     from kpqa.models.encoder import DEFAULT_LAYERS, Encoder
     from kpqa.io import take_rows
     from kpqa.metrics.base import Rows
-    from kpqa.metrics.bertscore import _ENCODERS
     from kpqa.scoring import DEFAULT_METRICS, Scorer
     from kpqa.text import _cached_spans
     from kpqa.models.weighter import Weighter
@@ -274,15 +273,13 @@ def timing(args: argparse.Namespace, rows) -> None:
     suites = [s for s in (suite, suite_bf16) if s is not None]
     for scorer in suites:
         scorer.score_rows(warm)
+    alone.score_rows(warm)
     bs.score(warm.candidates, [g[0] for g in warm.references])
-    weighters = [ctx.weighter for scorer in suites for ctx in scorer._contexts.values() if ctx.weighter is not None]
 
     def cold() -> None:
         _cached_spans.cache_clear()
-        for w in weighters:
-            w._cache.clear()
-        for e in _ENCODERS.values():
-            e.clear_cache()
+        for scorer in (*suites, alone):
+            scorer.models.clear_caches()
 
     results: dict[str, object] = {}
     systems = {
@@ -298,7 +295,7 @@ def timing(args: argparse.Namespace, rows) -> None:
 
         def baseline_cold() -> None:
             cold()
-            base_w._cache.clear()
+            base_w.clear_cache()
             base_e.clear_cache()
 
         systems[BASELINE] = (baseline_cold, lambda: results.update(baseline=original_kpqa(rows, base_w, base_e)))
@@ -402,9 +399,7 @@ def variants(args: argparse.Namespace) -> None:
         for mode, scorer in scorers.items():
             scorer.score_rows(take_rows(table.rows, 0, 20))  # load the models
             _cached_spans.cache_clear()
-            for ctx in scorer._contexts.values():
-                if ctx.weighter is not None:
-                    ctx.weighter._cache.clear()
+            scorer.models.clear_caches()
             rows = take_rows(table.rows, 0, len(table.rows))
             start = time.process_time()
             scores[mode] = scorer.score_rows(rows)[0]
