@@ -5,6 +5,7 @@ import json
 from dataclasses import replace
 
 import pytest
+import pandas as pd
 import torch
 
 from kpqa.train import trainer
@@ -222,6 +223,24 @@ def test_an_example_given_by_two_specs_is_kept_once(tmp_path):
     examples, sources = trainer.load_examples([spec, spec.replace("squad:", "squad@5:")])
     assert len(examples) == 12 and len({e.id for e in examples}) == 12
     assert sources[1]["counts"]["already given by an earlier --data"] == 5
+
+
+def test_questions_of_an_excluded_file_are_not_trained_on(tmp_path):
+    context = "The mayor of the town is Ada. The river is the Avon. The hall opened in 1990."
+    qas = [{"id": f"q{i}", "question": q, "answers": [{"text": a, "answer_start": context.index(a)}]}
+           for i, (q, a) in enumerate([("Who is the mayor?", "Ada"), ("Which river is it?", "the Avon"),
+                                       ("When did the hall open?", "1990"), ("What is the river?", "the Avon")])]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"data": [{"title": "t", "paragraphs": [{"context": context, "qas": qas}]}]}))
+    spec = f"squad:{path}"
+    examples, _ = trainer.load_examples([spec])
+    judged = tmp_path / "judged.csv"  # two of the questions, as a human-judgment file has them: other case, spacing
+    pd.DataFrame({"question": [examples[0].question.upper() + "  ", examples[3].question.rstrip("?")],
+                  "answer": ["a", "b"], "reference1": ["a", "b"]}).to_csv(judged, index=False)
+    kept, sources = trainer.load_examples([spec], [str(judged)])
+    assert [e.id for e in kept] == [e.id for i, e in enumerate(examples) if i not in (0, 3)]
+    assert sources[0]["counts"]["question in an --exclude-questions file"] == 2
+    assert trainer.question_key("  What  is IT? ") == trainer.question_key("what is it")
 
 
 def test_ctrl_c_saves_a_resumable_state_at_the_step_it_came(tmp_path, monkeypatch, capsys):

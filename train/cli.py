@@ -24,6 +24,9 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                         "conditionalqa, hotpotqa or msmarco with its FILE, or NAME:hub[:SPLIT]; @N keeps a seeded "
                         "sample of N examples, @choice only the choice-question ones (leave one source out by "
                         "omitting it)")
+    p.add_argument("--exclude-questions", action="append", default=[], metavar="FILE",
+                   help="drop training examples whose question is one of FILE's (repeatable; e.g. the human-judgment "
+                        "sets a weighter is judged by)")
     p.add_argument("--output", required=True, metavar="DIR", help="checkpoint folder (re-running resumes there)")
     p.add_argument("--no-question", action="store_true", help="train without the question ([CLS] text [SEP]; -KP)")
     p.add_argument("--epochs", type=int, default=d.epochs, help="passes over the training examples")
@@ -84,7 +87,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 def config_from_args(args: argparse.Namespace, argv: Sequence[str]) -> TrainConfig:
     """The TrainConfig an argument namespace asks for; ``argv`` is recorded as the command."""
     return TrainConfig(
-        data=list(args.data), output=args.output, use_question=not args.no_question, epochs=args.epochs,
+        data=list(args.data), exclude_questions=list(args.exclude_questions), output=args.output, use_question=not args.no_question, epochs=args.epochs,
         batch_size=args.batch_size, lr=args.lr, max_length=args.max_length, backbone=args.backbone,
         lora_rank=args.lora_rank, train_layers=args.train_layers, seed=args.seed, max_examples=args.max_examples,
         short_answers=args.short_answers, bare_answers=args.bare_answers, long_answers=args.long_answers, echo_answers=args.echo_answers, yes_no=args.yes_no, max_answer_share=args.max_answer_share,

@@ -66,6 +66,7 @@ class TrainConfig:
     bare_answers: float = 0.0
     long_answers: float = 0.0
     echo_answers: float = 0.0
+    exclude_questions: list[str] = field(default_factory=list)
     yes_no: str = "off"
     max_answer_share: float = 1.0
     choice_questions: int = 1
@@ -297,11 +298,13 @@ def _warm_start(tagger: KeyphraseTagger, config: TrainConfig) -> dict:
             "sources": [s["spec"] for s in metadata.get("sources", [])], "dev": metadata.get("dev")}
 
 
-def load_examples(specs: Sequence[str]) -> tuple[list[TaggedExample], list[dict]]:
+def load_examples(specs: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[TaggedExample], list[dict]]:
     """All examples of the ``--data`` specs and, per spec, the converter's kept/skipped counts; an example given by
-    two specs (``squad@30000:F`` and ``squad@choice:F``) is kept once, where it first comes."""
+    two specs (``squad@30000:F`` and ``squad@choice:F``) is kept once, where it first comes. An example whose
+    question is one of the questions of the ``exclude`` files (:func:`excluded_questions`) is dropped."""
     from .sources import load_source
 
+    banned = excluded_questions(exclude)
     examples: list[TaggedExample] = []
     sources = []
     seen: set[tuple[str, str]] = set()
@@ -310,11 +313,26 @@ def load_examples(specs: Sequence[str]) -> tuple[list[TaggedExample], list[dict]
         for example in found:
             if (example.source, example.id) in seen:
                 counts["already given by an earlier --data"] += 1
+            elif banned and question_key(example.question) in banned:
+                counts["question in an --exclude-questions file"] += 1
             else:
                 seen.add((example.source, example.id))
                 examples.append(example)
         sources.append({"spec": spec, "counts": dict(sorted(counts.items()))})
     return examples, sources
+
+
+def question_key(question: str) -> str:
+    """A question as :func:`load_examples` compares it: case-folded, runs of space as one, end punctuation gone."""
+    return " ".join(question.casefold().split()).rstrip(" ?.!")
+
+
+def excluded_questions(files: Sequence[str]) -> frozenset[str]:
+    """The :func:`question_key` of every question in ``files`` (any input :func:`kpqa.io.read_input` reads; the
+    human-judgment sets, so that none of their questions is trained on)."""
+    from kpqa.io import read_input
+
+    return frozenset(question_key(q) for file in files for q in read_input(file).rows.questions if q)
 
 
 def train(config: TrainConfig) -> dict:
@@ -417,7 +435,7 @@ def _setup(config: TrainConfig, progress: dict[str, Any]) -> _Run:
     precision = training_precision(config.precision)
     accelerator = Accelerator(mixed_precision={"fp32": "no"}.get(precision, precision))
     set_seed(config.seed)
-    examples, sources = load_examples(config.data)
+    examples, sources = load_examples(config.data, config.exclude_questions)
     examples, form_counts = build_examples(examples, forms, config.seed)
     if not examples:
         raise InputError(f"no usable training examples in {', '.join(config.data)} (all were skipped)")
