@@ -165,6 +165,7 @@ def test_long_answers_take_their_share_and_leave_other_examples_as_they_were():
     ("What is the capital of France?", "The capital of France"),
     ("How many steps are there in a test?", "Steps are there in a test"),
     ("In what year did it end?", "In what year did it end"),  # no leading wh-word: kept as asked
+    ("  ", ""),  # an empty question stays empty
 ])
 def test_restate_drops_the_wh_word_and_its_auxiliary(question, subject):
     assert restate(question) == subject

@@ -241,6 +241,10 @@ def test_questions_of_an_excluded_file_are_not_trained_on(tmp_path):
     assert [e.id for e in kept] == [e.id for i, e in enumerate(examples) if i not in (0, 3)]
     assert sources[0]["counts"]["question in an --exclude-questions file"] == 2
     assert trainer.question_key("  What  is IT? ") == trainer.question_key("what is it")
+    no_question = tmp_path / "answers.csv"  # nothing to leave out: an error, not a silent no-op
+    pd.DataFrame({"answer": ["a"], "reference1": ["a"]}).to_csv(no_question, index=False)
+    with pytest.raises(InputError, match=r"answers\.csv: no 'question' column"):
+        trainer.load_examples([spec], [str(no_question)])
 
 
 def test_ctrl_c_saves_a_resumable_state_at_the_step_it_came(tmp_path, monkeypatch, capsys):

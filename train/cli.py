@@ -87,10 +87,12 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 def config_from_args(args: argparse.Namespace, argv: Sequence[str]) -> TrainConfig:
     """The TrainConfig an argument namespace asks for; ``argv`` is recorded as the command."""
     return TrainConfig(
-        data=list(args.data), exclude_questions=list(args.exclude_questions), output=args.output, use_question=not args.no_question, epochs=args.epochs,
+        data=list(args.data), exclude_questions=list(args.exclude_questions), output=args.output,
+        use_question=not args.no_question, epochs=args.epochs,
         batch_size=args.batch_size, lr=args.lr, max_length=args.max_length, backbone=args.backbone,
         lora_rank=args.lora_rank, train_layers=args.train_layers, seed=args.seed, max_examples=args.max_examples,
-        short_answers=args.short_answers, bare_answers=args.bare_answers, long_answers=args.long_answers, echo_answers=args.echo_answers, yes_no=args.yes_no, max_answer_share=args.max_answer_share,
+        short_answers=args.short_answers, bare_answers=args.bare_answers, long_answers=args.long_answers,
+        echo_answers=args.echo_answers, yes_no=args.yes_no, max_answer_share=args.max_answer_share,
         choice_questions=args.choice_questions,
         precision=args.precision, init=args.init, teacher=args.teacher, hard_weight=args.hard_weight,
         temperature=args.temperature, polar_floor=args.polar_floor,

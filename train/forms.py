@@ -11,7 +11,7 @@ entity, "yes") or longer (several sentences), so the builder can also teach
   SQuAD-layout sources) becomes the answer sentence with 1-4 of the paragraph's sentences around it
   (:func:`lengthen`), the shape of a chatty generated answer; only the first answer is tagged;
 - **echo answers** (``echo``): a share of the other span examples becomes the question restated around the first
-  answer ("Which show had X? The Word.", 'The answer to "..." is The Word.', "The show that had X is The Word."),
+  answer ("Which show had X? The Word.", 'The answer to "Which show had X" is The Word.', "Show had X is The Word."),
   the shape of a chatty generated answer, whose question words are not the answer (:func:`echo`);
 - **yes/no answers** (``yes_no``): the polar examples of MS-MARCO, ConditionalQA and HotpotQA become "Yes, <first
   evidence sentence>" or a bare "yes" (``sentence``, ``bare``, or ``mixed`` = half each), tagged K on the polar
@@ -97,7 +97,8 @@ def lengthen(example: TaggedExample, rng: random.Random) -> TaggedExample | None
         return None
     bounds = sentence_bounds(example.passage)
     start, end = example.passage_span
-    own = (next(k for k, (s, e) in enumerate(bounds) if e > start), max(k for k, (s, e) in enumerate(bounds) if s < end))
+    own = (next(k for k, (s, e) in enumerate(bounds) if e > start),
+           max(k for k, (s, e) in enumerate(bounds) if s < end))
     before, after = rng.randint(0, MAX_EXTRA_SENTENCES), rng.randint(0, MAX_EXTRA_SENTENCES)
     if before + after == 0:
         before, after = (0, 1) if rng.random() < 0.5 else (1, 0)
@@ -119,7 +120,7 @@ def restate(question: str) -> str:
     if words and words[0].lower() in _AUX:
         words = words[1:]
     text = " ".join(words) or question.strip()
-    return text[0].upper() + text[1:]
+    return text[:1].upper() + text[1:]
 
 
 _WH = frozenset("who whom whose what which when where why how".split())

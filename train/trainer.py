@@ -332,7 +332,13 @@ def excluded_questions(files: Sequence[str]) -> frozenset[str]:
     human-judgment sets, so that none of their questions is trained on)."""
     from kpqa.io import read_input
 
-    return frozenset(question_key(q) for file in files for q in read_input(file).rows.questions if q)
+    keys: set[str] = set()
+    for file in files:
+        table = read_input(file)
+        if "question" not in table.frame.columns:
+            raise InputError("no 'question' column: --exclude-questions needs the questions to leave out", file=file)
+        keys.update(question_key(q) for q in table.rows.questions if q)
+    return frozenset(keys)
 
 
 def train(config: TrainConfig) -> dict:
