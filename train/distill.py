@@ -39,10 +39,11 @@ def _read(folder: Path) -> dict[tuple[str, str], Labels]:
     """Every (question, text) labelled in ``folder``'s shards."""
     found: dict[tuple[str, str], Labels] = {}
     for shard in sorted(folder.glob("shard-*.npz")):
-        with np.load(shard) as z:
-            bounds = np.cumsum(np.concatenate([[0], z["lengths"]]))
-            keys = [tuple(k) for k in json.loads(str(z["keys"]))]
-            found.update((k, (z["offsets"][a:b], z["probs"][a:b])) for k, a, b in zip(keys, bounds[:-1], bounds[1:]))
+        with np.load(shard) as z:  # each z[name] reads the whole array again: read it once, share it by views
+            offsets, probs, lengths, keys = z["offsets"], z["probs"], z["lengths"], z["keys"]
+        bounds = np.cumsum(np.concatenate([[0], lengths]))
+        found.update((tuple(k), (offsets[a:b], probs[a:b]))
+                     for k, a, b in zip(json.loads(str(keys)), bounds[:-1], bounds[1:]))
     return found  # type: ignore[return-value]
 
 
