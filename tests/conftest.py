@@ -86,10 +86,11 @@ def minilm_encoder() -> Any:
 @pytest.fixture(scope="session")
 def shipped_weighter() -> Any:
     """The committed default weighter on CPU; skips when the checkpoint is absent."""
-    from kpqa.models.weighter import Weighter, shipped_checkpoint
+    from kpqa.models import shipped
+    from kpqa.models.weighter import Weighter
 
-    if not (shipped_checkpoint() / "metadata.json").exists():
-        pytest.skip(f"no trained weighter checkpoint at {shipped_checkpoint()}")
+    if not (shipped.resolve() / "metadata.json").exists():
+        pytest.skip(f"no trained weighter checkpoint at {shipped.resolve()}")
     return Weighter.load(device="cpu")
 
 

@@ -37,10 +37,10 @@ def _score(threads: int, metrics: list[str], out: Path) -> tuple[pd.DataFrame, s
 
 @pytest.fixture(scope="module")
 def metrics() -> list[str]:
-    from kpqa.models.weighter import shipped_checkpoint
+    from kpqa.models import shipped
 
-    if not (shipped_checkpoint() / "metadata.json").exists():
-        pytest.skip(f"no trained weighter checkpoint at {shipped_checkpoint()}")
+    if not (shipped.resolve() / "metadata.json").exists():
+        pytest.skip(f"no trained weighter checkpoint at {shipped.resolve()}")
     return ENCODER_ONLY + WITH_WEIGHTER
 
 

@@ -62,9 +62,9 @@ def test_on_error_in_the_cli_lists_the_rows(bad_rows, tmp_path, capsys):
 
 def test_empty_question_under_kpqa_is_a_row_error_too(tmp_path):
     pytest.importorskip("torch")
-    from kpqa.models.weighter import shipped_checkpoint
+    from kpqa.models import shipped
 
-    if not (shipped_checkpoint() / "metadata.json").exists():
+    if not (shipped.resolve() / "metadata.json").exists():
         pytest.skip("no shipped checkpoint")
     frame = pd.DataFrame({"question": ["who wrote hamlet", " "], "answer": ["shakespeare", "x"],
                           "reference1": ["shakespeare", "x"]})

@@ -223,10 +223,10 @@ class UniformWeighter(StubWeighter):
 
 @pytest.fixture(scope="module")
 def shipped_scorer():
-    from kpqa.models.weighter import shipped_checkpoint
+    from kpqa.models import shipped
 
-    if not (shipped_checkpoint() / "metadata.json").exists():
-        pytest.skip(f"no trained weighter checkpoint at {shipped_checkpoint()}")
+    if not (shipped.resolve() / "metadata.json").exists():
+        pytest.skip(f"no trained weighter checkpoint at {shipped.resolve()}")
     from kpqa.scoring import Scorer
 
     return Scorer(["BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA"], device="cpu")

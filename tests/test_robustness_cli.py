@@ -64,12 +64,12 @@ def _broken_checkpoint(folder: Path, *, drop: str | None = None, corrupt: bool =
     import shutil
 
     from kpqa.models import checkpoint as ckpt
-    from kpqa.models.weighter import shipped_checkpoint
+    from kpqa.models import shipped
 
-    shipped = shipped_checkpoint()
-    if not (shipped / ckpt.METADATA).exists():
-        pytest.skip(f"no shipped checkpoint at {shipped}")
-    shutil.copytree(shipped, folder)
+    source = shipped.resolve()
+    if not (source / ckpt.METADATA).exists():
+        pytest.skip(f"no shipped checkpoint at {source}")
+    shutil.copytree(source, folder)
     if drop:
         (folder / drop).unlink()
     if corrupt:
@@ -108,9 +108,9 @@ class Case:
 def _shipped_backbone() -> str:
     """Backbone name of the shipped default weighter ("" without one: the cases that copy it skip)."""
     from kpqa.models import checkpoint as ckpt
-    from kpqa.models.weighter import shipped_checkpoint
+    from kpqa.models import shipped
 
-    path = shipped_checkpoint() / ckpt.METADATA
+    path = shipped.resolve() / ckpt.METADATA
     return json.loads(path.read_text())["backbone"]["name"] if path.exists() else ""
 
 
@@ -454,10 +454,10 @@ def test_late_keyword_with_the_shipped_weighter(tmp_path, capsys):
     """With the trained weighter the wrong animal at word piece ~770 costs the KPQA forms something; cut at the
     encoder's limit it would weigh 0 and cost them nothing (below 1e-8). How much it costs depends on how well the
     weighter was trained (over ~700 filler words the drop is small either way), so the bound is loose."""
-    from kpqa.models.weighter import shipped_checkpoint
+    from kpqa.models import shipped
 
-    if not (shipped_checkpoint() / "metadata.json").exists():
-        pytest.skip(f"no trained weighter checkpoint at {shipped_checkpoint()}")
+    if not (shipped.resolve() / "metadata.json").exists():
+        pytest.skip(f"no trained weighter checkpoint at {shipped.resolve()}")
     right, wrong = _late_keyword_scores(tmp_path, capsys).to_dict("records")
     for column in KPQA_COLUMNS:
         assert right[column] == pytest.approx(1.0, abs=1e-4), column

@@ -153,10 +153,10 @@ def test_dureader_through_the_cli_keeps_utf8(shared_data, tmp_path, capsys):
 
 @pytest.mark.model
 def test_mixed_scripts_through_bertscore_and_the_weighter():
-    from kpqa.models.weighter import shipped_checkpoint
+    from kpqa.models import shipped
 
-    if not (shipped_checkpoint() / "metadata.json").exists():
-        pytest.skip(f"no trained weighter checkpoint at {shipped_checkpoint()}")
+    if not (shipped.resolve() / "metadata.json").exists():
+        pytest.skip(f"no trained weighter checkpoint at {shipped.resolve()}")
     from kpqa.scoring import Scorer
 
     n = len(MIXED)

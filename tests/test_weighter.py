@@ -372,10 +372,10 @@ def test_loading_a_checkpoint_that_learned_nothing_warns(tmp_path):
     import warnings
 
     from kpqa.errors import KpqaWarning
-    from kpqa.models.weighter import shipped_checkpoint
+    from kpqa.models import shipped
 
     folder = tmp_path / "untrained"
-    shutil.copytree(shipped_checkpoint(True), folder)
+    shutil.copytree(shipped.resolve(no_question=True), folder)
     metadata = json.loads((folder / "metadata.json").read_text())
     metadata["dev"]["k_f1"] = 0.0
     (folder / "metadata.json").write_text(json.dumps(metadata))
@@ -383,7 +383,7 @@ def test_loading_a_checkpoint_that_learned_nothing_warns(tmp_path):
         Weighter.load(folder, no_question=True, device="cpu")
     with warnings.catch_warnings():
         warnings.simplefilter("error", KpqaWarning)
-        Weighter.load(shipped_checkpoint(True), no_question=True, device="cpu")
+        Weighter.load(shipped.resolve(no_question=True), no_question=True, device="cpu")
 
 
 def test_metadata_holds_what_inference_reads():

@@ -55,7 +55,11 @@ def label(teacher: str | Path, keys: Sequence[tuple[str, str]], folder: Path, us
     the metadata records (teacher, its hash, texts; texts, seconds and texts/s of those labelled in this call)."""
     from kpqa.models.weighter import Weighter
 
-    weighter = Weighter.load(teacher, batch_size=batch_size, function_word_weight=1.0)
+    from kpqa.models import shipped
+
+    # a shipped name (mpnet) takes its -KP twin for a question-free student
+    weighter = Weighter.load(shipped.resolve(teacher, no_question=not use_question), batch_size=batch_size,
+                             function_word_weight=1.0)
     if weighter.use_question != use_question:
         raise UsageError(f"--teacher {teacher} {'reads' if weighter.use_question else 'does not read'} the question; "
                          f"the student {'does' if use_question else 'does not'}: they must agree")

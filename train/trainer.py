@@ -28,6 +28,7 @@ from torch.utils.data import DataLoader, Sampler
 
 from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
+from kpqa.models import shipped
 from kpqa.errors import InputError, KpqaWarning, UsageError
 from kpqa.models.device import PRECISIONS, training_precision
 from kpqa.models.tagger import KeyphraseTagger
@@ -286,7 +287,7 @@ def _warm_start(tagger: KeyphraseTagger, config: TrainConfig) -> dict:
     """Load the trained tensors of ``config.init`` (same backbone, form and question setting) into ``tagger``;
     returns what the new checkpoint's metadata records of it."""
     assert config.init is not None
-    tensors, metadata, digest = ckpt.load(config.init)
+    tensors, metadata, digest = ckpt.load(shipped.resolve(config.init, no_question=not config.use_question))
     wanted = {"backbone": backbones.describe(config.backbone)["name"], "lora": tagger.adaptation,
               "trained_layers": tagger.train_layers, "use_question": config.use_question}
     found = {"backbone": metadata["backbone"]["name"], "lora": metadata["lora"],
@@ -381,7 +382,21 @@ def _load_progress(config: TrainConfig) -> dict[str, Any]:
         raise UsageError("--hard-weight, --temperature and --polar-floor are distillation settings: give --teacher DIR")
     if config.precision not in PRECISIONS:
         raise UsageError(f"--precision must be one of {', '.join(PRECISIONS)}, got {config.precision!r}")
+    _require_packages(config)
     return progress
+
+
+def _require_packages(config: TrainConfig) -> None:
+    """One line naming the extra when the backbone, a LoRA adapter, --init or --teacher needs packages that are
+    not installed (kpqa[mpnet]: the MPNet wheels and peft), before any data is read."""
+    from importlib import util
+
+    shipped.require_backbone(config.backbone, f"--backbone {config.backbone}")
+    if config.lora_rank and util.find_spec("peft") is None:
+        raise UsageError("--lora-rank needs peft: pip install 'kpqa[train]'")
+    for folder in (config.init, config.teacher):
+        if folder:
+            shipped.require(folder, no_question=not config.use_question)
 
 
 @dataclass

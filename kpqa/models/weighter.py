@@ -18,9 +18,9 @@ content words': on the dev suite, scaling them by 0.2 raised every lexical KPQA 
 """
 from __future__ import annotations
 
+import os
 import warnings
 from collections import OrderedDict
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -32,6 +32,7 @@ from kpqa.context import (
 from kpqa.errors import KpqaWarning, Param, UsageError
 from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
+from kpqa.models import shipped
 from kpqa.models.alignment import max_overlap
 from kpqa.models.device import amp_dtype, precision_name, resolve_device
 from kpqa.models.loader import load_pretrained
@@ -42,22 +43,10 @@ from kpqa.stopwords import function_word_spans
 if TYPE_CHECKING:
     from kpqa.text import Tokenizer
 
-CHECKPOINTS = Path(__file__).resolve().parents[2] / "checkpoints"
 CACHE_SIZE = 100_000
 #: a checkpoint whose dev K-F1 (metadata ``dev.k_f1``) is below this learned next to nothing: loading it warns, as
 #: the training run that made it did (the trainer's ``MIN_K_F1``)
 MIN_DEV_K_F1 = 0.05
-
-
-def shipped_checkpoint(no_question: bool = False) -> Path:
-    """Folder of the shipped default (or question-free) checkpoint."""
-    try:
-        import kpqa.checkpoints as shipped
-
-        root = Path(shipped.__file__).resolve().parent
-    except ImportError:  # running from a source tree that is not installed
-        root = CHECKPOINTS
-    return root / ("no-question" if no_question else "default")
 
 
 def load_encoder(backbone: str) -> tuple[Any, Any]:
@@ -85,15 +74,16 @@ class Weighter:
         self._cache: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
 
     @classmethod
-    def load(cls, checkpoint: str | Path | None = None, *, no_question: bool = False,
+    def load(cls, checkpoint: str | os.PathLike | None = None, *, no_question: bool = False,
              device: str = DEFAULT_DEVICE, batch_size: int = DEFAULT_BATCH_SIZE,
              precision: str = DEFAULT_PRECISION,
              function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT) -> "Weighter":
-        """Load a checkpoint folder (None -> the shipped default, or the question-free one with ``no_question``);
+        """Load a checkpoint: a folder, or a shipped name (:mod:`kpqa.models.shipped`: None or ``default``, ``mpnet``;
+        their question-free twins with ``no_question``);
         ``precision`` as in :func:`kpqa.models.encoder.amp_dtype`; ``function_word_weight`` as in the module
         docstring."""
         dev = resolve_device(device)
-        folder = Path(checkpoint) if checkpoint is not None else shipped_checkpoint(no_question)
+        folder = shipped.require(checkpoint, no_question)
         tensors, raw, digest = ckpt.load(folder)
         metadata = ckpt.Metadata.of(raw)
         k_f1 = metadata.dev_k_f1
