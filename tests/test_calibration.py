@@ -177,9 +177,13 @@ def test_calibrate_then_score_with_decisions(tmp_path, capsys):
     cal = Calibration.load(tmp_path / "cal.json")
     entry = cal.metrics["ROUGE-L"]
     assert frame["ROUGE-L-correct"].tolist() == (frame["ROUGE-L"] >= entry.threshold).astype(float).tolist()
-    summary = capsys.readouterr().out
-    share = frame["ROUGE-L-correct"].mean()
-    assert f"ROUGE-L-correct   {share:.4f}" in summary and f"|cal:{cal.digest}" in summary
+    summary = capsys.readouterr().out.splitlines()
+    row = next(line.split() for line in summary if line.startswith("ROUGE-L "))
+    assert summary[1].split() == ["metric", "score", "P(correct)", "correct", "signature"]
+    assert row[2:4] == [f"{frame['ROUGE-L-prob'].mean():.4f}", f"{frame['ROUGE-L-correct'].mean():.4f}"]
+    record = json.loads((tmp_path / "scored.csv.signatures.json").read_text())
+    assert record["calibration"] == {"path": str(tmp_path / "cal.json"), "digest": cal.digest}
+    assert f"|cal:{cal.digest}" in record["signatures"]["ROUGE-L-correct"]
 
 
 def _fails(capsys, argv, message, output):
@@ -365,8 +369,8 @@ def test_prior_needs_decisions_and_goes_into_their_signatures(tmp_path, capsys):
     capsys.readouterr()
     assert main(["score", str(data), "--metrics", "ROUGE-L", "--calibration", str(tmp_path / "cal.json"),
                  "--prior", "0.8", "-o", str(tmp_path / "out.csv"), "--quiet"]) == 0
-    summary = capsys.readouterr().out
-    assert "ROUGE-L-correct" in summary and "prior:0.8" in summary
+    assert "ROUGE-L " in capsys.readouterr().out
+    assert "prior:0.8" in json.loads((tmp_path / "out.csv.signatures.json").read_text())["signatures"]["ROUGE-L-correct"]
     _fails(capsys, ["score", str(data), "--metrics", "ROUGE-L", "--calibration", str(tmp_path / "cal.json"),
                     "--prior", "1.5", "-o", str(tmp_path / "bad.csv")], "strictly between 0 and 1", tmp_path / "bad.csv")
 
