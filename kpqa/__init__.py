@@ -12,7 +12,15 @@ from kpqa.version import __version__
 if TYPE_CHECKING:  # pragma: no cover
     from kpqa.scoring import DEFAULT_METRICS, Result, Scorer, score
 
-__all__ = ["DEFAULT_METRICS", "Result", "Scorer", "score", "__version__"]
+__all__ = ["DEFAULT_METRICS", "Result", "Scorer", "evaluate_path", "score", "__version__"]
+
+
+def evaluate_path() -> str:
+    """The path of kpqa's Hugging Face ``evaluate`` metric: ``evaluate.load(kpqa.evaluate_path())`` (offline;
+    :mod:`kpqa.hf_evaluate`)."""
+    from pathlib import Path
+
+    return str(Path(__file__).with_name("hf_evaluate.py"))
 
 
 def __getattr__(name: str) -> Any:

@@ -1,13 +1,13 @@
 """Calibration: from a metric's score to P(correct) and a correct / incorrect decision, fitted on human labels.
 
-Per metric, a calibration holds a monotone map score -> P(correct) (``isotonic``: scikit-learn's isotonic
-regression, stored as its interpolation points; ``logistic``: a one-feature logistic regression) and a decision
-threshold: a row is judged correct when its score is >= ``threshold``, the threshold its ``rule`` picks on the
-fitting data: highest ``balanced`` accuracy (the mean of the recall of correct and of wrong answers; the default),
-highest ``accuracy``, or highest Cohen's ``kappa``; all three are recorded. Accuracy depends on the share of
-correct answers in the fitting data (85.5% in EVOUNA-TQ): its threshold is the lowest and judges too many wrong
-answers correct on a set with fewer correct ones; balanced accuracy does not depend on that share. Thresholds lie
-halfway between adjacent distinct scores.
+Per metric, a calibration holds a strictly increasing map score -> P(correct) (``isotonic``: scikit-learn's isotonic
+regression with each plateau slightly tilted, :class:`IsotonicMap`, so that P(correct) ranks answers as their scores
+do; ``logistic``: a one-feature logistic regression) and a decision threshold: a row is judged correct when its
+score is >= ``threshold``, the threshold its ``rule`` picks on the fitting data: highest ``balanced`` accuracy (the
+mean of the recall of correct and of wrong answers; the default), highest ``accuracy``, or highest Cohen's
+``kappa``; all three are recorded. Accuracy depends on the share of correct answers in the fitting data (85.5% in
+EVOUNA-TQ): its threshold is the lowest and judges too many wrong answers correct on a set with fewer correct ones;
+balanced accuracy does not depend on that share. Thresholds lie halfway between adjacent distinct scores.
 
 **The prior, said out loud.** Every map is fitted class-balanced (each class weighs half), so P(correct) assumes
 that half the answers are correct (:data:`PRIOR`), whatever the share in the fitting data. ``prior=P`` (the
@@ -56,7 +56,11 @@ MIN_ROWS = 20
 SPOT_CHECK = 32
 #: the share of correct answers the fitted probabilities assume (class-balanced fitting)
 PRIOR = 0.5
-FORMAT = 3
+#: 4: isotonic maps hold the knots of the strictly increasing map (:class:`IsotonicMap`); files of format 3 hold
+#: scikit-learn's steps, turned into those knots on loading (:meth:`Calibration.load`)
+FORMAT = 4
+#: the format whose isotonic maps are scikit-learn's steps, still read
+STEPS_FORMAT = 3
 FILENAME = "calibration.json"
 
 
@@ -131,15 +135,62 @@ def thresholds(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | Non
     return cut, acc, kap, balanced
 
 
+#: inside a run of equal isotonic values, P(correct) rises from the run's value less this share of the gap to the
+#: nearer neighbouring value to the run's value plus as much (:meth:`IsotonicMap.from_steps`)
+TILT = 0.1
+#: the isotonic values are squeezed into [P_EDGE, 1 - P_EDGE]: no score is certainly right or wrong
+P_EDGE = 1e-4
+#: isotonic values closer than this are one run (scikit-learn's pooled means can differ in the last bit)
+RUN_TOLERANCE = 1e-12
+
+
 @dataclass
 class IsotonicMap:
-    """Score -> P(correct) by scikit-learn's isotonic regression, kept as its interpolation points."""
+    """Score -> P(correct) from scikit-learn's isotonic regression, made strictly increasing so that it ranks
+    answers as their scores do (no ties between different scores): linear between the knots ``(x, y)`` (both strictly
+    increasing, ``y`` inside (0, 1)) and beyond them on the logistic curve through the end knot whose slope (in
+    log-odds per unit of score) is the mean one between the first and last knots."""
 
     x: list[float]
     y: list[float]
 
+    def __post_init__(self) -> None:
+        if len(self.x) != len(self.y) or not self.x or np.any(np.diff(self.x) <= 0) or np.any(np.diff(self.y) <= 0) \
+                or not 0 < self.y[0] <= self.y[-1] < 1:
+            raise ValueError("isotonic knots must be strictly increasing, with values strictly between 0 and 1")
+
+    @classmethod
+    def from_steps(cls, x: Floats, y: Floats) -> "IsotonicMap":
+        """The strictly increasing map of an isotonic fit's interpolation points (scikit-learn's ``X_thresholds_``,
+        ``y_thresholds_``: runs of equal values, flat between their first and last score; values within
+        :data:`RUN_TOLERANCE` are equal): the values squeezed into [:data:`P_EDGE`, 1 - :data:`P_EDGE`], and each
+        run with more than one score tilted by :data:`TILT` of the gap to its neighbours' values (the first run's
+        lower neighbour is 0, the last run's upper one 1), so its mean P(correct) hardly moves."""
+        xs, ys = np.asarray(x, dtype=float), P_EDGE + (1 - 2 * P_EDGE) * np.asarray(y, dtype=float)
+        if len(xs) != len(ys) or not len(xs) or np.any(np.diff(xs) <= 0) or np.any(np.diff(ys) < 0):
+            raise ValueError("isotonic steps must have increasing scores and non-decreasing values")
+        first = np.flatnonzero(np.r_[True, np.diff(ys) > RUN_TOLERANCE])  # the first point of each run
+        last = np.r_[first[1:], len(xs)] - 1
+        values = ys[first]
+        gaps = np.diff(np.r_[0.0, values, 1.0])
+        tilt = TILT * np.minimum(gaps[:-1], gaps[1:])
+        knots = [((xs[a], v - t), (xs[b], v + t)) if b > a else ((xs[a], v),)
+                 for a, b, v, t in zip(first, last, values, tilt)]
+        points = [point for run in knots for point in run]
+        return cls([float(p[0]) for p in points], [float(p[1]) for p in points])
+
     def __call__(self, scores: np.ndarray) -> np.ndarray:
-        return np.interp(scores, self.x, self.y)
+        x, y = np.asarray(self.x), np.asarray(self.y)
+        p = np.array(np.interp(scores, x, y))
+        slope = (_logit(y[-1]) - _logit(y[0])) / (x[-1] - x[0]) if len(x) > 1 else 1.0
+        for outside, end in ((scores < x[0], 0), (scores > x[-1], -1)):
+            if outside.any():
+                p[outside] = 1 / (1 + np.exp(-(_logit(y[end]) + slope * (scores[outside] - x[end]))))
+        return p
+
+
+def _logit(p: float) -> float:
+    return float(np.log(p / (1 - p)))
 
 
 @dataclass
@@ -236,7 +287,7 @@ def fit_metric(metric: str, signature: Signature | str, scores: Floats, labels: 
 
         iso = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip")
         iso.fit(s, y, sample_weight=w)
-        params: IsotonicMap | LogisticMap = IsotonicMap(iso.X_thresholds_.tolist(), iso.y_thresholds_.tolist())
+        params: IsotonicMap | LogisticMap = IsotonicMap.from_steps(iso.X_thresholds_, iso.y_thresholds_)
     elif method == "logistic":
         from sklearn.linear_model import LogisticRegression
 
@@ -347,23 +398,29 @@ class Calibration:
 
     @classmethod
     def load(cls, path: str | Path) -> "Calibration":
-        """Read a calibration file; CalibrationError when it is missing or malformed."""
+        """Read a calibration file; CalibrationError when it is missing or malformed. A file of format 3 (isotonic
+        maps as scikit-learn's steps) loads as format 4 (:meth:`IsotonicMap.from_steps`): its digest, and so the
+        ``cal:`` of the decisions made with it, is that of the format-4 text."""
         path = Path(path)
         if not path.is_file():
             raise CalibrationError(f"calibration {path}: no such file (fit one with `kpqa calibrate`)")
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
-            if raw.get("format") != FORMAT:
-                raise CalibrationError(f"calibration {path}: format {raw.get('format')!r}, expected {FORMAT}")
-            for m in [*raw["metrics"].values(), *(j["calibration"] for j in raw.get("judges", {}).values())]:
+            if raw.get("format") not in (STEPS_FORMAT, FORMAT):
+                raise CalibrationError(f"calibration {path}: format {raw.get('format')!r}, expected {FORMAT} (or "
+                                       f"{STEPS_FORMAT}); refit it with `kpqa calibrate`")
+            entries = [*raw["metrics"].values(), *(j["calibration"] for j in raw.get("judges", {}).values())]
+            for m in entries:
                 if m["method"] not in METHODS or m["rule"] not in RULES:
                     raise CalibrationError(f"calibration {path}: {m['metric']}: unknown method {m['method']!r} or "
                                            f"threshold rule {m['rule']!r}")
+                if raw["format"] == STEPS_FORMAT and m["method"] == "isotonic":
+                    m["params"] = asdict(IsotonicMap.from_steps(m["params"]["x"], m["params"]["y"]))
             metrics = {name: MetricCalibration.from_dict(m) for name, m in raw["metrics"].items()}
             judges = {name: JudgeCalibration(**{**j, "calibration": MetricCalibration.from_dict(j["calibration"])})
                       for name, j in raw.get("judges", {}).items()}
-            return cls(metrics, raw["data"], raw["labels"], judges, raw["kpqa_version"], raw["format"], str(path))
-        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
+            return cls(metrics, raw["data"], raw["labels"], judges, raw["kpqa_version"], FORMAT, str(path))
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError) as e:
             raise CalibrationError(f"calibration {path}: not a kpqa calibration file ({type(e).__name__}: {e})")
 
     def entry(self, metric: str, signature: Signature) -> MetricCalibration:

@@ -6,6 +6,7 @@ Errors the user can fix print one line (``kpqa: error: ...``) and exit 2; anythi
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import warnings
@@ -99,7 +100,8 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         "score",
         help="score generated answers against references",
         description="Score each row of INPUT (CSV: question, answer, reference1..N; or JSONL) with the chosen "
-        "metrics; print corpus scores and signatures, and write the per-row table with -o.",
+        "metrics; print corpus scores and their signatures' hashes (-v: the signatures), and write the per-row table "
+        "with -o (and every signature to OUTPUT.signatures.json).",
         parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--precision",
                          "--max-chars", "--quiet")],
     )
@@ -109,6 +111,10 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                    ".tsv, .jsonl, .json, .parquet); '-' (or no -o when stdout is a pipe): CSV on stdout, the corpus "
                    "scores then go to stderr")
     p.add_argument("--force", action="store_true", help="allow -o to replace the input file")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="print every column's corpus score with its full signature, one line each, instead of one "
+                   "row per metric with a short hash of its signature (-o FILE also writes them all to "
+                   "FILE.signatures.json)")
     p.add_argument("--on-error", choices=ON_ERROR, default=ON_ERROR[0],
                    help="a row that cannot be scored (empty answer, no reference, a text over --max-chars, empty "
                    "question under a KPQA metric): stop (raise, default), or leave its scores empty (skip) or 0 "
@@ -139,6 +145,10 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_run_score)
 
 
+#: what is added to ``score -o FILE`` to name the file of the run's signatures
+SIGNATURES_SUFFIX = ".signatures.json"
+
+
 def _wrote(path: str, what: str = "") -> None:
     """Say on stderr where an output went."""
     where = "stdout" if path == "-" else path
@@ -148,8 +158,8 @@ def _wrote(path: str, what: str = "") -> None:
 def _run_score(args: argparse.Namespace) -> int:
     import contextlib
 
-    from kpqa.io import STDOUT, OutputWriter
-    from kpqa.scoring import Scorer
+    from kpqa.io import STDOUT, OutputWriter, write_text
+    from kpqa.scoring import Scorer, signature_record
 
     scorer = Scorer(
         None if args.metrics is None else [m for m in args.metrics.split(",") if m.strip()],
@@ -178,9 +188,15 @@ def _run_score(args: argparse.Namespace) -> int:
     if scorer.is_main:
         report = sys.stderr if output == STDOUT else sys.stdout
         print(f"{result.rows} rows from {args.input}", file=report)
-        print(result.summary(), file=report)
+        print(result.summary(args.verbose), file=report)
         if writer is not None:
             _wrote(str(output), f"{result.rows} rows, {writer.format.upper()}")
+        if writer is not None and writer.to_file and result.signatures:
+            record = signature_record(result.signatures, scorer.calibration)
+            sidecar = f"{output}{SIGNATURES_SUFFIX}"
+            write_text(sidecar, json.dumps(record, indent=2, ensure_ascii=False) + "\n", inputs=[args.input],
+                       force=args.force)
+            _wrote(sidecar, "signatures")
         if result.errors:
             numbers = list(result.errors)
             shown = ", ".join(map(str, numbers[:20])) + (", ..." if len(numbers) > 20 else "")

@@ -628,6 +628,11 @@ class OutputWriter:
         self._tmp = self._destination.temp()
         self._file = open(self._tmp, "w", encoding="utf-8", newline="")
 
+    @property
+    def to_file(self) -> bool:
+        """Whether the output is a regular file (not stdout, a device or a FIFO): one beside it can be written."""
+        return self._destination.target is not None and not self._destination.special
+
     def write(self, frame: pd.DataFrame) -> None:
         """Append the rows of ``frame``."""
         with self._errors():

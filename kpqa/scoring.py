@@ -46,9 +46,43 @@ DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "R
 DECIDE_METRICS = DEFAULT_METRICS + ("Contains", "KeyFact-KPQA", "F1")
 
 
-def _summary(corpus: dict[str, float], signatures: dict[str, Signature]) -> str:
+def _decided_column(column: str) -> str:
+    """The metric or judge column a decision column (``M-prob``, ``M-correct``) is of; any other column itself."""
+    for suffix in ("-prob", "-correct"):
+        if column.endswith(suffix):
+            return column.removesuffix(suffix)
+    return column
+
+
+def _summary(corpus: dict[str, float], signatures: dict[str, Signature], verbose: bool = False) -> str:
+    """One row per metric and judge: name, corpus score, mean P(correct) and share judged correct (when deciding),
+    the short hash of its signature (:attr:`~kpqa.signature.Signature.short_hash`); ``verbose``: one line per
+    column with its full signature instead."""
     width = max(map(len, corpus), default=0)
-    return "\n".join(f"{name:<{width}}  {value:.4f}  {signatures.get(name, '')}" for name, value in corpus.items())
+    if verbose:
+        return "\n".join(f"{name:<{width}}  {value:.4f}  {signatures.get(name, '')}" for name, value in corpus.items())
+    if not corpus:
+        return ""
+    names = list(dict.fromkeys(_decided_column(c) for c in corpus))
+    deciding = any(c.endswith("-correct") for c in corpus)
+    width = max(map(len, names + ["metric"]))
+    value = lambda c: f"{corpus[c]:.4f}" if c in corpus else ""  # noqa: E731
+    lines = [f"{'metric':<{width}}   score" + ("  P(correct)  correct" if deciding else "") + "  signature"]
+    for name in names:
+        signature = signatures.get(name) or signatures.get(name + "-correct")
+        decided = f"  {value(name + '-prob'):>10}  {value(name + '-correct'):>7}" if deciding else ""
+        lines.append(f"{name:<{width}}  {value(name):>6}{decided}  {signature.short_hash if signature else ''}")
+    return "\n".join(lines)
+
+
+def signature_record(signatures: dict[str, Signature], calibration: Calibration | None = None) -> dict[str, Any]:
+    """What a run's signatures file holds (JSON-ready): every column's full signature and its short hash, and the
+    calibration the decisions were made with (its path and digest, the signatures' ``cal:``)."""
+    record: dict[str, Any] = {"signatures": {c: str(s) for c, s in signatures.items()},
+                              "short_hashes": {c: s.short_hash for c, s in signatures.items()}}
+    if calibration is not None:
+        record["calibration"] = {"path": calibration.path, "digest": calibration.digest}
+    return record
 
 
 @dataclass
@@ -62,9 +96,11 @@ class Result:
     signatures: dict[str, Signature] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
 
-    def summary(self) -> str:
-        """Corpus scores and signatures as an aligned plain-text table."""
-        return _summary(self.corpus, self.signatures)
+    def summary(self, verbose: bool = False) -> str:
+        """Corpus scores as an aligned plain-text table, one row per metric with its signature's short hash (and
+        with decisions, the mean P(correct) and the share judged correct); ``verbose``: every column with its full
+        signature."""
+        return _summary(self.corpus, self.signatures, verbose)
 
 
 @dataclass
@@ -77,9 +113,11 @@ class StreamResult:
     signatures: dict[str, Signature] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
 
-    def summary(self) -> str:
-        """Corpus scores and signatures as an aligned plain-text table."""
-        return _summary(self.corpus, self.signatures)
+    def summary(self, verbose: bool = False) -> str:
+        """Corpus scores as an aligned plain-text table, one row per metric with its signature's short hash (and
+        with decisions, the mean P(correct) and the share judged correct); ``verbose``: every column with its full
+        signature."""
+        return _summary(self.corpus, self.signatures, verbose)
 
 
 #: the ``error`` column of the output when ``on_error`` is ``skip`` or ``zero``
@@ -685,9 +723,16 @@ def score(
     Options are those of :class:`Scorer`. Returns one row per candidate, one column per metric; with
     ``return_result=True``, the :class:`Result` (per-row frame, corpus scores, signatures, rows not scored).
     """
+    result = Scorer(metrics, **options).score(records(questions, candidates, references))
+    return result if return_result else result.frame
+
+
+def records(questions: Sequence[str] | None, candidates: Sequence[str],
+            references: Sequence[str] | Sequence[Sequence[str]]) -> list[dict[str, Any]]:
+    """The rows of :func:`score`'s arguments as records (``question``, ``answer``, ``references``: a list)."""
     if len(candidates) != len(references) or (questions is not None and len(questions) != len(candidates)):
         raise UsageError("questions, candidates and references must have the same length")
-    records = [
+    return [
         {
             "question": "" if questions is None else questions[i],
             "answer": candidates[i],
@@ -695,5 +740,3 @@ def score(
         }
         for i in range(len(candidates))
     ]
-    result = Scorer(metrics, **options).score(records)
-    return result if return_result else result.frame

@@ -7,6 +7,7 @@ version), and :meth:`Signature.comparable` gives the order-free form two signatu
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -31,6 +32,11 @@ class Signature:
         items = dict(self.fields)
         items.update((str(k), str(v)) for k, v in fields)
         return Signature(self.metric, tuple(items.items()), self.version)
+
+    @property
+    def short_hash(self) -> str:
+        """The first 8 hex digits of the sha256 of the printed signature: what the compact summary shows."""
+        return hashlib.sha256(str(self).encode("utf-8")).hexdigest()[:8]
 
     def get(self, key: str, default: str | None = None) -> str | None:
         """The value of field ``key`` (``version`` included)."""

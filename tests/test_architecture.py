@@ -24,7 +24,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("decisions", ("kpqa.calibration",)),
     ("report", ("kpqa.scoring",)),
     ("meta-evaluation", ("kpqa.meta", "kpqa.binary", "kpqa.metaeval", "kpqa.plots", "kpqa.annotation")),
-    ("top", ("kpqa.cli", "kpqa.__main__", "kpqa.explain", "kpqa.train", "kpqa")),
+    ("top", ("kpqa.cli", "kpqa.__main__", "kpqa.explain", "kpqa.hf_evaluate", "kpqa.train", "kpqa")),
 ]
 
 

@@ -2,6 +2,7 @@
 commands on binary labels (lexical metrics only, so it is fast)."""
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -9,6 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import average_precision_score, brier_score_loss, cohen_kappa_score, roc_auc_score
 
 from kpqa import binary, calibration
@@ -131,7 +135,7 @@ def test_file_round_trip_and_signature_check(tmp_path):
     assert loaded.metrics["ROUGE-L"].params == cal.metrics["ROUGE-L"].params
     bf16 = Signature.parse("ROUGE-L|tok:ptb|version:0.1.0|kpw:aaaa|precision:bf16")
     entry = loaded.entry("ROUGE-L", bf16)  # precision ignored
-    assert entry.prob([0.9])[0] == 1.0
+    assert 1 - calibration.P_EDGE < entry.prob([0.9])[0] < 1
     with pytest.raises(CalibrationError, match="kpw:aaaa.*not.*kpw:bbbb.*refit"):
         loaded.entry("ROUGE-L", Signature.parse("ROUGE-L|tok:ptb|version:0.1.0|kpw:bbbb|precision:fp32"))
     with pytest.raises(CalibrationError, match="no entry for BLEU-1"):
@@ -139,6 +143,99 @@ def test_file_round_trip_and_signature_check(tmp_path):
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(CalibrationError, match="format"):
         Calibration.load(tmp_path / "bad.json")
+
+
+# ------------------------------------------------------------------------------ strictly increasing P(correct)
+
+def _synthetic(n: int = 600, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    """Scores with ties and labels more often correct at higher scores (isotonic fits give plateaus)."""
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.random(n), 3)
+    return s, (rng.random(n) < 0.2 + 0.6 * s).astype(float)
+
+
+SYNTHETIC = fit_metric("m", "m", *_synthetic())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(0.0, 1.0), st.floats(1e-9, 1.0))
+def test_p_correct_rises_strictly_with_the_score(x, step):
+    x1, x2 = x, min(x + step, 1.0)  # inside the fitted range [0, 1]
+    assume(x2 - x1 >= 1e-9)
+    assert SYNTHETIC.prob([x1])[0] < SYNTHETIC.prob([x2])[0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.floats(-0.5, 1.5), st.floats(1e-3, 2.0))
+def test_p_correct_rises_beyond_the_fitted_range_too(x, step):
+    """On the logistic tails (in floating point they reach 0 and 1 far enough out)."""
+    assume(min(x + step, 1.5) - x >= 1e-3)
+    assert 0 < SYNTHETIC.prob([x])[0] < SYNTHETIC.prob([min(x + step, 1.5)])[0] < 1
+
+
+def test_p_correct_ranks_answers_as_the_score_does_and_ties_only_equal_scores():
+    s, y = _synthetic(400, seed=8)
+    p = SYNTHETIC.prob(s)
+    assert binary.auroc(y[None], p[None])[0] == binary.auroc(y[None], s[None])[0]
+    assert len(np.unique(p)) == len(np.unique(s))
+    assert 0 < p.min() and p.max() < 1
+    steps = IsotonicRegression(out_of_bounds="clip").fit(*_synthetic())
+    assert len(np.unique(steps.predict(s))) < len(np.unique(s)) / 4  # what the steps gave: plateaus
+
+
+def test_the_judge_gives_different_rows_different_probabilities():
+    s, y = _synthetic(300, seed=9)
+    rng = np.random.default_rng(9)
+    scores = {"a": s, "b": np.clip(s + rng.normal(0, 0.2, len(s)), 0, 1), "c": (rng.random(len(s)) < s).astype(float)}
+    judge = calibration.fit_judge("j", scores, dict.fromkeys(scores, "j"), y)
+    p = judge.prob(scores)
+    rows = np.stack(list(scores.values()), axis=1)
+    assert len(np.unique(p)) == len(np.unique(rows, axis=0))
+    assert binary.auroc(y[None], p[None])[0] == binary.auroc(y[None], judge.logit(scores)[None])[0]
+
+
+def test_the_strict_map_is_as_well_calibrated_as_the_steps():
+    s, y = _synthetic(2000, seed=10)
+    held_s, held_y = _synthetic(2000, seed=11)
+    steps = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
+    steps.fit(s, y, sample_weight=calibration.balanced_weights(y))
+    strict = fit_metric("m", "m", s, y)
+    for scores, labels in ((s, y), (held_s, held_y)):
+        before = binary.ece(labels, steps.predict(scores))
+        assert abs(binary.ece(labels, strict.prob(scores)) - before) < 0.005
+
+
+def test_a_format_3_file_loads_its_steps_as_the_strict_map(tmp_path):
+    s, y = _synthetic()
+    steps = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(s, y, calibration.balanced_weights(y))
+    raw = json.loads(_fitted().to_json())
+    entry = raw["metrics"]["ROUGE-L"]
+    entry["params"] = {"x": steps.X_thresholds_.tolist(), "y": steps.y_thresholds_.tolist()}
+    (tmp_path / "old.json").write_text(json.dumps({**raw, "format": 3}))
+    old = Calibration.load(tmp_path / "old.json")
+    assert old.format == calibration.FORMAT == 4
+    assert old.metrics["ROUGE-L"].params == calibration.IsotonicMap.from_steps(steps.X_thresholds_,
+                                                                               steps.y_thresholds_)
+    assert old.digest != hashlib.sha256((tmp_path / "old.json").read_bytes()).hexdigest()[:12]
+    (tmp_path / "v2.json").write_text(json.dumps({**raw, "format": 2}))
+    with pytest.raises(CalibrationError, match=r"format 2, expected 4 \(or 3\); refit it"):
+        Calibration.load(tmp_path / "v2.json")
+    entry["params"] = {"x": [0.0, 1.0], "y": [0.7, 0.2]}
+    (tmp_path / "bad.json").write_text(json.dumps({**raw, "format": 4}))
+    with pytest.raises(CalibrationError, match="strictly increasing"):
+        Calibration.load(tmp_path / "bad.json")
+
+
+def test_the_shipped_calibration_loads_with_strict_maps():
+    path = calibration.default_path()
+    if not path.exists():
+        pytest.skip(f"no shipped calibration at {path}")
+    cal = Calibration.load(path)
+    grid = np.linspace(-12, 12, 2001)
+    for entry in [*cal.metrics.values(), *(j.calibration for j in cal.judges.values())]:
+        if isinstance(entry.params, calibration.IsotonicMap):
+            x = grid if entry.metric == calibration.JUDGE else np.linspace(0, 1, 2001)
+            assert np.all(np.diff(entry.prob(x)) > 0), entry.metric
 
 
 # ------------------------------------------------------------------------------------------------ the commands
@@ -177,9 +274,13 @@ def test_calibrate_then_score_with_decisions(tmp_path, capsys):
     cal = Calibration.load(tmp_path / "cal.json")
     entry = cal.metrics["ROUGE-L"]
     assert frame["ROUGE-L-correct"].tolist() == (frame["ROUGE-L"] >= entry.threshold).astype(float).tolist()
-    summary = capsys.readouterr().out
-    share = frame["ROUGE-L-correct"].mean()
-    assert f"ROUGE-L-correct   {share:.4f}" in summary and f"|cal:{cal.digest}" in summary
+    summary = capsys.readouterr().out.splitlines()
+    row = next(line.split() for line in summary if line.startswith("ROUGE-L "))
+    assert summary[1].split() == ["metric", "score", "P(correct)", "correct", "signature"]
+    assert row[2:4] == [f"{frame['ROUGE-L-prob'].mean():.4f}", f"{frame['ROUGE-L-correct'].mean():.4f}"]
+    record = json.loads((tmp_path / "scored.csv.signatures.json").read_text())
+    assert record["calibration"] == {"path": str(tmp_path / "cal.json"), "digest": cal.digest}
+    assert f"|cal:{cal.digest}" in record["signatures"]["ROUGE-L-correct"]
 
 
 def _fails(capsys, argv, message, output):
@@ -365,8 +466,8 @@ def test_prior_needs_decisions_and_goes_into_their_signatures(tmp_path, capsys):
     capsys.readouterr()
     assert main(["score", str(data), "--metrics", "ROUGE-L", "--calibration", str(tmp_path / "cal.json"),
                  "--prior", "0.8", "-o", str(tmp_path / "out.csv"), "--quiet"]) == 0
-    summary = capsys.readouterr().out
-    assert "ROUGE-L-correct" in summary and "prior:0.8" in summary
+    assert "ROUGE-L " in capsys.readouterr().out
+    assert "prior:0.8" in json.loads((tmp_path / "out.csv.signatures.json").read_text())["signatures"]["ROUGE-L-correct"]
     _fails(capsys, ["score", str(data), "--metrics", "ROUGE-L", "--calibration", str(tmp_path / "cal.json"),
                     "--prior", "1.5", "-o", str(tmp_path / "bad.csv")], "strictly between 0 and 1", tmp_path / "bad.csv")
 

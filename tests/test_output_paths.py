@@ -5,7 +5,10 @@ replaced; a symlink is followed; an output naming an input is refused unless for
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import re
 import stat
 import threading
 
@@ -31,14 +34,29 @@ def test_dash_writes_the_table_to_stdout_and_the_summary_to_stderr(source, tmp_p
     assert main(["score", str(source), "-o", "-", *LEXICAL]) == 0
     out, err = capsys.readouterr()
     assert out.splitlines()[0] == "question,answer,reference1,BLEU-1,ROUGE-L"
-    assert len(out.splitlines()) == 2 and "1 rows from" in err and "BLEU-1|" in err
-    assert not (tmp_path / "-").exists()
+    assert len(out.splitlines()) == 2 and "1 rows from" in err and re.search(r"^BLEU-1 +\d\.\d{4}  [0-9a-f]{8}$", err, re.M)
+    assert not (tmp_path / "-").exists() and not list(tmp_path.glob("*.signatures.json"))  # no file: no signatures file
 
 
 def test_no_output_on_a_pipe_writes_the_table_to_stdout(source, capsys):
     assert main(["score", str(source), *LEXICAL]) == 0  # capsys: stdout is not a terminal
     out, err = capsys.readouterr()
-    assert out.startswith("question,answer,reference1,BLEU-1,ROUGE-L\n") and "BLEU-1|" in err
+    assert out.startswith("question,answer,reference1,BLEU-1,ROUGE-L\n") and "\nBLEU-1  " in err
+
+
+def test_a_file_output_gets_every_signature_beside_it_and_the_terminal_their_hashes(source, tmp_path, capsys):
+    out = tmp_path / "scored.parquet"
+    assert main(["score", str(source), "-o", str(out), *LEXICAL]) == 0
+    printed, err = capsys.readouterr()
+    record = json.loads((tmp_path / "scored.parquet.signatures.json").read_text())
+    assert record["signatures"]["ROUGE-L"].startswith("ROUGE-L|tok:ptb|") and "calibration" not in record
+    rows = {line.split()[0]: line.split()[-1] for line in printed.splitlines()[2:]}
+    assert rows == record["short_hashes"] == {
+        c: hashlib.sha256(s.encode()).hexdigest()[:8] for c, s in record["signatures"].items()}
+    assert f"wrote {out}.signatures.json" in err and not list(tmp_path.glob(".*.tmp"))
+    assert main(["score", str(source), "-o", str(out), "-v", *LEXICAL]) == 0  # -v: the full signatures, as sacrebleu
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        f"{c:<7}  {pd.read_parquet(out)[c].mean():.4f}  {s}" for c, s in record["signatures"].items()]
 
 
 def test_character_device_is_written_through_not_replaced(source, capsys):
@@ -46,7 +64,7 @@ def test_character_device_is_written_through_not_replaced(source, capsys):
     assert main(["score", str(source), "-o", "/dev/null", *LEXICAL]) == 0
     after = os.stat("/dev/null")
     assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino
-    assert "wrote /dev/null" in capsys.readouterr().err
+    assert "wrote /dev/null" in capsys.readouterr().err and not os.path.exists("/dev/null.signatures.json")
 
 
 def test_fifo_is_written_through(source, tmp_path):
