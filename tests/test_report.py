@@ -57,6 +57,20 @@ def test_a_scored_file_reads_back_with_its_metrics_decisions_and_labels(scored_c
     assert [i + 1 for i, (c, y) in enumerate(zip(data["metrics"][0]["correct"], labels)) if c != y] == [3, 4]
 
 
+def test_a_row_left_unscored_stays_in_the_page_with_its_reason(tmp_path):
+    path = tmp_path / "skipped.jsonl"
+    records = [{"question": "Q1", "answer": "A b", "references": ["R1", "R2"], "BLEU-1": 0.5},
+               {"question": "Q2", "answer": "", "references": ["R"], "BLEU-1": None, "error": "empty answer"}]
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    scored = htmlreport.read_scored(path)
+    weights = htmlreport.weigh_rows(scored, WordWeighter())
+    data = htmlreport.payload(scored, weights, explain.palette())
+    assert data["a"] == ["A b", ""] and data["refs"] == [["R1", "R2"], ["R"]]
+    assert data["metrics"] == [{"name": "BLEU-1", "score": [0.5, None], "prob": None, "correct": None}]
+    assert data["errors"] == {"1": "empty answer (column 'answer')"} and data["human"] is None
+    assert data["weights"]["rows"] == [[[1, 100, 1, -1, 1, 100], [2, 100], [2, 100]], None]
+
+
 def test_graded_human_scores_need_a_threshold_and_a_named_column_must_exist(scored_csv, tmp_path):
     graded = ROWS.assign(scores=[5, 4, 4.5, 1, 3, 2])
     path = tmp_path / "graded.jsonl"
