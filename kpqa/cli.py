@@ -490,7 +490,61 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-SUBCOMMANDS += [_add_meta_eval, _add_explain, _add_calibrate]
+def _add_report(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="browse a scored file as one HTML page",
+        description="Write one self-contained HTML page (no network) from a file `kpqa score -o` wrote: the "
+        "metrics' mean scores and signatures (from FILE.signatures.json when it is there), score histograms and "
+        "reliability diagrams, and every row in a table that sorts and filters by metric, decision and disagreement "
+        "with a human label column; a row opens to show its texts with their keyphrase weights (as `kpqa explain` "
+        "shows them) and its per-metric P(correct).",
+        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--quiet",
+                         tokenize="tokenizer for --unit word (default: %(default)s)")],
+    )
+    p.add_argument("input", help="a scored file: CSV, TSV, JSONL, JSON (array) or Parquet")
+    p.add_argument("-o", "--output", required=True, help="write the HTML page here")
+    p.add_argument("--metrics", help="comma-separated metric columns to show (default: every numeric column that "
+                   "is not a text, the human column or a -prob / -correct column; judges with decisions alone count)")
+    p.add_argument("--human-column", "--human", metavar="COLUMN",
+                   help="column of human labels (default: 'scores' when the file has one)")
+    p.add_argument("--positive-above", type=float, metavar="T",
+                   help="count a numeric human score above T as correct (without it, labels must be 0 or 1)")
+    p.add_argument("--no-weights", action="store_true", help="leave out the keyphrase weights (no model is loaded)")
+    p.add_argument("--unit", choices=("word", "piece"), default="word",
+                   help="weights per word of --tokenize (default) or per word piece of the weighter, as in explain")
+    p.add_argument("--no-question", action="store_true", help="use the -KP weighter (no question)")
+    p.add_argument("--force", action="store_true", help="allow -o to replace INPUT")
+    p.set_defaults(run=_run_report)
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    from kpqa import explain, htmlreport
+    from kpqa.io import Destination, write_text
+    from kpqa.optional import require
+
+    if not args.no_weights:
+        require("matplotlib", "the weights' colours of kpqa report (or pass --no-weights)")
+    Destination(args.output, inputs=[args.input], force=args.force)  # refuse before anything is read
+    metrics = None if args.metrics is None else [m.strip() for m in args.metrics.split(",") if m.strip()]
+    scored = htmlreport.read_scored(args.input, metrics=metrics, human_column=args.human_column,
+                                    positive_above=args.positive_above)
+    weights = palette = None
+    if not args.no_weights:
+        from kpqa.models.weighter import Weighter
+
+        weighter = Weighter.load(args.checkpoint, no_question=args.no_question, device=args.device,
+                                 batch_size=args.batch_size, function_word_weight=args.function_word_weight)
+        weights = htmlreport.weigh_rows(scored, weighter, tokenize=args.tokenize, unit=args.unit,
+                                        progress=not args.quiet)
+        palette = explain.palette()
+    page = htmlreport.to_html(scored, weights, palette, unit=args.unit)
+    write_text(args.output, page, inputs=[args.input], force=args.force)
+    _wrote(args.output, f"{len(scored.table.frame):,} rows, {len(page) / 1e6:.1f} MB")
+    return 0
+
+
+SUBCOMMANDS += [_add_meta_eval, _add_explain, _add_calibrate, _add_report]
 
 
 def build_parser() -> argparse.ArgumentParser:

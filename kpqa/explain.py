@@ -85,7 +85,20 @@ def explain(
         raise UsageError("explain needs a non-empty candidate and at least one non-empty reference")
     texts = refs + [candidate]
     labels = [f"Reference {k}" if len(refs) > 1 else "Reference" for k in range(1, len(refs) + 1)] + ["Candidate"]
-    pairs = [(question, t) for t in texts]
+    lines = [Line("Question", [(question, None)])] if question.strip() else []
+    for label, text, segs in zip(labels, texts, weigh([(question, t) for t in texts], weighter, tokenize=tokenize,
+                                                      unit=unit, normalize=normalize)):
+        lines.append(Line(label, segs))
+    return Explanation(lines, dict(scores or {}), unit, normalize)
+
+
+def weigh(pairs: Sequence[tuple[str, str]], weighter: Any, *, tokenize: str = "ptb", unit: str = "word",
+          normalize: bool = False) -> list[list[tuple[str, float | None]]]:
+    """The :func:`segments` of each (question, text)'s text with its weights, all pairs in one call to the weighter
+    (which batches them by length); ``unit`` and ``normalize`` as in :func:`explain`."""
+    if unit not in UNITS:
+        raise UsageError(Param("unit", unit), f": must be one of {', '.join(UNITS)}")
+    texts = [t for _, t in pairs]
     if unit == "word":
         from kpqa.text import get_tokenizer
 
@@ -96,13 +109,13 @@ def explain(
         pieces = weighter.piece_weights(pairs)
         spans = [offsets.tolist() for offsets, _ in pieces]
         weights = [probs for _, probs in pieces]
-    lines = [Line("Question", [(question, None)])] if question.strip() else []
-    for label, text, sp, w in zip(labels, texts, spans, weights):
+    out = []
+    for text, sp, w in zip(texts, spans, weights):
         w = np.asarray(w, dtype=float)
         if len(w) != len(sp):
-            raise ValueError(f"{label}: {len(w)} weights for {len(sp)} tokens")
-        lines.append(Line(label, segments(text, sp, _normalize(w) if normalize else w)))
-    return Explanation(lines, dict(scores or {}), unit, normalize)
+            raise ValueError(f"{text[:40]!r}: {len(w)} weights for {len(sp)} tokens")
+        out.append(segments(text, sp, _normalize(w) if normalize else w))
+    return out
 
 
 def _color(weight: float) -> tuple[str, str]:
@@ -113,6 +126,11 @@ def _color(weight: float) -> tuple[str, str]:
 
     r, g, b, _ = matplotlib.colormaps[CMAP](float(np.clip(weight, 0.0, 1.0)))
     return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}", "#ffffff" if weight > 0.6 else "#000000"
+
+
+def palette(steps: int = 100) -> list[tuple[str, str]]:
+    """(background hex, text colour) of the weights 0, 1/steps, ..., 1: the colours of :func:`to_html`."""
+    return [_color(k / steps) for k in range(steps + 1)]
 
 
 def to_html(explanation: Explanation, title: str = "KPQA keyphrase weights") -> str:

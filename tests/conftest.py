@@ -4,10 +4,10 @@ A test needs the pip-shipped encoder or the committed weighter when it uses one 
 (``minilm``, ``minilm_encoder``, ``shipped_weighter``); when its source (or a fixture's) calls what always loads a
 model (``train``, ``Weighter.load``, ``load_encoder``, ``Encoder``, ``get_encoder``, ``bertscore``, the CLI's
 ``explain``); when it calls a scoring entry point (``Scorer``, ``kpqa.score``, the CLI's ``score`` / ``meta-eval`` /
-``calibrate``) and names a model metric or asks for the default suite; or when it is a parametrised case naming a
-model metric. Such tests get the ``model`` marker at collection, so ``pytest -m "not model"`` runs the rest without
-loading any model, and a test without the marker that loads a model anyway fails (the audit keeps the static rule
-honest).
+``calibrate``) and names a model metric or asks for the default suite; when it calls the CLI's ``report`` without
+``--no-weights``; or when it is a parametrised case naming a model metric. Such tests get the ``model`` marker at
+collection, so ``pytest -m "not model"`` runs the rest without loading any model, and a test without the marker
+that loads a model anyway fails (the audit keeps the static rule honest).
 """
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ SCORING_CALLS = re.compile(
     r"main\(\[\s*\"(score|meta-eval|calibrate)\"|"
     r"\"kpqa\", \"(score|meta-eval|calibrate)\"|\"-m\", \"kpqa(\.cli)?\", \"(score|meta-eval|calibrate)\")"
 )
+#: the CLI's report: it loads the weighter unless told --no-weights
+REPORT_CALLS = re.compile(r"main\(\[\s*\"report\"|\"kpqa\", \"report\"|\"-m\", \"kpqa(\.cli)?\", \"report\"")
 #: a model metric named, or the default suite asked for: a scorer without a list of metrics, or a scoring command
 #: without --metrics
 MODEL_METRICS = re.compile(r"BERTScore|-KPQA\b|-KP\b|DEFAULT_METRICS|DECIDE_METRICS|decide")
@@ -45,6 +47,8 @@ DEFAULT_SUITE = re.compile(r"\bScorer\(\s*(\)|[a-z_]+=)|\bkpqa\.score\((?![^)]*m
 def _needs_model_source(source: str) -> bool:
     """Whether code that calls these entry points loads a model (tests/README.md says how a test is marked)."""
     if MODEL_CALLS.search(source):
+        return True
+    if REPORT_CALLS.search(source) and "--no-weights" not in source:
         return True
     if not SCORING_CALLS.search(source):
         return False

@@ -23,8 +23,10 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("statistics, scores", ("kpqa.metrics",)),
     ("decisions", ("kpqa.calibration",)),
     ("report", ("kpqa.scoring",)),
-    ("meta-evaluation", ("kpqa.meta", "kpqa.binary", "kpqa.metaeval", "kpqa.plots", "kpqa.annotation")),
-    ("top", ("kpqa.cli", "kpqa.__main__", "kpqa.explain", "kpqa.hf_evaluate", "kpqa.train", "kpqa")),
+    ("meta-evaluation", ("kpqa.meta", "kpqa.binary", "kpqa.metaeval", "kpqa.plots", "kpqa.svgcharts",
+                         "kpqa.annotation")),
+    ("top", ("kpqa.cli", "kpqa.__main__", "kpqa.explain", "kpqa.htmlreport", "kpqa.hf_evaluate", "kpqa.train",
+             "kpqa")),
 ]
 
 

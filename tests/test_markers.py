@@ -18,6 +18,8 @@ CASES = [
     ('get_metric("BLEU-1-KP").score(rows, ctx)', True),
     ('main(["explain", "--question", "q"])', True),
     ('Weighter.load(device="cpu")', True),
+    ('main(["report", str(path), "-o", out])', True),
+    ('main(["report", str(path), "-o", out, "--no-weights"])', False),
 ]
 
 
