@@ -27,7 +27,7 @@ from kpqa.models.device import (  # noqa: F401  (re-exported: the encoder's prec
     PRECISIONS, amp_dtype, check_precision, pick_device, precision_name,
 )
 from kpqa.models.loader import load_pretrained
-from kpqa.models.windows import centred_windows
+from kpqa.models.windows import batches, centred_windows
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -178,7 +178,8 @@ class Encoder:
         return result
 
     def _forward(self, inputs: list[list[int]], layers: list[int], batch_size: int) -> list[np.ndarray]:
-        """Normalised hidden states ``[k, len(input), d]`` of each input, in length-sorted, padded batches."""
+        """Normalised hidden states ``[k, len(input), d]`` of each input, in length-sorted, padded batches
+        (:func:`kpqa.models.windows.batches`)."""
         import torch
 
         outputs: list[np.ndarray] = [np.empty(0)] * len(inputs)
@@ -186,8 +187,7 @@ class Encoder:
         pad = self.tokenizer.pad_token_id or 0
         autocast = torch.autocast(self.device.split(":")[0], dtype=self.dtype, enabled=self.dtype is not None)
         with torch.inference_mode(), autocast:
-            for b in range(0, len(order), batch_size):
-                batch = order[b : b + batch_size]
+            for batch in batches(order, [len(x) for x in inputs], batch_size):
                 longest = max(len(inputs[j]) for j in batch)
                 ids = torch.full((len(batch), longest), pad, dtype=torch.long)
                 mask = torch.zeros((len(batch), longest), dtype=torch.long)
