@@ -10,7 +10,7 @@ T = TypeVar("T")
 #: their memory is linear in the texts (blocks, windows, one LCS row at a time), but the time of the weighted LCS
 #: grows with the product of two texts' lengths and the models' with the length, so a longer text makes a bad row
 #: (:func:`kpqa.io.frame_to_table`) rather than a run of hours. About 33,000 words; a 200,000-character answer
-#: against a 200,000-character reference takes a few minutes of one CPU core (docs/benchmark.md).
+#: against a 200,000-character reference takes about five minutes of one CPU core (docs/benchmark.md).
 MAX_CHARS = 200_000
 
 

@@ -22,8 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 #: padded tokens one forward pass takes at most (the batch size permitting): the activations of a batch of long
-#: windows (e.g. 64 x 512 tokens, whose attention scores alone take 0.8 GB) stay as small as those of short texts
-MAX_BATCH_TOKENS = 8_192
+#: windows (e.g. 64 x 512 tokens, whose attention scores alone take 0.8 GB) stay near those of short texts
+MAX_BATCH_TOKENS = 4_096
 
 
 def batches(order: Sequence[int], lengths: Sequence[int], batch_size: int,
