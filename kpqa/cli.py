@@ -75,9 +75,9 @@ SHARED_OPTIONS: dict[str, dict] = {
     "--quiet": dict(action="store_true", help="no progress bar (there is none when stderr is not a terminal)"),
     "--max-chars": dict(type=_positive_int, metavar="N",
                         help="longest question, answer or reference in characters; a longer one is a bad row "
-                        f"(default: the metrics' own limit: {MAX_CHARS:,} with a model metric, 100,000 with METEOR, "
-                        "1,000,000 with ROUGE-L, none for BLEU, CIDEr, EM, F1, Contains, AEv): their time and memory "
-                        "grow with the product of two texts' lengths"),
+                        f"(default: the metrics' own limit: {MAX_CHARS:,} with a model metric, 1,000,000 with "
+                        "ROUGE-L, none for BLEU, METEOR, CIDEr, EM, F1, Contains, AEv): the time of the weighted LCS "
+                        "and of ROUGE-L grows with the product of two texts' lengths"),
 }
 
 

@@ -6,11 +6,12 @@ from typing import Sequence, TypeVar
 
 T = TypeVar("T")
 
-#: the longest text (question, answer or reference, in characters) a row may hold by default: the work and memory
-#: of the model metrics and of an LCS grow with the product of two texts' lengths, so a longer text makes a bad row
-#: (:func:`kpqa.io.frame_to_table`) rather than a run that fills the machine. About 1,500-2,000 words; the longest
-#: text of the shared human-judgment sets has 1,543 characters.
-MAX_CHARS = 10_000
+#: the longest text (question, answer or reference, in characters) a row may hold by default with a model metric:
+#: their memory is linear in the texts (blocks, windows, one LCS row at a time), but the time of the weighted LCS
+#: grows with the product of two texts' lengths and the models' with the length, so a longer text makes a bad row
+#: (:func:`kpqa.io.frame_to_table`) rather than a run of hours. About 33,000 words; a 200,000-character answer
+#: against a 200,000-character reference takes about five minutes of one CPU core (docs/benchmark.md).
+MAX_CHARS = 200_000
 
 
 @dataclass

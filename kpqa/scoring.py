@@ -253,10 +253,10 @@ class Scorer:
     ``on_error``: ``raise`` (default) stops at the first bad row (empty answer, no reference, an empty question
     under a KPQA metric...); ``skip`` leaves its scores empty and ``zero`` sets them to 0, both saying why in an
     ``error`` column and leaving the row out of the corpus scores. ``max_chars``: a question, answer or reference
-    longer than this many characters makes its row a bad row (``on_error`` applies), which bounds the time and
-    memory a row can take; None (default) takes the metrics' own limit (:func:`kpqa.metrics.base.text_limit`:
-    10,000 characters with a model metric, 100,000 with METEOR, 1,000,000 with ROUGE-L, none for BLEU, CIDEr,
-    EM / F1 / Contains, AEv). ``progress`` shows a bar of rows scored (on a
+    longer than this many characters makes its row a bad row (``on_error`` applies), which bounds the time a row
+    can take (memory is linear in the texts); None (default) takes the metrics' own limit
+    (:func:`kpqa.metrics.base.text_limit`: 200,000 characters with a model metric, 1,000,000 with ROUGE-L, none
+    for BLEU, METEOR, CIDEr, EM / F1 / Contains, AEv). ``progress`` shows a bar of rows scored (on a
     terminal only), advanced after each batch of the weighter and each block of :data:`PROGRESS_ROWS` rows.
     """
 

@@ -1,5 +1,6 @@
-"""Bounded work on any input: the longest text each metric takes (a longer one is a bad row), piece alignment in
-blocks, and the same limit in explain (meta-eval's: tests/test_meta.py)."""
+"""Bounded work on any input: the longest text each metric takes (a longer one is a bad row), long answers scored,
+piece alignment in blocks, and the same limit in explain (meta-eval's: tests/test_meta.py). The blocked similarity
+and the encoder's windows: tests/test_bertscore.py; the weighted LCS one row at a time: tests/test_rouge.py."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,9 +10,10 @@ import pytest
 from kpqa import explain
 from kpqa.errors import InputError, UsageError
 from kpqa.io import frame_to_table, read_input
-from kpqa.metrics.base import LCS_MAX_CHARS, METEOR_MAX_CHARS, get_metric, text_limit
+from kpqa.metrics.base import LCS_MAX_CHARS, get_metric, text_limit
 from kpqa.models import alignment
 from kpqa.rows import MAX_CHARS
+from kpqa.text import get_tokenizer
 
 LONG = "word " * 30  # 150 characters
 
@@ -44,11 +46,55 @@ def test_each_metric_sets_its_own_limit_and_the_strictest_applies():
               ("BLEU-1", "BLEU-4", "CIDEr", "F1", "AEv-0.5-2", "ROUGE-L", "ROUGE-L-adapted", "METEOR", "BERTScore",
                "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA")}
     assert limits == {"BLEU-1": None, "BLEU-4": None, "CIDEr": None, "F1": None, "AEv-0.5-2": None,
-                      "ROUGE-L": LCS_MAX_CHARS, "ROUGE-L-adapted": LCS_MAX_CHARS, "METEOR": METEOR_MAX_CHARS,
+                      "ROUGE-L": LCS_MAX_CHARS, "ROUGE-L-adapted": LCS_MAX_CHARS, "METEOR": None,
                       "BERTScore": MAX_CHARS, "BLEU-1-KPQA": MAX_CHARS, "ROUGE-L-KPQA": MAX_CHARS,
                       "BERTScore-KPQA": MAX_CHARS}
-    assert text_limit([get_metric("BLEU-1"), get_metric("ROUGE-L"), get_metric("METEOR")]) == METEOR_MAX_CHARS
+    assert text_limit([get_metric("BLEU-1"), get_metric("ROUGE-L"), get_metric("METEOR")]) == LCS_MAX_CHARS
+    assert text_limit([get_metric("ROUGE-L"), get_metric("BERTScore")]) == MAX_CHARS == 200_000
     assert text_limit([]) is None
+
+
+def _prose(chars: int) -> str:
+    """This repository's architecture notes, words joined by single spaces, cut at a space within ``chars``."""
+    from conftest import REPO
+
+    words = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8").split()
+    text = " ".join(words * (1 + chars // len(" ".join(words))))
+    return text[: text.rfind(" ", 0, chars + 1)]
+
+
+def test_a_long_answer_is_scored_by_the_default_metrics():
+    from kpqa.scoring import DEFAULT_METRICS, Scorer
+
+    answer = _prose(15_000)
+    short = answer[: answer.index(". ") + 1]  # the first sentence
+    frame = pd.DataFrame({"question": ["What does the architecture say?"] * 2, "answer": [answer] * 2,
+                          "reference1": [answer, short]})
+    result = Scorer().score(frame)
+    assert len(answer) > 14_900 and result.errors == {}
+    columns = [c for m in DEFAULT_METRICS for c in get_metric(m).columns()]
+    same, other = result.frame[columns].to_numpy()
+    assert same == pytest.approx(1.0, abs=1e-5)  # the answer against itself, every metric
+    # the short reference is the answer's first sentence: every one of its tokens is matched, in order
+    n_ref, n_cand = (len(get_tokenizer("ptb").tokenize(t)) for t in (short, answer))
+    p = n_ref / n_cand
+    got = dict(zip(columns, other))
+    assert got["BLEU-1"] == pytest.approx(p) and got["ROUGE-L"] == pytest.approx(2.44 * p / (1 + 1.44 * p))
+    assert all(0.3 < got[m] < 0.7 for m in ("BERTScore", "BERTScore-KPQA"))  # most candidate tokens match poorly
+
+
+def test_max_chars_still_makes_a_bad_row(tmp_path, capsys):
+    from kpqa.cli import main
+
+    path, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    _frame(answer=_prose(15_000)).to_csv(path, index=False)
+    assert main(["score", str(path), "-o", str(out), "--metrics", "BLEU-1", "--quiet"]) == 0
+    assert main(["score", str(path), "-o", str(out), "--metrics", "BLEU-1", "--max-chars", "10000"]) == 2
+    assert "row 2, column 'answer': text of 14,9" in capsys.readouterr().err
+    assert main(["score", str(path), "-o", str(out), "--metrics", "BLEU-1", "--max-chars", "10000",
+                 "--on-error", "skip", "--quiet"]) == 0
+    written = pd.read_csv(out)
+    assert written["BLEU-1"].isna().tolist() == [False, True] and "over the limit of 10,000" in written.error[1]
 
 
 def test_read_input_applies_the_limit_to_files(tmp_path):

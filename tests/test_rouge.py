@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kpqa.metrics import Context, Rows, get_metric
+from kpqa.metrics.ngrams import lcs_length
 from kpqa.metrics.rouge import heaviest_common_subsequence, rouge_l, weighted_lcs, weighted_rouge_l
 from kpqa.text import get_tokenizer
 
@@ -170,6 +171,64 @@ def test_heaviest_subsequence_keeps_the_key_word_the_longest_leaves_out():
     assert weighted_rouge_l(cand, wc, [ref], [wr], lcs="heaviest")[:2] == pytest.approx((0.9 / 1.45, 0.9 / 1.55))
     with pytest.raises(ValueError, match="lcs must be longest or heaviest"):
         weighted_rouge_l(cand, wc, [ref], [wr], lcs="shortest")
+
+
+def _quadratic_lcs(a, wa, b, wb, heaviest):
+    """The whole dynamic-programming table, cell by cell in Python: the implementation before issue 40, kept as the
+    reference the row-vectorised programmes must equal exactly (ties included)."""
+    table = [[(0, 0.0, 0.0, 0.0)] * (len(b) + 1) for _ in range(len(a) + 1)]  # (length, weight, wa sum, wb sum)
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            left, up, diag = table[i][j - 1], table[i - 1][j], table[i - 1][j - 1]
+            match = a[i - 1] == b[j - 1]
+            d = (diag[0] + 1, diag[1] + wa[i - 1] + wb[j - 1], diag[2] + wa[i - 1], diag[3] + wb[j - 1])
+            if heaviest:  # the heavier of left and up (left on ties), the match only when strictly heavier
+                best = left if left[1] >= up[1] else up
+                table[i][j] = d if match and d[1] > best[1] else best
+            else:  # the longest; among equals the largest sum on each side separately
+                cells = [left, up] + ([d] if match else [])
+                top = max(c[0] for c in cells)
+                table[i][j] = (top, 0.0, max(c[2] for c in cells if c[0] == top),
+                               max(c[3] for c in cells if c[0] == top))
+    return table[-1][-1]
+
+
+tied = st.sampled_from([0.0, 0.25, 0.5, 1.0])  # equal weights make ties, where the tie rules matter
+
+
+@st.composite
+def long_weighted_sequences(draw):
+    """Sequences up to 25 tokens over 1-5 letters, weights from anywhere in [0, 1] or from four values."""
+    letters = "abcde"[: draw(st.integers(1, 5))]
+    a, b = (draw(st.lists(st.sampled_from(letters), max_size=25)) for _ in range(2))
+    w = draw(st.sampled_from([weights, tied]))
+    return a, draw(st.lists(w, min_size=len(a), max_size=len(a))), b, draw(st.lists(w, min_size=len(b),
+                                                                                   max_size=len(b)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(long_weighted_sequences())
+def test_row_vectorised_lcs_equals_the_whole_table(sequences):
+    a, wa, b, wb = sequences
+    length, _, sa, sb = _quadratic_lcs(a, wa, b, wb, heaviest=False)
+    assert weighted_lcs(a, wa, b, wb) == (length, sa, sb)
+    assert heaviest_common_subsequence(a, wa, b, wb) == _quadratic_lcs(a, wa, b, wb, heaviest=True)[2:]
+
+
+def test_weighted_lcs_of_long_texts_keeps_one_row():
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    a, b = (rng.choice([f"w{k}" for k in range(50)], 2_000).tolist() for _ in range(2))
+    wa, wb = rng.random(2_000).tolist(), rng.random(2_000).tolist()
+    tracemalloc.start()
+    length, sa, sb = weighted_lcs(a, wa, b, wb)
+    heaviest = heaviest_common_subsequence(a, wa, b, wb)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 4 * 2**20  # the whole table would hold 4 million cells
+    assert length == lcs_length(a, b) and 0 < sa <= sum(wa) and 0 < sb <= sum(wb)
+    assert sum(heaviest) >= sa + sb
 
 
 def test_weighted_rouge_l_rejects_mismatched_weights():

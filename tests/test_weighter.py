@@ -396,3 +396,21 @@ def test_metadata_holds_what_inference_reads():
     assert meta.lora == ckpt.Lora(16, 32.0, ["attention.attn.q"]) and meta.raw["command"] == "kpqa train ..."
     fine_tuned = ckpt.Metadata.of({**raw, "lora": None, "trained_layers": 2, "dev": None})
     assert fine_tuned.lora is None and fine_tuned.trained_layers == 2 and fine_tuned.dev_k_f1 is None
+
+
+def test_function_word_scaling_equals_the_whole_comparison():
+    from types import SimpleNamespace
+
+    from kpqa.stopwords import function_word_spans
+
+    rng = np.random.default_rng(0)
+    vocabulary = ["the", "The", "cat", "of", "ofsted", "not", "his", "a", "x1", "-", "'s"]
+    for _ in range(200):
+        text = " ".join(rng.choice(vocabulary, rng.integers(0, 12))) + rng.choice(["", " of"])
+        starts = np.sort(rng.integers(0, len(text) + 1, rng.integers(0, 15)))
+        pieces = np.stack([starts, np.minimum(starts + rng.integers(1, 5, len(starts)), len(text) + 1)], 1)
+        probs = rng.random(len(pieces)).astype(np.float32)
+        scaled = Weighter._scale_function_words(SimpleNamespace(function_word_weight=0.2), text, pieces, probs)
+        words = np.asarray(function_word_spans(text)).reshape(-1, 2)
+        inside = ((pieces[:, None, 0] >= words[None, :, 0]) & (pieces[:, None, 1] <= words[None, :, 1])).any(axis=1)
+        assert np.array_equal(scaled, np.where(inside, probs * np.float32(0.2), probs).astype(np.float32))

@@ -98,8 +98,8 @@ class Metric(ABC):
     kp_form: ClassVar[bool] = False
     #: whether the metric's weights come from the weighter that reads the question (set when it is built)
     question: bool = True
-    #: the longest text (characters) the metric scores in bounded time and memory; None: any length (its work
-    #: grows linearly). A model metric's is :data:`kpqa.rows.MAX_CHARS` whatever this says (:func:`text_limit`)
+    #: the longest text (characters) the metric scores in bounded time; None: any length (its work grows linearly).
+    #: A model metric's is :data:`kpqa.rows.MAX_CHARS` whatever this says (:func:`text_limit`)
     max_chars: ClassVar[int | None] = None
 
     def columns(self) -> list[str]:
@@ -159,16 +159,15 @@ class Metric(ABC):
         return signature
 
 
-#: the longest text an LCS metric (ROUGE-L and its adapted form: rapidfuzz's bit-parallel LCS, linear memory) or
-#: METEOR (nltk's alignment) scores: two texts this long take seconds, not minutes
+#: the longest text an LCS metric (ROUGE-L and its adapted form: rapidfuzz's bit-parallel LCS, linear memory)
+#: scores: two texts this long take seconds, not minutes
 LCS_MAX_CHARS = 1_000_000
-METEOR_MAX_CHARS = 100_000
 
 
 def text_limit(metrics: Iterable[Metric]) -> int | None:
-    """The longest text every one of ``metrics`` scores in bounded time and memory: the smallest of their
-    ``max_chars``, :data:`kpqa.rows.MAX_CHARS` for a model metric (encoder and weighter windows, piece alignment,
-    the weighted LCS); None when every one takes any length."""
+    """The longest text every one of ``metrics`` scores in bounded time: the smallest of their ``max_chars``,
+    :data:`kpqa.rows.MAX_CHARS` for a model metric (the models' windows, the weighted LCS); None when every one
+    takes any length. Memory is linear in the texts whatever the limit."""
     limits = [MAX_CHARS if m.uses_model else m.max_chars for m in metrics]
     return min((x for x in limits if x is not None), default=None)
 

@@ -51,6 +51,22 @@ if TYPE_CHECKING:  # pragma: no cover
     from kpqa.models.encoder import Encoder, TokenEmbeddings
 
 
+#: candidate rows of the similarity matrix computed at a time: memory ``BLOCK_ROWS x`` the reference's tokens
+BLOCK_ROWS = 256
+
+
+def best_matches(c: np.ndarray, r: np.ndarray, block: int = BLOCK_ROWS) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``c`` [m, d] its largest dot product with a row of ``r`` [n, d], and per row of ``r`` its largest
+    with a row of ``c``: the maxima of ``c @ r.T`` along each axis, computed ``block`` rows of ``c`` at a time so that
+    memory stays ``block x n`` however long the texts are."""
+    rows, cols = np.empty(len(c), dtype=np.result_type(c, r)), np.full(len(r), -np.inf, dtype=np.result_type(c, r))
+    for start in range(0, len(c), block):
+        sim = c[start:start + block] @ r.T
+        rows[start:start + block] = sim.max(axis=1)
+        np.maximum(cols, sim.max(axis=0), out=cols)
+    return rows, cols
+
+
 def greedy_prf(
     cand: np.ndarray,
     cand_w: np.ndarray,
@@ -61,14 +77,14 @@ def greedy_prf(
 ) -> tuple[float, float, float]:
     """Weighted greedy-matching P, R, F of candidate vectors ``cand`` [m, d] against reference vectors ``ref`` [n, d]
     (both L2-normalised). ``*_extra`` are further match targets of weight 0 (the special tokens). 0s when either
-    side has no token or no weight."""
+    side has no token or no weight. The similarities are compared in blocks (:func:`best_matches`)."""
     if len(cand) == 0 or len(ref) == 0 or cand_w.sum() <= 0 or ref_w.sum() <= 0:
         return 0.0, 0.0, 0.0
     c = cand if cand_extra is None else np.concatenate([cand, cand_extra])
     r = ref if ref_extra is None else np.concatenate([ref, ref_extra])
-    sim = c @ r.T
-    p = float(np.dot(cand_w, sim[: len(cand)].max(axis=1)) / cand_w.sum())
-    r_ = float(np.dot(ref_w, sim[:, : len(ref)].max(axis=0)) / ref_w.sum())
+    rows, cols = best_matches(c, r)
+    p = float(np.dot(cand_w, rows[: len(cand)]) / cand_w.sum())
+    r_ = float(np.dot(ref_w, cols[: len(ref)]) / ref_w.sum())
     f = 2 * p * r_ / (p + r_) if p + r_ > 0 else 0.0
     return p, r_, f
 

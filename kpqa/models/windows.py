@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
@@ -21,18 +21,42 @@ if TYPE_CHECKING:  # pragma: no cover
     import torch
 
 
+#: padded tokens one forward pass takes at most (the batch size permitting): the activations of a batch of long
+#: windows (e.g. 64 x 512 tokens, whose attention scores alone take 0.8 GB) stay near those of short texts
+MAX_BATCH_TOKENS = 4_096
+
+
+def batches(order: Sequence[int], lengths: Sequence[int], batch_size: int,
+            max_tokens: int = MAX_BATCH_TOKENS) -> Iterator[list[int]]:
+    """``order`` cut into consecutive batches of at most ``batch_size`` inputs whose padded size (the longest
+    ``lengths`` times the count) is at most ``max_tokens``; an input longer than that goes alone."""
+    batch: list[int] = []
+    longest = 0
+    for i in order:
+        if batch and (len(batch) == batch_size or max(longest, lengths[i]) * (len(batch) + 1) > max_tokens):
+            yield batch
+            batch, longest = [], 0
+        batch.append(i)
+        longest = max(longest, lengths[i])
+    if batch:
+        yield batch
+
+
 def centred_windows(n: int, width: int) -> tuple[list[tuple[int, int]], np.ndarray]:
-    """Half-overlapping windows over ``n`` tokens and, per token, the index of the window that centres it best."""
+    """Half-overlapping windows over ``n`` tokens and, per token, the index of the window that centres it best (the
+    first on ties); one pass over the windows, so memory is linear in ``n``."""
     if n <= width:
         return [(0, n)], np.zeros(n, dtype=np.int64)
     stride = max(1, width // 2)
     starts = list(range(0, n - width, stride)) + [n - width]
     spans = [(s, s + width) for s in starts]
-    t = np.arange(n)[:, None]
-    lo = np.array([s for s, _ in spans])[None, :]
-    hi = np.array([e for _, e in spans])[None, :]
-    context = np.where((t >= lo) & (t < hi), np.minimum(t - lo, hi - 1 - t), -1)
-    return spans, context.argmax(axis=1)
+    best, owner = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    for k, (lo, hi) in enumerate(spans):
+        t = np.arange(lo, hi)
+        context = np.minimum(t - lo, hi - 1 - t)
+        better = context > best[lo:hi]
+        best[lo:hi][better], owner[lo:hi][better] = context[better], k
+    return spans, owner
 
 
 @dataclass
