@@ -137,7 +137,7 @@ def thresholds(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | Non
 
 #: inside a run of equal isotonic values, P(correct) rises from the run's value less this share of the gap to the
 #: nearer neighbouring value to the run's value plus as much (:meth:`IsotonicMap.from_steps`)
-TILT = 0.1
+TILT = 0.02
 #: the isotonic values are squeezed into [P_EDGE, 1 - P_EDGE]: no score is certainly right or wrong
 P_EDGE = 1e-4
 #: isotonic values closer than this are one run (scikit-learn's pooled means can differ in the last bit)
