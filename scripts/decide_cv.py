@@ -45,6 +45,8 @@ JUDGES = {
     "judge: 7 (3 KPQA, KeyFact, Contains, BERTScore, F1)": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA",
                                                             "KeyFact-KPQA", "Contains", "BERTScore", "F1"],
     "judge: all 11 metrics (+ EM)": SINGLE,
+    "judge: 10 (+ BLEU-1-KPQA: the MPNet weighter's)": ["BLEU-1-KPQA", *calibration.JUDGE_INPUTS],
+    "judge: 9 less BERTScore-KPQA": [m for m in calibration.JUDGE_INPUTS if m != "BERTScore-KPQA"] + ["BLEU-1-KPQA"],
 }
 
 
