@@ -87,10 +87,12 @@ def test_max_chars_still_makes_a_bad_row(tmp_path, capsys):
     from kpqa.cli import main
 
     path, out = tmp_path / "in.csv", tmp_path / "out.csv"
-    _frame(answer=_prose(15_000)).to_csv(path, index=False)
+    answer = _prose(15_000)
+    _frame(answer=answer).to_csv(path, index=False)
     assert main(["score", str(path), "-o", str(out), "--metrics", "BLEU-1", "--quiet"]) == 0
     assert main(["score", str(path), "-o", str(out), "--metrics", "BLEU-1", "--max-chars", "10000"]) == 2
-    assert "row 2, column 'answer': text of 14,9" in capsys.readouterr().err
+    assert f"row 2, column 'answer': text of {len(answer):,} characters, over the limit of 10,000" in \
+        capsys.readouterr().err
     assert main(["score", str(path), "-o", str(out), "--metrics", "BLEU-1", "--max-chars", "10000",
                  "--on-error", "skip", "--quiet"]) == 0
     written = pd.read_csv(out)

@@ -300,14 +300,15 @@ def test_reproduce_table4_without_checkpoints_says_which_rows_are_missing(tmp_pa
     reproduce, _ = _reproduce_module()
     args = reproduce.parse_args([str(tmp_path), "--kp-checkpoint", str(tmp_path / "kp"),
                                  "--no-marco-checkpoint", str(tmp_path / "nm"),
-                                 "--squad-only-checkpoint", str(tmp_path / "sq")])
+                                 "--squad-only-checkpoint", str(tmp_path / "sq"),
+                                 "--mpnet-checkpoint", str(tmp_path / "mp")])
     checkpoint = {"sources": [{"spec": "squad:train.json"}, {"spec": "hotpotqa:x.json"}]}
     marco = {"correlations": {}}
     report, kp_metrics, columns, notes = reproduce.table4_data(args, {}, tmp_path / "m.csv", None, marco, checkpoint)
     assert report is marco and kp_metrics == []  # nothing scored
     assert columns == {f"{m}/MARCO": m for m in reproduce.KPQA}  # a weighter that never saw MS-MARCO: our rows
     assert [n.split(":")[0] for n in notes] == ["-KP rows not computed", "-KPQA/MARCO rows",
-                                                "-KPQA/SQuAD rows not computed"]
+                                                "-KPQA/SQuAD rows not computed", "-KPQA/MPNet rows not computed"]
 
 
 # ---- extras checked before any input is read
