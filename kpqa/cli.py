@@ -145,10 +145,6 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_run_score)
 
 
-#: what is added to ``score -o FILE`` to name the file of the run's signatures
-SIGNATURES_SUFFIX = ".signatures.json"
-
-
 def _wrote(path: str, what: str = "") -> None:
     """Say on stderr where an output went."""
     where = "stdout" if path == "-" else path
@@ -159,7 +155,7 @@ def _run_score(args: argparse.Namespace) -> int:
     import contextlib
 
     from kpqa.io import STDOUT, OutputWriter, write_text
-    from kpqa.scoring import Scorer, signature_record
+    from kpqa.scoring import SIGNATURES_SUFFIX, Scorer, signature_record
 
     scorer = Scorer(
         None if args.metrics is None else [m for m in args.metrics.split(",") if m.strip()],

@@ -30,13 +30,11 @@ import pandas as pd
 from kpqa.errors import InputError, Param
 from kpqa.io import Table, read_input
 from kpqa.rows import MAX_CHARS
+from kpqa.scoring import DECISION_SUFFIXES, SIGNATURES_SUFFIX, decided_metric
 from kpqa.version import __version__
 
-#: what ``kpqa score -o FILE`` adds to FILE to name the file of the run's signatures
-SIGNATURES_SUFFIX = ".signatures.json"
 #: the human label column taken when there is one and none is named
 DEFAULT_HUMAN = "scores"
-DECISION_SUFFIXES = ("-prob", "-correct")
 _NOT_METRICS = {"question", "answer", "references", "entities", "answer_label", "error", "system"}
 _NOT_METRIC = re.compile(r"^(reference\d*(_label)?|Unnamed: \d+)$")
 #: (question, text) pairs weighed per call to the weighter
@@ -142,7 +140,7 @@ def read_scored(path: str | os.PathLike, *, metrics: Sequence[str] | None = None
         elif not {f"{name}{s}" for s in DECISION_SUFFIXES} & decided:
             raise InputError(Param("metrics", name), f": no such column (columns: {', '.join(columns)})",
                              file=table.source, column=name)
-    for name in wanted if metrics is not None else dict.fromkeys(c.rsplit("-", 1)[0] for c in columns if c in decided):
+    for name in wanted if metrics is not None else dict.fromkeys(decided_metric(c) for c in columns if c in decided):
         if f"{name}-prob" in columns:
             scored.probs[name] = _in_range(table, f"{name}-prob", "[0, 1]")
         if f"{name}-correct" in columns:

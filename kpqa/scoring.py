@@ -46,9 +46,15 @@ DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "R
 DECIDE_METRICS = DEFAULT_METRICS + ("Contains", "KeyFact-KPQA", "F1")
 
 
-def _decided_column(column: str) -> str:
+#: the decision columns of a metric or judge ``M``: ``M-prob`` (P(correct)) and ``M-correct`` (1 / 0)
+DECISION_SUFFIXES = ("-prob", "-correct")
+#: what is added to an output file's name to name the file of its run's signatures (:func:`signature_record`)
+SIGNATURES_SUFFIX = ".signatures.json"
+
+
+def decided_metric(column: str) -> str:
     """The metric or judge column a decision column (``M-prob``, ``M-correct``) is of; any other column itself."""
-    for suffix in ("-prob", "-correct"):
+    for suffix in DECISION_SUFFIXES:
         if column.endswith(suffix):
             return column.removesuffix(suffix)
     return column
@@ -63,7 +69,7 @@ def _summary(corpus: dict[str, float], signatures: dict[str, Signature], verbose
         return "\n".join(f"{name:<{width}}  {value:.4f}  {signatures.get(name, '')}" for name, value in corpus.items())
     if not corpus:
         return ""
-    names = list(dict.fromkeys(_decided_column(c) for c in corpus))
+    names = list(dict.fromkeys(decided_metric(c) for c in corpus))
     deciding = any(c.endswith("-correct") for c in corpus)
     width = max(map(len, names + ["metric"]))
     value = lambda c: f"{corpus[c]:.4f}" if c in corpus else ""  # noqa: E731
@@ -192,7 +198,7 @@ class Decisions:
     def columns(self, score_columns: list[str]) -> list[str]:
         """``-prob`` and ``-correct`` of each metric column and of the judges whose inputs are all scored."""
         judges = [j.name for j in self.calibration.judges.values() if set(j.inputs) <= set(score_columns)]
-        return [f"{c}{s}" for c in score_columns + judges for s in ("-prob", "-correct")]
+        return [f"{c}{s}" for c in score_columns + judges for s in DECISION_SUFFIXES]
 
     def add(self, per_row: dict[str, np.ndarray], entries: dict[str, MetricCalibration]) -> dict[str, np.ndarray]:
         """``per_row`` plus the decision columns of its metric columns and of the judges it has every input of."""
@@ -211,7 +217,7 @@ class Decisions:
     def totals(per_row: dict[str, np.ndarray], score_columns: list[str]) -> dict[str, Totals]:
         """The sums of the ``-prob`` and ``-correct`` columns in ``per_row``."""
         return {c: Totals.of(np.asarray(v, dtype=float).reshape(-1, 1)) for c, v in per_row.items()
-                if c.endswith(("-prob", "-correct")) and c not in score_columns}
+                if c.endswith(DECISION_SUFFIXES) and c not in score_columns}
 
     def corpus(self, corpus: dict[str, float], signatures: dict[str, Signature], decisions: dict[str, Totals],
                score_columns: list[str]) -> None:
@@ -220,7 +226,7 @@ class Decisions:
         decided = {c: signatures[c].with_fields(cal) for c in score_columns}
         decided.update({j.name: Signature.of(j.name, [("inputs", "+".join(j.inputs)), *cal]) for j in self.judges})
         for column, signature in decided.items():
-            for suffix in ("-prob", "-correct"):
+            for suffix in DECISION_SUFFIXES:
                 corpus[column + suffix] = decisions.get(column + suffix, Totals()).mean(0)
                 signatures[column + suffix] = signature
 
