@@ -53,9 +53,8 @@ def label(teacher: str | Path, keys: Sequence[tuple[str, str]], folder: Path, us
     by a question-free teacher): read from ``folder``'s shards where labelled before (by this teacher: a pool may
     grow or shrink between runs), else computed and written there :data:`SHARD` texts at a time. Also returns what
     the metadata records (teacher, its hash, texts; texts, seconds and texts/s of those labelled in this call)."""
-    from kpqa.models.weighter import Weighter
-
     from kpqa.models import shipped
+    from kpqa.models.weighter import Weighter
 
     # a shipped name (mpnet) takes its -KP twin for a question-free student
     weighter = Weighter.load(shipped.resolve(teacher, no_question=not use_question), batch_size=batch_size,
