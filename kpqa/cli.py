@@ -222,28 +222,38 @@ def _run_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
+#: the trainers' subcommands: (help, description, module whose ``main(argv)`` runs it); their options and --help
+#: belong to the trainer's own parser
+TRAINERS = {
+    "train": ("train the keyphrase weighter", "Train the KPQA keyphrase weighter; `kpqa train --help` lists its "
+              "options.", "kpqa.train.cli"),
+    "train-judge": ("train the answer-equivalence model of KPQA-judge", "Train the answer-equivalence model "
+                    "(question, reference, candidate); `kpqa train-judge --help` lists its options.",
+                    "kpqa.train.judge"),
+}
+
+
 def _add_train(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "train",
-        help="train the keyphrase weighter",
-        description="Train the KPQA keyphrase weighter; `kpqa train --help` lists its options.",
-        add_help=False,
-    )
-    p.add_argument("argv", nargs=argparse.REMAINDER)
-    p.set_defaults(run=lambda args: _run_train(args.argv))
+    for name, (help_text, description, _) in TRAINERS.items():
+        p = sub.add_parser(name, help=help_text, description=description, add_help=False)
+        p.add_argument("argv", nargs=argparse.REMAINDER)
+        p.set_defaults(run=lambda args, name=name: _run_train(args.argv, name))
 
 
-def _run_train(argv: list[str]) -> int:
+def _run_train(argv: list[str], name: str = "train") -> int:
+    import importlib
+
     try:
-        from kpqa.train.cli import main as train_main  # imports torch: only when training
+        trainer = importlib.import_module(TRAINERS[name][2])  # imports torch: only when training
     except ModuleNotFoundError as e:
         from kpqa.optional import EXTRAS
 
         if (e.name or "").split(".")[0] not in EXTRAS:
             raise
-        raise KpqaError(f"kpqa train needs {e.name}: pip install 'kpqa[train]'") from None
+        raise KpqaError(f"kpqa {name} needs {e.name}: pip install 'kpqa[train]'") from None
 
-    return train_main(argv)
+    result: int = trainer.main(argv)
+    return result
 
 
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_score, _add_metrics, _add_train]
@@ -572,9 +582,11 @@ def flags_of(parser: argparse.ArgumentParser) -> dict[str, str]:
 
 def _train_flags() -> dict[str, str]:
     """The trainer's flags, once it has been imported (its errors are then possible)."""
-    if "kpqa.train.cli" not in sys.modules:
-        return {}
-    return flags_of(sys.modules["kpqa.train.cli"].build_parser())
+    flags: dict[str, str] = {}
+    for _, _, module in TRAINERS.values():
+        if module in sys.modules:
+            flags.update(flags_of(sys.modules[module].build_parser()))
+    return flags
 
 
 def _said(message: Warning | KpqaError, flags: dict[str, str]) -> str:
@@ -589,8 +601,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kpqa`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    if argv[:1] == ["train"]:  # its options (and --help) belong to the trainer's own parser
-        run: Callable[[], int] = lambda: _run_train(argv[1:])
+    if argv[:1] and argv[0] in TRAINERS:  # its options (and --help) belong to the trainer's own parser
+        run: Callable[[], int] = lambda: _run_train(argv[1:], argv[0])
     else:
         args = parser.parse_args(argv)
         run = lambda: args.run(args)

@@ -34,7 +34,7 @@ from kpqa import binary, calibration
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_INPUT = REPO.parent / "shared" / "data" / "human_eval" / "evouna_tq_dev.csv"
 SINGLE = ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "KeyFact-KPQA", "BLEU-1", "BLEU-4", "ROUGE-L",
-          "BERTScore", "EM", "F1", "Contains"]
+          "BERTScore", "EM", "F1", "Contains", "Equivalence"]
 #: fixed rules, no fitting: (metric, decide correct at score >= this)
 FIXED = {"EM (as is)": ("EM", 1.0), "F1 >= 0.5": ("F1", 0.5), "Contains (as is)": ("Contains", 1.0)}
 JUDGES = {
@@ -44,8 +44,13 @@ JUDGES = {
                                            "KeyFact-KPQA"],
     "judge: 7 (3 KPQA, KeyFact, Contains, BERTScore, F1)": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA",
                                                             "KeyFact-KPQA", "Contains", "BERTScore", "F1"],
-    "judge: all 11 metrics (+ EM)": SINGLE,
+    "judge: all 11 metrics (+ EM)": SINGLE[:11],
     "judge: 10 (+ BLEU-1-KPQA: the MPNet weighter's)": ["BLEU-1-KPQA", *calibration.JUDGE_INPUTS],
+    "judge: 9 + Equivalence": [*calibration.JUDGE_INPUTS, "Equivalence"],
+    "judge: Equivalence, KeyFact, Contains, F1": ["Equivalence", "KeyFact-KPQA", "Contains", "F1"],
+    "judge: Equivalence + 3 KPQA + KeyFact + Contains": ["Equivalence", "BLEU-1-KPQA", "ROUGE-L-KPQA",
+                                                         "BERTScore-KPQA", "KeyFact-KPQA", "Contains"],
+    "judge: all 12 (+ Equivalence)": SINGLE,
     "judge: 9 less BERTScore-KPQA": [m for m in calibration.JUDGE_INPUTS if m != "BERTScore-KPQA"] + ["BLEU-1-KPQA"],
 }
 

@@ -26,7 +26,7 @@ SHARED_DATA = Path(os.environ.get("KPQA_SHARED_DATA", REPO.parent / "shared" / "
 MODEL_FIXTURES = frozenset({"minilm", "minilm_encoder", "shipped_weighter"})
 #: calls in a test's (or its fixtures') source that load a model whatever they are given
 MODEL_CALLS = re.compile(
-    r"\b(train\(|Weighter\.load\(|load_encoder\(|Encoder\(|get_encoder\(|bertscore\(|_launch\(|shipped_scorer|"
+    r"\b(train\(|Weighter\.load\(|Equivalence\.load\(|load_encoder\(|Encoder\(|get_encoder\(|bertscore\(|_launch\(|shipped_scorer|"
     r"main\(\[\s*\"explain\"|\"kpqa\", \"explain\"|\"-m\", \"kpqa(\.cli)?\", \"explain\")"
 )
 #: the scorer, kpqa.score, a metric's own methods and the CLI's scoring commands: they load a model for a model
@@ -40,7 +40,7 @@ SCORING_CALLS = re.compile(
 REPORT_CALLS = re.compile(r"main\(\[\s*\"report\"|\"kpqa\", \"report\"|\"-m\", \"kpqa(\.cli)?\", \"report\"")
 #: a model metric named, or the default suite asked for: a scorer without a list of metrics, or a scoring command
 #: without --metrics
-MODEL_METRICS = re.compile(r"BERTScore|-KPQA\b|-KP\b|DEFAULT_METRICS|DECIDE_METRICS|decide")
+MODEL_METRICS = re.compile(r"BERTScore|Equivalence|-KPQA\b|-KP\b|DEFAULT_METRICS|DECIDE_METRICS|decide")
 DEFAULT_SUITE = re.compile(r"\bScorer\(\s*(\)|[a-z_]+=)|\bkpqa\.score\((?![^)]*metrics)")
 
 
@@ -135,6 +135,7 @@ def _model_audit(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
         yield
         return
     import kpqa.models.encoder
+    import kpqa.models.equivalence
     import kpqa.models.weighter  # noqa: F401  (imported before patching, so that they bind the real loader)
     from kpqa.models import loader
 
@@ -146,7 +147,7 @@ def _model_audit(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
         return real(*args, **kwargs)
 
     monkeypatch.setattr(loader, "load_pretrained", watched)
-    for module in ("kpqa.models.encoder", "kpqa.models.weighter"):
+    for module in ("kpqa.models.encoder", "kpqa.models.equivalence", "kpqa.models.weighter"):
         monkeypatch.setattr(f"{module}.load_pretrained", watched)
     yield
     assert not loaded, f"loaded {', '.join(loaded)} without the 'model' marker (see tests/conftest.py)"

@@ -29,7 +29,7 @@ from kpqa.metrics.spec import KPQA_SUFFIX, base_name, kp_name, split_kp
 from kpqa.signature import Signature
 
 #: the modules of the built-in metrics, imported (registering their metrics) on the first registry look-up
-BUILTIN = ("yang", "aev", "bleu", "rouge", "meteor", "cider", "squad", "bertscore", "kpqa")
+BUILTIN = ("yang", "aev", "bleu", "rouge", "meteor", "cider", "squad", "bertscore", "kpqa", "equivalence")
 
 
 class Totals:

@@ -1,0 +1,201 @@
+"""The answer-equivalence model: a cross-encoder reading question, reference and candidate together, giving a logit
+that the candidate gives the reference's answer (as BEM does with BERT; here the pip-shipped MiniLM).
+
+Input ``[CLS] question [SEP] reference [SEP] candidate [SEP]`` (token types 0 / 0 / 1): the question and the
+reference are cut to :data:`QUESTION_PIECES` and :data:`REFERENCE_PIECES` word pieces, the candidate to what is left
+of ``max_length`` (its head: a long answer says its answer first far more often than last). A linear head on the
+``[CLS]`` vector gives the logit. The transformer layers are fine-tuned (embeddings frozen; the top
+``trained_layers`` of them), so a checkpoint (:mod:`kpqa.models.checkpoint`, fp16) stores only those layers and the
+head. :class:`Equivalence` runs it batched, length-sorted and cached by (question, reference, candidate); a row's
+score is the best over its references (:meth:`Equivalence.best`). Trained by ``kpqa train-judge``
+(:mod:`kpqa.train.judge`) on the contrastive answers of :mod:`kpqa.train.contrastive`.
+"""
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION
+from kpqa.errors import CheckpointError
+from kpqa.models import checkpoint as ckpt
+from kpqa.models.device import amp_dtype, precision_name, resolve_device
+from kpqa.models.loader import load_pretrained
+from kpqa.models.windows import batches
+
+#: word pieces kept of the question and of the reference (the candidate takes the rest of ``max_length``)
+QUESTION_PIECES, REFERENCE_PIECES = 64, 96
+MAX_LENGTH = 256
+CACHE_SIZE = 100_000
+#: the checkpoint folder's name among the shipped ones (:func:`kpqa.models.shipped.root`)
+SHIPPED = "equivalence"
+#: ``metadata.json``'s ``kind`` for this model (a weighter checkpoint has none)
+KIND = "equivalence"
+
+Triple = tuple[str, str, str]
+
+
+def _layers(encoder: Any) -> tuple[str, nn.ModuleList]:
+    n = encoder.config.num_hidden_layers
+    for name, module in encoder.named_modules():
+        if isinstance(module, nn.ModuleList) and len(module) == n:
+            return name, module
+    raise CheckpointError(f"cannot find the {n} transformer layers of {type(encoder).__name__}")
+
+
+class EquivalenceModel(nn.Module):
+    """Encoder and a linear head on ``[CLS]``; the top ``trained_layers`` transformer layers (default: all) and the
+    head are trainable, the rest (embeddings included) stays as the backbone ships it."""
+
+    def __init__(self, encoder: Any, trained_layers: int | None = None, dropout: float = 0.1) -> None:
+        super().__init__()
+        name, layers = _layers(encoder)
+        n = trained_layers or len(layers)
+        if not 1 <= n <= len(layers):
+            raise ValueError(f"trained_layers must be 1 to {len(layers)}, not {trained_layers}")
+        self.trained_layers = n
+        prefixes = tuple(f"{name}.{i}." for i in range(len(layers) - n, len(layers)))
+        for pname, param in encoder.named_parameters():
+            param.requires_grad = pname.startswith(prefixes)
+        self._prefixes = ("head.", *(f"encoder.{p}" for p in prefixes))
+        self.encoder = encoder
+        self.dropout = nn.Dropout(dropout)
+        self.head = nn.Linear(int(encoder.config.hidden_size), 1)
+
+    def forward(self, **inputs: torch.Tensor) -> torch.Tensor:
+        """One logit per input sequence, [batch]."""
+        cls = self.encoder(**inputs).last_hidden_state[:, 0]
+        return self.head(self.dropout(cls)).squeeze(-1)
+
+    def trained_state(self) -> dict[str, torch.Tensor]:
+        """The tensors a checkpoint stores: the head and the trained layers."""
+        return {k: v for k, v in self.state_dict().items() if k.startswith(self._prefixes)}
+
+    def load_trained(self, tensors: dict[str, torch.Tensor]) -> None:
+        """Load stored tensors; CheckpointError unless they are exactly the trained ones."""
+        expected = set(self.trained_state())
+        if set(tensors) != expected:
+            missing, extra = sorted(expected - set(tensors)), sorted(set(tensors) - expected)
+            raise CheckpointError(f"checkpoint tensors do not fit the model (missing {missing[:3]}, extra {extra[:3]})")
+        self.load_state_dict(tensors, strict=False)
+
+
+def encode(tokenizer: Any, triples: Sequence[Triple], max_length: int = MAX_LENGTH) -> list[dict[str, list[int]]]:
+    """Token ids and token types of each (question, reference, candidate), cut as the module docstring says."""
+    texts = list(dict.fromkeys(t for triple in triples for t in triple))
+    ids = dict(zip(texts, tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"])) if texts else {}
+    cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
+    out = []
+    for q, r, c in triples:
+        first = [cls, *ids[q][:QUESTION_PIECES], sep, *ids[r][:REFERENCE_PIECES], sep]
+        second = [*ids[c][: max(1, max_length - len(first) - 1)], sep]
+        out.append({"input_ids": first + second, "token_type_ids": [0] * len(first) + [1] * len(second)})
+    return out
+
+
+def collate(tokenizer: Any, encoded: Sequence[dict[str, list[int]]]) -> dict[str, torch.Tensor]:
+    """Right-padded tensors (ids, token types, attention mask) of encoded inputs."""
+    width = max(len(e["input_ids"]) for e in encoded)
+    pad_id = tokenizer.pad_token_id or 0
+    ids = torch.full((len(encoded), width), pad_id, dtype=torch.long)
+    types = torch.zeros((len(encoded), width), dtype=torch.long)
+    mask = torch.zeros((len(encoded), width), dtype=torch.long)
+    for i, e in enumerate(encoded):
+        n = len(e["input_ids"])
+        ids[i, :n] = torch.tensor(e["input_ids"])
+        types[i, :n] = torch.tensor(e["token_type_ids"])
+        mask[i, :n] = 1
+    return {"input_ids": ids, "token_type_ids": types, "attention_mask": mask}
+
+
+def default_folder() -> str:
+    """The shipped model's folder."""
+    from kpqa.models.shipped import root
+
+    return str(root() / SHIPPED)
+
+
+class Equivalence:
+    """Batched inference of an answer-equivalence checkpoint, cached by (question, reference, candidate)."""
+
+    def __init__(self, model: EquivalenceModel, tokenizer: Any, metadata: dict, checkpoint_hash: str,
+                 device: torch.device, batch_size: int = DEFAULT_BATCH_SIZE,
+                 precision: str = DEFAULT_PRECISION) -> None:
+        self.model = model.to(device).eval()
+        self.tokenizer = tokenizer
+        self.metadata = metadata
+        self.checkpoint_hash = checkpoint_hash
+        self.device = device
+        self.batch_size = batch_size
+        self.dtype = amp_dtype(str(device), precision)
+        self.max_length = int(metadata["max_length"])
+        self._cache: OrderedDict[Triple, float] = OrderedDict()
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike | None = None, *, device: str = DEFAULT_DEVICE,
+             batch_size: int = DEFAULT_BATCH_SIZE, precision: str = DEFAULT_PRECISION) -> "Equivalence":
+        """Load a checkpoint folder (default: the shipped one); CheckpointError when it is not an
+        answer-equivalence checkpoint or does not fit the installed backbone."""
+        folder = default_folder() if folder is None else os.fspath(folder)
+        tensors, raw, digest = ckpt.load(folder)
+        if raw.get("kind") != KIND:
+            raise CheckpointError(f"checkpoint {folder}: not an answer-equivalence model (metadata kind "
+                                  f"{raw.get('kind')!r}, expected {KIND!r})")
+        name = raw["backbone"]["name"]
+        from kpqa.models import backbone as backbones
+
+        encoder, tokenizer = load_pretrained(name, backbones.resolve(name))
+        model = EquivalenceModel(encoder, raw.get("trained_layers"))
+        model.load_trained(tensors)
+        return cls(model, tokenizer, raw, digest, resolve_device(device), batch_size, precision)
+
+    @property
+    def precision(self) -> str:
+        """The arithmetic it runs in: ``fp32``, ``bf16`` or ``fp16``."""
+        return precision_name(self.dtype)
+
+    @property
+    def backbone(self) -> str:
+        """The backbone's name (``minilm``)."""
+        return str(self.metadata["backbone"]["name"])
+
+    def clear_cache(self) -> None:
+        """Forget the logits kept from earlier calls."""
+        self._cache.clear()
+
+    def logits(self, triples: Sequence[Triple]) -> np.ndarray:
+        """The logit of each (question, reference, candidate), float64 [n]; each distinct triple is computed once
+        and kept (up to :data:`CACHE_SIZE`)."""
+        todo = list(dict.fromkeys(t for t in triples if t not in self._cache))
+        if todo:
+            self._cache.update(zip(todo, self._compute(todo).tolist()))
+        out = np.empty(len(triples), dtype=np.float64)
+        for i, t in enumerate(triples):
+            self._cache.move_to_end(t)
+            out[i] = self._cache[t]
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return out
+
+    def best(self, questions: Sequence[str], references: Sequence[Sequence[str]],
+             candidates: Sequence[str]) -> np.ndarray:
+        """Per row, the largest logit over its references."""
+        triples = [(q, r, c) for q, refs, c in zip(questions, references, candidates) for r in refs]
+        flat = self.logits(triples)
+        bounds = np.cumsum([0, *(len(refs) for refs in references)])
+        return np.array([flat[a:b].max() for a, b in zip(bounds[:-1], bounds[1:])], dtype=np.float64)
+
+    def _compute(self, triples: Sequence[Triple]) -> np.ndarray:
+        encoded = encode(self.tokenizer, triples, self.max_length)
+        lengths = [len(e["input_ids"]) for e in encoded]
+        order = sorted(range(len(encoded)), key=lengths.__getitem__)
+        out = np.empty(len(encoded), dtype=np.float64)
+        with torch.inference_mode(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.dtype is not None):
+            for idx in batches(order, lengths, self.batch_size):
+                batch = {k: v.to(self.device) for k, v in collate(self.tokenizer, [encoded[i] for i in idx]).items()}
+                out[idx] = self.model(**batch).float().cpu().numpy()
+        return out

@@ -1,0 +1,171 @@
+"""The answer-equivalence model (kpqa/models/equivalence.py), its metric and its trainer (train/judge.py): input
+layout, batching, the (question, reference, candidate) cache, best over references, checkpoints, training."""
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+from kpqa.errors import CheckpointError, InputError
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    from transformers import AutoTokenizer
+
+    from kpqa.models import backbone
+
+    return AutoTokenizer.from_pretrained(backbone.resolve("minilm"), use_fast=True)
+
+
+def test_input_is_question_reference_candidate_with_caps(tokenizer):
+    from kpqa.models.equivalence import QUESTION_PIECES, REFERENCE_PIECES, encode
+
+    (short,) = encode(tokenizer, [("Who wrote it?", "Tolkien", "It was Tolkien.")])
+    words = tokenizer.convert_ids_to_tokens(short["input_ids"])
+    assert words == ["[CLS]", "who", "wrote", "it", "?", "[SEP]", "tolkien", "[SEP]", "it", "was", "tolkien", ".",
+                     "[SEP]"]
+    assert short["token_type_ids"] == [0] * 8 + [1] * 5
+    long_q, long_r, long_c = "why " * 300, "because " * 300, "answer " * 300
+    (cut,) = encode(tokenizer, [(long_q, long_r, long_c)], max_length=256)
+    first = cut["token_type_ids"].count(0)
+    assert first == QUESTION_PIECES + REFERENCE_PIECES + 3  # [CLS] q [SEP] r [SEP]
+    assert len(cut["input_ids"]) == 256 and cut["input_ids"][-1] == tokenizer.sep_token_id
+
+
+def test_collate_pads_right_with_a_mask(tokenizer):
+    from kpqa.models.equivalence import collate, encode
+
+    batch = collate(tokenizer, encode(tokenizer, [("q?", "a", "b"), ("a longer question?", "ref", "cand text")]))
+    assert batch["input_ids"].shape == batch["attention_mask"].shape == batch["token_type_ids"].shape
+    lengths = batch["attention_mask"].sum(1).tolist()
+    assert lengths[0] < lengths[1] == batch["input_ids"].shape[1]
+    assert (batch["input_ids"][0, lengths[0]:] == tokenizer.pad_token_id).all()
+
+
+def test_read_examples_names_a_bad_label(tmp_path):
+    from kpqa.train.judge import read_examples
+
+    path = tmp_path / "bad.csv"
+    path.write_text("question,answer,reference1,scores\nq?,a,r,1\nq2?,b,r,maybe\n", encoding="utf-8")
+    with pytest.raises(InputError) as e:
+        read_examples(path)
+    assert "row 2" in str(e.value) and "scores" in str(e.value) and "bad.csv" in str(e.value)
+
+
+def test_dev_split_keeps_a_group_together():
+    from kpqa.train.judge import Example, split_dev
+
+    examples = [Example(f"q{i // 4}", ["r"], f"c{i}", i % 2, group=f"g{i // 4}") for i in range(400)]
+    train, dev = split_dev(examples, 0.2, seed=3)
+    assert sorted(train + dev) == list(range(400)) and 40 <= len(dev) <= 120
+    assert not {examples[i].group for i in train} & {examples[i].group for i in dev}
+    assert split_dev(examples, 0.2, seed=3) == (train, dev)
+
+
+@pytest.fixture(scope="module")
+def small_model(minilm):
+    """An Equivalence over a copy of the MiniLM with a seeded random head, top two layers trainable."""
+    import torch
+
+    from kpqa.models.equivalence import Equivalence, EquivalenceModel
+
+    torch.manual_seed(0)
+    model = EquivalenceModel(copy.deepcopy(minilm[0]), trained_layers=2)
+    metadata = {"kind": "equivalence", "backbone": {"name": "minilm"}, "max_length": 128}
+    return Equivalence(model, minilm[1], metadata, "test", torch.device("cpu"), batch_size=2, precision="fp32")
+
+
+TRIPLES = [("Who wrote The Hobbit?", "J. R. R. Tolkien", "Tolkien wrote it in 1937."),
+           ("Who wrote The Hobbit?", "Tolkien", "C. S. Lewis."),
+           ("Is copper magnetic?", "No", "It isn't; a magnet will not pick it up."),
+           ("What is the capital of Australia?", "Canberra", "The capital is Canberra, not Sydney, which is larger.")]
+
+
+def test_logits_do_not_depend_on_the_batch(small_model):
+    small_model.clear_cache()
+    together = small_model.logits(TRIPLES)
+    small_model.clear_cache()
+    alone = np.array([small_model.logits([t])[0] for t in TRIPLES])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+    assert len(set(np.round(together, 4))) == len(TRIPLES)  # a real model: different inputs, different logits
+
+
+def test_each_distinct_triple_is_computed_once(small_model, monkeypatch):
+    small_model.clear_cache()
+    computed: list[int] = []
+    real = small_model._compute
+
+    def counting(triples):
+        computed.append(len(triples))
+        return real(triples)
+
+    monkeypatch.setattr(small_model, "_compute", counting)
+    first = small_model.logits(TRIPLES + TRIPLES[:2])
+    again = small_model.logits(list(reversed(TRIPLES)))
+    assert computed == [len(TRIPLES)]
+    np.testing.assert_array_equal(first[:4], again[::-1])
+    np.testing.assert_array_equal(first[4:], first[:2])
+
+
+def test_best_is_the_largest_logit_over_references(small_model):
+    q = "Who wrote The Hobbit?"
+    refs = [["J. R. R. Tolkien", "Tolkien", "John Ronald Reuel Tolkien"], ["Tolkien"]]
+    cands = ["Tolkien wrote it.", "Lewis wrote it."]
+    best = small_model.best([q, q], refs, cands)
+    each = small_model.logits([(q, r, cands[0]) for r in refs[0]])
+    assert best[0] == each.max() and best[1] == small_model.logits([(q, "Tolkien", cands[1])])[0]
+
+
+def test_checkpoint_holds_the_top_layers_and_head_and_loads_back(small_model, tmp_path):
+    from kpqa.models import backbone
+    from kpqa.models import checkpoint as ckpt
+    from kpqa.models.equivalence import Equivalence
+
+    state = small_model.model.trained_state()
+    assert {k.split(".")[0] for k in state} == {"encoder", "head"}
+    layers = {k.split("layer.")[1].split(".")[0] for k in state if "layer." in k}
+    assert layers == {"4", "5"}
+    metadata = {"kind": "equivalence", "backbone": backbone.describe("minilm"), "use_question": True, "lora": None,
+                "max_length": 128, "trained_layers": 2}
+    ckpt.save(tmp_path, state, metadata)
+    loaded = Equivalence.load(tmp_path, device="cpu", precision="fp32")
+    small_model.clear_cache()
+    np.testing.assert_allclose(loaded.logits(TRIPLES), small_model.logits(TRIPLES), atol=0.05)  # fp16 storage
+
+
+def test_a_weighter_checkpoint_is_refused():
+    from kpqa.models import shipped
+    from kpqa.models.equivalence import Equivalence
+
+    with pytest.raises(CheckpointError, match="not an answer-equivalence model"):
+        Equivalence.load(shipped.resolve("default"), device="cpu")
+
+
+def test_training_writes_a_checkpoint_that_scores(tmp_path):
+    from kpqa.metrics import get_metric
+    from kpqa.metrics.base import Context, Rows
+    from kpqa.train.judge import JudgeConfig, train
+
+    rows = ["question,answer,reference1,reference2,scores,kind"]
+    for i in range(24):
+        rows.append(f"What is {i} plus one?,It is {i + 1}.,{i + 1},,1,clause")
+        rows.append(f"What is {i} plus one?,It is {i + 7}.,{i + 1},the number {i + 1},0,swap")
+    data = tmp_path / "train.csv"
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "model"
+    metadata = train(JudgeConfig(data=[str(data)], output=str(out), trained_layers=1, epochs=1, batch_size=8,
+                                 dev_share=0.25, precision="fp32", device="cpu"))
+    saved = json.loads((out / "metadata.json").read_text())
+    assert saved["kind"] == "equivalence" and saved["trained_layers"] == 1
+    assert saved["data"]["train_rows"] + saved["data"]["dev_rows"] == 48
+    assert metadata["dev"]["rows"] == saved["data"]["dev_rows"] > 0
+    metric = get_metric(f"Equivalence:model={out}")
+    batch = Rows(questions=["What is 2 plus one?"] * 2, candidates=["It is 3.", "It is 9."],
+                 references=[["3"], ["3", "three"]])
+    ctx = Context(device="cpu", precision="fp32")
+    scores = metric.score(batch, ctx)[f"Equivalence:model={out}"]
+    assert scores.shape == (2,) and np.isfinite(scores).all()
+    assert str(metric.signature(ctx)).startswith(f"Equivalence|model:{saved['weights_sha256'][:12]}|backbone:minilm")

@@ -1,0 +1,284 @@
+"""``kpqa train-judge``: train the answer-equivalence model (:mod:`kpqa.models.equivalence`) on labelled answers.
+
+The data are CSV files in the human-judgment layout with 0/1 labels (``question, answer, reference1.., scores``
+and, when there, ``kind``): the contrastive answers of :mod:`kpqa.train.contrastive` (``--part train``, drawn from
+sources the calibration's fit / check parts do not use). A row's logit is the best over its references (as at
+scoring time), its loss the binary cross-entropy of that logit, the two classes weighed equally. A seeded share of
+the questions (``--dev-share``) is held out: after each epoch its accuracy (at logit 0) and loss are measured, per
+kind too, and the epoch with the lowest dev loss is the checkpoint kept. AdamW with linear warmup and decay;
+bf16 autocast where the CPU or GPU has it (``--precision``). No human-judgment set is read unless named.
+
+    kpqa train-judge --data runs/contrastive/train.csv --output checkpoints/equivalence
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import random
+import shlex
+import sys
+import time
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from kpqa.errors import InputError, KpqaError
+from kpqa.models import backbone as backbones
+from kpqa.models import checkpoint as ckpt
+from kpqa.models.device import PRECISIONS, amp_dtype, resolve_device, training_precision
+from kpqa.models.equivalence import KIND, MAX_LENGTH, EquivalenceModel, collate, encode
+from kpqa.models.loader import load_pretrained
+
+
+@dataclass
+class Example:
+    """One labelled answer: its question, references, candidate, 0/1 label, kind and group (what the dev split
+    keeps together)."""
+
+    question: str
+    references: list[str]
+    candidate: str
+    label: int
+    kind: str = ""
+    group: str = ""
+
+
+@dataclass
+class JudgeConfig:
+    """What a training run reads and how it trains (recorded in the checkpoint's metadata)."""
+
+    data: list[str]
+    output: str
+    backbone: str = "minilm"
+    trained_layers: int | None = None
+    epochs: int = 2
+    batch_size: int = 16
+    lr: float = 4e-5
+    warmup: float = 0.06
+    weight_decay: float = 0.01
+    max_length: int = MAX_LENGTH
+    dev_share: float = 0.1
+    max_rows: int | None = None
+    precision: str = "auto"
+    device: str = "auto"
+    seed: int = 13
+    command: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def read_examples(path: str | Path) -> list[Example]:
+    """The labelled rows of a CSV (InputError naming file, row and column for a label that is not 0 / 1)."""
+    import pandas as pd
+
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    refs = sorted((c for c in frame.columns if c.startswith("reference")), key=lambda c: int(c[9:] or 0))
+    for column in ("question", "answer", "scores"):
+        if column not in frame.columns:
+            raise InputError(f"no {column!r} column", file=str(path))
+    out = []
+    for i, row in enumerate(frame.to_dict("records")):
+        if row["scores"] not in ("0", "1", "0.0", "1.0"):
+            raise InputError(f"label {row['scores']!r} is not 0 or 1", file=str(path), row=i + 1, column="scores")
+        references = [row[c] for c in refs if row[c].strip()]
+        if not references or not row["answer"].strip():
+            continue
+        group = row.get("article") or row["question"]
+        out.append(Example(row["question"], references, row["answer"], int(float(row["scores"])),
+                           row.get("kind", ""), f"{path}:{group}"))
+    return out
+
+
+def split_dev(examples: Sequence[Example], share: float, seed: int) -> tuple[list[int], list[int]]:
+    """(train, dev) indices, whole groups on one side (a seeded hash of the group)."""
+    def in_dev(group: str) -> bool:
+        digest = hashlib.sha256(f"{seed}|dev|{group}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2**64 < share
+
+    dev = [i for i, e in enumerate(examples) if in_dev(e.group)]
+    chosen = set(dev)
+    return [i for i in range(len(examples)) if i not in chosen], dev
+
+
+def _logits(model: EquivalenceModel, tokenizer: Any, batch: Sequence[Example], max_length: int,
+            device: torch.device, dtype: torch.dtype | None) -> torch.Tensor:
+    """Each example's best logit over its references, [len(batch)]."""
+    triples = [(e.question, r, e.candidate) for e in batch for r in e.references]
+    inputs = {k: v.to(device) for k, v in collate(tokenizer, encode(tokenizer, triples, max_length)).items()}
+    with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
+        flat = model(**inputs).float()
+    owner = torch.tensor([i for i, e in enumerate(batch) for _ in e.references], device=device)
+    best = torch.full((len(batch),), -torch.inf, device=device)
+    return best.scatter_reduce(0, owner, flat, reduce="amax")
+
+
+def _batches(examples: Sequence[Example], indices: Sequence[int], batch_size: int, rng: random.Random | None
+             ) -> list[list[int]]:
+    """Batches of similar length (shuffled in blocks when ``rng`` is given)."""
+    lengths = {i: sum(len(examples[i].candidate) + len(r) for r in examples[i].references) for i in indices}
+    order = list(indices)
+    if rng is not None:
+        rng.shuffle(order)
+        blocks = [sorted(order[k:k + 50 * batch_size], key=lengths.__getitem__)
+                  for k in range(0, len(order), 50 * batch_size)]
+        out = [b[k:k + batch_size] for b in blocks for k in range(0, len(b), batch_size)]
+        rng.shuffle(out)
+        return out
+    order.sort(key=lengths.__getitem__)
+    return [order[k:k + batch_size] for k in range(0, len(order), batch_size)]
+
+
+def evaluate(model: EquivalenceModel, tokenizer: Any, examples: Sequence[Example], indices: Sequence[int],
+             config: JudgeConfig, device: torch.device, dtype: torch.dtype | None) -> dict[str, Any]:
+    """Loss, accuracy and balanced accuracy at logit 0 on ``indices``, and accuracy per kind."""
+    model.eval()
+    logits = np.empty(len(indices))
+    position = {i: k for k, i in enumerate(indices)}
+    with torch.inference_mode():
+        for batch in _batches(examples, indices, 2 * config.batch_size, None):
+            values = _logits(model, tokenizer, [examples[i] for i in batch], config.max_length, device, dtype)
+            for i, v in zip(batch, values.cpu().numpy()):
+                logits[position[i]] = v
+    labels = np.array([examples[i].label for i in indices], dtype=float)
+    loss = float(torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor(logits), torch.tensor(labels)))
+    right = (logits > 0) == (labels == 1)
+    kinds: dict[str, list[bool]] = defaultdict(list)
+    for i, ok in zip(indices, right):
+        kinds[examples[i].kind].append(bool(ok))
+    recall = [right[labels == c].mean() for c in (0, 1) if (labels == c).any()]
+    return {"loss": loss, "accuracy": float(right.mean()), "balanced_accuracy": float(np.mean(recall)),
+            "rows": len(indices), "per_kind": {k: round(float(np.mean(v)), 4) for k, v in sorted(kinds.items())}}
+
+
+def _setup(config: JudgeConfig, n_steps: int) -> tuple[EquivalenceModel, Any, Any, Any]:
+    from transformers import get_linear_schedule_with_warmup
+
+    torch.manual_seed(config.seed)
+    encoder, tokenizer = load_pretrained(config.backbone, backbones.resolve(config.backbone))
+    model = EquivalenceModel(encoder, config.trained_layers)
+    params = [p for p in model.parameters() if p.requires_grad]
+    decay = [p for p in params if p.ndim > 1]
+    rest = [p for p in params if p.ndim <= 1]
+    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
+                                   {"params": rest, "weight_decay": 0.0}], lr=config.lr)
+    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * n_steps), n_steps)
+    return model, tokenizer, optimizer, scheduler
+
+
+def train(config: JudgeConfig) -> dict[str, Any]:
+    """Train, keep the epoch with the lowest dev loss in ``config.output``; returns the checkpoint's metadata."""
+    examples = [e for path in config.data for e in read_examples(path)]
+    if config.max_rows is not None:
+        examples = random.Random(config.seed).sample(examples, min(config.max_rows, len(examples)))
+    if len(examples) < 2 or len({e.label for e in examples}) < 2:
+        raise InputError("training a judge needs labelled rows of both classes", file=", ".join(config.data))
+    train_idx, dev_idx = split_dev(examples, config.dev_share, config.seed)
+    rng = random.Random(config.seed)
+    steps_per_epoch = math.ceil(len(train_idx) / config.batch_size)
+    model, tokenizer, optimizer, scheduler = _setup(config, steps_per_epoch * config.epochs)
+    device = resolve_device(config.device)
+    model.to(device)
+    dtype = amp_dtype(str(device), training_precision(config.precision))
+    positive = np.mean([examples[i].label for i in train_idx])
+    class_weight = {1: 0.5 / positive, 0: 0.5 / (1 - positive)}
+    history, best, started = [], None, time.time()
+    from tqdm.auto import tqdm
+
+    for epoch in range(config.epochs):
+        model.train()
+        total, seen = 0.0, 0
+        for batch in tqdm(_batches(examples, train_idx, config.batch_size, rng), desc=f"epoch {epoch + 1}",
+                          mininterval=30, file=sys.stderr):
+            rows = [examples[i] for i in batch]
+            logits = _logits(model, tokenizer, rows, config.max_length, device, dtype)
+            labels = torch.tensor([float(e.label) for e in rows], device=device)
+            weights = torch.tensor([class_weight[e.label] for e in rows], device=device)
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels, weight=weights)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            total, seen = total + float(loss.detach()) * len(rows), seen + len(rows)
+        dev = evaluate(model, tokenizer, examples, dev_idx, config, device, dtype) if dev_idx else {"loss": 0.0}
+        history.append({"epoch": epoch + 1, "train_loss": total / max(seen, 1), "dev": dev,
+                        "seconds": round(time.time() - started, 1)})
+        print(json.dumps({k: v for k, v in history[-1].items() if k != "dev"} |
+                         {"dev_loss": dev["loss"], "dev_accuracy": dev.get("accuracy")}), file=sys.stderr)
+        if best is None or dev["loss"] < best["dev"]["loss"]:
+            best = history[-1]
+            metadata = _metadata(config, examples, train_idx, dev_idx, model, history, best)
+            ckpt.save(config.output, model.trained_state(), metadata)
+    metadata = _metadata(config, examples, train_idx, dev_idx, model, history, best)
+    ckpt.save(config.output, _load_kept(config.output), metadata)
+    return metadata
+
+
+def _load_kept(folder: str) -> dict[str, torch.Tensor]:
+    from safetensors.torch import load_file
+
+    return load_file(str(Path(folder) / ckpt.WEIGHTS))
+
+
+def _metadata(config: JudgeConfig, examples: Sequence[Example], train_idx: Sequence[int], dev_idx: Sequence[int],
+              model: EquivalenceModel, history: list, best: dict | None) -> dict[str, Any]:
+    kinds: dict[str, int] = defaultdict(int)
+    for i in train_idx:
+        kinds[examples[i].kind] += 1
+    files = [{"path": p, "sha256": backbones.file_sha256(p)} for p in config.data]
+    return {"kind": KIND, "backbone": backbones.describe(config.backbone), "use_question": True, "lora": None,
+            "max_length": config.max_length, "trained_layers": model.trained_layers,
+            "data": {"files": files, "train_rows": len(train_idx), "dev_rows": len(dev_idx),
+                     "train_kinds": dict(sorted(kinds.items()))},
+            "config": {k: v for k, v in asdict(config).items() if k not in ("command", "extra")},
+            "command": config.command, "history": history, "best_epoch": best["epoch"] if best else None,
+            "dev": best["dev"] if best else None, "training_seconds": history[-1]["seconds"] if history else 0.0,
+            **config.extra}
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """The options of ``kpqa train-judge``."""
+    p = parser or argparse.ArgumentParser(prog="kpqa train-judge", description=__doc__.split("\n\n")[0],
+                                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    d = JudgeConfig(data=[], output="")
+    p.add_argument("--data", action="append", required=True, metavar="CSV", help="labelled answers (repeatable)")
+    p.add_argument("--output", required=True, metavar="DIR", help="checkpoint folder")
+    p.add_argument("--backbone", default=d.backbone, help="minilm, or a transformers model name / folder")
+    p.add_argument("--trained-layers", type=int, default=None, metavar="N", help="fine-tune the top N layers (all)")
+    p.add_argument("--epochs", type=int, default=d.epochs)
+    p.add_argument("--batch-size", type=int, default=d.batch_size, help="rows per step")
+    p.add_argument("--lr", type=float, default=d.lr, help="peak learning rate")
+    p.add_argument("--max-length", type=int, default=d.max_length, help="word pieces per input")
+    p.add_argument("--dev-share", type=float, default=d.dev_share, help="share of questions held out")
+    p.add_argument("--max-rows", type=int, default=None, help="train on a seeded sample of this many rows")
+    p.add_argument("--precision", choices=PRECISIONS, default=d.precision)
+    p.add_argument("--device", default=d.device)
+    p.add_argument("--seed", type=int, default=d.seed)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv``, train, print the kept checkpoint's dev figures as JSON."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    config = JudgeConfig(data=args.data, output=args.output, backbone=args.backbone,
+                         trained_layers=args.trained_layers, epochs=args.epochs, batch_size=args.batch_size,
+                         lr=args.lr, max_length=args.max_length, dev_share=args.dev_share, max_rows=args.max_rows,
+                         precision=args.precision, device=args.device, seed=args.seed,
+                         command=shlex.join(["kpqa", "train-judge", *argv]))
+    metadata = train(config)
+    print(json.dumps({"output": args.output, "best_epoch": metadata["best_epoch"], "dev": metadata["dev"]}))
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KpqaError as error:
+        print(f"kpqa train-judge: error: {error}", file=sys.stderr)
+        sys.exit(error.exit_code)
