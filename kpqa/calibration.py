@@ -20,7 +20,7 @@ chosen by cross-validation on EVOUNA-TQ dev and the contrastive data, ``scripts/
 
 A calibration file records, per metric and judge input, the signature of the scores it was fitted on (which names the weighter
 checkpoint's hash); :meth:`Calibration.entry` refuses scores with another signature, so that a calibration never
-silently outlives its weighter. The arithmetic precision (``|precision:...``, which moves scores by up to ~1e-2) is
+silently outlives its weighter. The arithmetic precision (``|precision:...``; bf16 moves single scores by up to ~0.2) is
 left out of the comparison, so a calibration fitted on CPU in fp32 applies on a GPU in bf16.
 
 No torch here: fitting and applying take arrays of scores.

@@ -66,8 +66,8 @@ SHARED_OPTIONS: dict[str, dict] = {
     "--precision": dict(
         choices=PRECISIONS, default=DEFAULT_PRECISION,
         help="encoder and weighter arithmetic (default: %(default)s): auto = bf16 autocast on CUDA, fp32 on CPU; "
-        "bf16 on a CPU with bf16 instructions is about 1.9x faster and moves per-row scores by up to ~1e-2 (recorded "
-        "in the signatures)"),
+        "bf16 on a CPU with bf16 instructions is about 1.5x faster and moves single per-row scores by up to ~0.2 "
+        "(docs/benchmark.md; recorded in the signatures)"),
     "--function-words": dict(
         type=_fraction, default=DEFAULT_FUNCTION_WORD_WEIGHT, metavar="FACTOR", dest="function_word_weight",
         help="multiply the keyphrase weights of function words (the, of, his...; not negations) by FACTOR in [0, 1] "
@@ -440,7 +440,7 @@ def _explain_texts(args: argparse.Namespace) -> tuple[str, list[str], str, dict[
 
 
 def _add_calibrate(sub: argparse._SubParsersAction) -> None:
-    from kpqa.calibration import METHODS, RULES, SPOT_CHECK
+    from kpqa.calibration import METHODS, REUSE_TOLERANCE, RULES, SPOT_CHECK
     from kpqa.scoring import DECIDE_METRICS
 
     p = sub.add_parser(
@@ -468,7 +468,7 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
                    "of correct answers in INPUT), accuracy, or Cohen's kappa")
     p.add_argument("--reuse-scores", action="store_true",
                    help="take the metric columns an INPUT already has (from `kpqa score -o` with the same settings) "
-                   f"instead of scoring it, after rescoring {SPOT_CHECK} of its rows: a difference over 1e-6 is an "
+                   f"instead of scoring it, after rescoring {SPOT_CHECK} of its rows: a difference over {REUSE_TOLERANCE:g} is an "
                    "error naming the row and column")
     p.set_defaults(run=_run_calibrate)
 
