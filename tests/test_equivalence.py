@@ -169,3 +169,14 @@ def test_training_writes_a_checkpoint_that_scores(tmp_path):
     scores = metric.score(batch, ctx)[f"Equivalence:model={out}"]
     assert scores.shape == (2,) and np.isfinite(scores).all()
     assert str(metric.signature(ctx)).startswith(f"Equivalence|model:{saved['weights_sha256'][:12]}|backbone:minilm")
+
+
+def test_cap_kinds_keeps_at_most_n_of_each_kind_in_order():
+    from kpqa.train.judge import Example, cap_kinds
+
+    examples = [Example("q", ["r"], f"c{i}", i % 2, kind="big" if i < 90 else "small") for i in range(100)]
+    kept = cap_kinds(examples, 20, seed=1)
+    kinds = [e.kind for e in kept]
+    assert kinds.count("big") == 20 and kinds.count("small") == 10
+    assert [int(e.candidate[1:]) for e in kept] == sorted(int(e.candidate[1:]) for e in kept)
+    assert cap_kinds(examples, 20, seed=1) == kept

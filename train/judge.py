@@ -65,6 +65,7 @@ class JudgeConfig:
     max_length: int = MAX_LENGTH
     dev_share: float = 0.1
     max_rows: int | None = None
+    max_per_kind: int | None = None
     precision: str = "auto"
     device: str = "auto"
     seed: int = 13
@@ -92,6 +93,16 @@ def read_examples(path: str | Path) -> list[Example]:
         out.append(Example(row["question"], references, row["answer"], int(float(row["scores"])),
                            row.get("kind", ""), f"{path}:{group}"))
     return out
+
+
+def cap_kinds(examples: Sequence[Example], cap: int, seed: int) -> list[Example]:
+    """At most ``cap`` examples of each kind (a seeded sample; the input order kept), so that no kind dominates."""
+    by_kind: dict[str, list[int]] = defaultdict(list)
+    for i, e in enumerate(examples):
+        by_kind[e.kind].append(i)
+    rng = random.Random(seed)
+    keep = {i for idx in by_kind.values() for i in (rng.sample(idx, cap) if len(idx) > cap else idx)}
+    return [e for i, e in enumerate(examples) if i in keep]
 
 
 def split_dev(examples: Sequence[Example], share: float, seed: int) -> tuple[list[int], list[int]]:
@@ -173,6 +184,8 @@ def _setup(config: JudgeConfig, n_steps: int) -> tuple[EquivalenceModel, Any, An
 def train(config: JudgeConfig) -> dict[str, Any]:
     """Train, keep the epoch with the lowest dev loss in ``config.output``; returns the checkpoint's metadata."""
     examples = [e for path in config.data for e in read_examples(path)]
+    if config.max_per_kind is not None:
+        examples = cap_kinds(examples, config.max_per_kind, config.seed)
     if config.max_rows is not None:
         examples = random.Random(config.seed).sample(examples, min(config.max_rows, len(examples)))
     if len(examples) < 2 or len({e.label for e in examples}) < 2:
@@ -256,6 +269,8 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--max-length", type=int, default=d.max_length, help="word pieces per input")
     p.add_argument("--dev-share", type=float, default=d.dev_share, help="share of questions held out")
     p.add_argument("--max-rows", type=int, default=None, help="train on a seeded sample of this many rows")
+    p.add_argument("--max-per-kind", type=int, default=None, metavar="N",
+                   help="at most N rows of each `kind` (a seeded sample), so that no kind dominates")
     p.add_argument("--precision", choices=PRECISIONS, default=d.precision)
     p.add_argument("--device", default=d.device)
     p.add_argument("--seed", type=int, default=d.seed)
@@ -269,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = JudgeConfig(data=args.data, output=args.output, backbone=args.backbone,
                          trained_layers=args.trained_layers, epochs=args.epochs, batch_size=args.batch_size,
                          lr=args.lr, max_length=args.max_length, dev_share=args.dev_share, max_rows=args.max_rows,
-                         precision=args.precision, device=args.device, seed=args.seed,
+                         max_per_kind=args.max_per_kind, precision=args.precision, device=args.device, seed=args.seed,
                          command=shlex.join(["kpqa", "train-judge", *argv]))
     metadata = train(config)
     print(json.dumps({"output": args.output, "best_epoch": metadata["best_epoch"], "dev": metadata["dev"]}))
