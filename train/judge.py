@@ -32,7 +32,7 @@ from kpqa.errors import InputError, KpqaError
 from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
 from kpqa.models.device import PRECISIONS, amp_dtype, resolve_device, training_precision
-from kpqa.models.equivalence import KIND, MAX_LENGTH, EquivalenceModel, collate, encode
+from kpqa.models.equivalence import KIND, MAX_LENGTH, POOLINGS, EquivalenceModel, collate, encode
 from kpqa.models.loader import load_pretrained
 
 
@@ -57,6 +57,7 @@ class JudgeConfig:
     output: str
     backbone: str = "minilm"
     trained_layers: int | None = None
+    pooling: str = "cls"
     epochs: int = 2
     batch_size: int = 16
     lr: float = 4e-5
@@ -171,7 +172,7 @@ def _setup(config: JudgeConfig, n_steps: int) -> tuple[EquivalenceModel, Any, An
 
     torch.manual_seed(config.seed)
     encoder, tokenizer = load_pretrained(config.backbone, backbones.resolve(config.backbone))
-    model = EquivalenceModel(encoder, config.trained_layers)
+    model = EquivalenceModel(encoder, config.trained_layers, pooling=config.pooling)
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.ndim > 1]
     rest = [p for p in params if p.ndim <= 1]
@@ -245,7 +246,7 @@ def _metadata(config: JudgeConfig, examples: Sequence[Example], train_idx: Seque
         kinds[examples[i].kind] += 1
     files = [{"path": p, "sha256": backbones.file_sha256(p)} for p in config.data]
     return {"kind": KIND, "backbone": backbones.describe(config.backbone), "use_question": True, "lora": None,
-            "max_length": config.max_length, "trained_layers": model.trained_layers,
+            "max_length": config.max_length, "trained_layers": model.trained_layers, "pooling": model.pooling,
             "data": {"files": files, "train_rows": len(train_idx), "dev_rows": len(dev_idx),
                      "train_kinds": dict(sorted(kinds.items()))},
             "config": {k: v for k, v in asdict(config).items() if k not in ("command", "extra")},
@@ -263,6 +264,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--output", required=True, metavar="DIR", help="checkpoint folder")
     p.add_argument("--backbone", default=d.backbone, help="minilm, or a transformers model name / folder")
     p.add_argument("--trained-layers", type=int, default=None, metavar="N", help="fine-tune the top N layers (all)")
+    p.add_argument("--pooling", choices=POOLINGS, default=d.pooling, help="what the head reads: [CLS] or the mean")
     p.add_argument("--epochs", type=int, default=d.epochs)
     p.add_argument("--batch-size", type=int, default=d.batch_size, help="rows per step")
     p.add_argument("--lr", type=float, default=d.lr, help="peak learning rate")
@@ -282,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     config = JudgeConfig(data=args.data, output=args.output, backbone=args.backbone,
-                         trained_layers=args.trained_layers, epochs=args.epochs, batch_size=args.batch_size,
+                         trained_layers=args.trained_layers, pooling=args.pooling, epochs=args.epochs, batch_size=args.batch_size,
                          lr=args.lr, max_length=args.max_length, dev_share=args.dev_share, max_rows=args.max_rows,
                          max_per_kind=args.max_per_kind, precision=args.precision, device=args.device, seed=args.seed,
                          command=shlex.join(["kpqa", "train-judge", *argv]))

@@ -4,7 +4,7 @@ that the candidate gives the reference's answer (as BEM does with BERT; here the
 Input ``[CLS] question [SEP] reference [SEP] candidate [SEP]`` (token types 0 / 0 / 1): the question and the
 reference are cut to :data:`QUESTION_PIECES` and :data:`REFERENCE_PIECES` word pieces, the candidate to what is left
 of ``max_length`` (its head: a long answer says its answer first far more often than last). A linear head on the
-``[CLS]`` vector gives the logit. The transformer layers are fine-tuned (embeddings frozen; the top
+``[CLS]`` vector, or on the mean of the pieces' vectors (``pooling``), gives the logit. The transformer layers are fine-tuned (embeddings frozen; the top
 ``trained_layers`` of them), so a checkpoint (:mod:`kpqa.models.checkpoint`, fp16) stores only those layers and the
 head. :class:`Equivalence` runs it batched, length-sorted and cached by (question, reference, candidate); a row's
 score is the best over its references (:meth:`Equivalence.best`). Trained by ``kpqa train-judge``
@@ -36,6 +36,10 @@ SHIPPED = "equivalence"
 #: ``metadata.json``'s ``kind`` for this model (a weighter checkpoint has none)
 KIND = "equivalence"
 
+#: what the head reads: the ``[CLS]`` vector, or the mean of every piece's (what sentence-transformers trained
+#: MiniLM's vectors for)
+POOLINGS = ("cls", "mean")
+
 Triple = tuple[str, str, str]
 
 
@@ -51,8 +55,12 @@ class EquivalenceModel(nn.Module):
     """Encoder and a linear head on ``[CLS]``; the top ``trained_layers`` transformer layers (default: all) and the
     head are trainable, the rest (embeddings included) stays as the backbone ships it."""
 
-    def __init__(self, encoder: Any, trained_layers: int | None = None, dropout: float = 0.1) -> None:
+    def __init__(self, encoder: Any, trained_layers: int | None = None, dropout: float = 0.1,
+                 pooling: str = "cls") -> None:
         super().__init__()
+        if pooling not in POOLINGS:
+            raise ValueError(f"pooling must be {' or '.join(POOLINGS)}, not {pooling!r}")
+        self.pooling = pooling
         name, layers = _layers(encoder)
         n = trained_layers or len(layers)
         if not 1 <= n <= len(layers):
@@ -68,8 +76,13 @@ class EquivalenceModel(nn.Module):
 
     def forward(self, **inputs: torch.Tensor) -> torch.Tensor:
         """One logit per input sequence, [batch]."""
-        cls = self.encoder(**inputs).last_hidden_state[:, 0]
-        return self.head(self.dropout(cls)).squeeze(-1)
+        hidden = self.encoder(**inputs).last_hidden_state
+        if self.pooling == "mean":
+            mask = inputs["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1)
+        else:
+            pooled = hidden[:, 0]
+        return self.head(self.dropout(pooled)).squeeze(-1)
 
     def trained_state(self) -> dict[str, torch.Tensor]:
         """The tensors a checkpoint stores: the head and the trained layers."""
@@ -149,7 +162,7 @@ class Equivalence:
         from kpqa.models import backbone as backbones
 
         encoder, tokenizer = load_pretrained(name, backbones.resolve(name))
-        model = EquivalenceModel(encoder, raw.get("trained_layers"))
+        model = EquivalenceModel(encoder, raw.get("trained_layers"), pooling=raw.get("pooling", "cls"))
         model.load_trained(tensors)
         return cls(model, tokenizer, raw, digest, resolve_device(device), batch_size, precision)
 
