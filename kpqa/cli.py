@@ -93,7 +93,7 @@ def _parent(*flags: str, **helps: str) -> argparse.ArgumentParser:
 
 
 def _add_score(sub: argparse._SubParsersAction) -> None:
-    from kpqa.io import ON_ERROR
+    from kpqa.context import ON_ERROR
     from kpqa.scoring import CHUNK_ROWS, DEFAULT_METRICS
 
     p = sub.add_parser(
@@ -154,7 +154,7 @@ def _wrote(path: str, what: str = "") -> None:
 def _run_score(args: argparse.Namespace) -> int:
     import contextlib
 
-    from kpqa.io import STDOUT, OutputWriter, write_text
+    from kpqa.output import STDOUT, OutputWriter, write_text
     from kpqa.scoring import SIGNATURES_SUFFIX, Scorer, signature_record
 
     scorer = Scorer(
@@ -302,7 +302,7 @@ def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
 def _run_meta_eval(args: argparse.Namespace) -> int:
     from kpqa import metaeval, plots
     from kpqa.errors import UsageError
-    from kpqa.io import Destination, write_text
+    from kpqa.output import Destination, write_text
     from kpqa.optional import require
 
     compare = []
@@ -378,7 +378,7 @@ def _add_explain(sub: argparse._SubParsersAction) -> None:
 
 def _run_explain(args: argparse.Namespace) -> int:
     from kpqa import explain
-    from kpqa.io import Destination, write_text
+    from kpqa.output import Destination, write_text
     from kpqa.models.weighter import Weighter
     from kpqa.optional import require
 
@@ -409,7 +409,7 @@ def _explain_texts(args: argparse.Namespace) -> tuple[str, list[str], str, dict[
     (each at most --max-chars long)."""
     from kpqa.errors import UsageError
     from kpqa.explain import row_texts
-    from kpqa.io import check_length
+    from kpqa.input import check_length
 
     given = args.question is not None or args.reference or args.candidate is not None
     if args.input is not None:
@@ -516,7 +516,7 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
 
 def _run_report(args: argparse.Namespace) -> int:
     from kpqa import explain, htmlreport
-    from kpqa.io import Destination, write_text
+    from kpqa.output import Destination, write_text
     from kpqa.optional import require
 
     if not args.no_weights:

@@ -176,7 +176,7 @@ def to_text(explanation: Explanation) -> str:
 def to_png(explanation: Explanation, path: str | Path, title: str = "", *, inputs: Sequence[Any] = (),
            force: bool = False) -> Path:
     """The heat map as a figure (whitespace dropped, every other segment a box, a colour scale below): PNG, or PDF /
-    SVG by ``path``'s extension; ``inputs`` / ``force`` as in :class:`kpqa.io.Destination`."""
+    SVG by ``path``'s extension; ``inputs`` / ``force`` as in :class:`kpqa.output.Destination`."""
     from kpqa.plots import weight_heatmap
 
     lines = []
@@ -197,7 +197,7 @@ def row_texts(path: str, row: int, max_chars: int | None = None) -> tuple[str, l
     :data:`kpqa.rows.MAX_CHARS`) or a bad row is an :class:`InputError` (the other rows of the file are not
     checked)."""
     from kpqa.errors import InputError
-    from kpqa.io import frame_to_table, read_input
+    from kpqa.input import frame_to_table, read_input
 
     max_chars = MAX_CHARS if max_chars is None else max_chars
     table = read_input(path, on_error="skip", max_chars=max_chars)  # the other rows may be bad
