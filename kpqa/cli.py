@@ -342,9 +342,9 @@ def _run_meta_eval(args: argparse.Namespace) -> int:
     if args.plots:
         for path in metaeval.write_plots(report, args.plots, datasets, formats=formats or ["png"]):
             _wrote(str(path))
-    for dataset in report["datasets"]:
-        for warning in dataset["warnings"]:
-            print(f"kpqa: warning: {dataset['name']}: {warning}", file=sys.stderr)
+    for dataset in report.datasets:
+        for warning in dataset.warnings:
+            print(f"kpqa: warning: {dataset.name}: {warning}", file=sys.stderr)
     return 0
 
 
