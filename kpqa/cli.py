@@ -358,7 +358,7 @@ def _plot_formats(text: str) -> list[str]:
     """The figure formats of ``--plot-format``, each one :data:`kpqa.plots.FORMATS` has."""
     from kpqa import plots
 
-    formats = [f.strip().lower() for f in text.split(",") if f.strip()]
+    formats = [f.lower() for f in _names(text)]
     for fmt in formats:
         if fmt not in plots.FORMATS:
             raise UsageError(f"--plot-format: unknown format {fmt!r}; use {', '.join(plots.FORMATS)}")
