@@ -39,8 +39,8 @@ import numpy as np
 
 from kpqa.version import __version__
 from kpqa.errors import InputError, KpqaError, Param, UsageError
-from kpqa.io import Table, read_input, select_rows
-from kpqa.rows import Rows
+from kpqa.input import Table, read_input
+from kpqa.rows import Rows, select_rows
 from kpqa.signature import Signature
 from kpqa.types import Floats
 
@@ -394,9 +394,9 @@ class Calibration:
         return hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()[:12]
 
     def save(self, path: str | Path, inputs: Sequence[str | Path] = ()) -> None:
-        """Write the file the way every output is written (:func:`kpqa.io.write_text`: a temp file renamed into
+        """Write the file the way every output is written (:func:`kpqa.output.write_text`: a temp file renamed into
         place; refused when it would replace one of ``inputs``)."""
-        from kpqa.io import write_text
+        from kpqa.output import write_text
 
         write_text(path, self.to_json(), inputs=inputs)
         self.path = str(path)

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
 )
-from kpqa.errors import KpqaError, KpqaWarning
+from kpqa.errors import KpqaError, KpqaWarning, UsageError
 from kpqa.models.device import PRECISIONS
 from kpqa.rows import MAX_CHARS
 from kpqa.version import __version__
@@ -39,6 +39,11 @@ def _int_at_least(low: int) -> Callable[[str], int]:
 
 _positive_int = _int_at_least(1)
 _nonnegative_int = _int_at_least(0)
+
+
+def _names(text: str) -> list[str]:
+    """argparse type: a comma-separated list of names (metrics, columns), blanks dropped."""
+    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def _fraction(text: str) -> float:
@@ -93,7 +98,7 @@ def _parent(*flags: str, **helps: str) -> argparse.ArgumentParser:
 
 
 def _add_score(sub: argparse._SubParsersAction) -> None:
-    from kpqa.io import ON_ERROR
+    from kpqa.context import ON_ERROR
     from kpqa.scoring import CHUNK_ROWS, DEFAULT_METRICS
 
     p = sub.add_parser(
@@ -120,7 +125,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                    "question under a KPQA metric): stop (raise, default), or leave its scores empty (skip) or 0 "
                    "(zero), say why in an 'error' column and list the rows at the end")
     p.add_argument(
-        "--metrics",
+        "--metrics", type=_names,
         help=f"comma-separated metric names (default: {','.join(DEFAULT_METRICS)}; with --decide also KeyFact-KPQA, F1 and Contains); "
         "see `kpqa metrics`",
     )
@@ -154,11 +159,11 @@ def _wrote(path: str, what: str = "") -> None:
 def _run_score(args: argparse.Namespace) -> int:
     import contextlib
 
-    from kpqa.io import STDOUT, OutputWriter, write_text
+    from kpqa.output import STDOUT, OutputWriter, write_text
     from kpqa.scoring import SIGNATURES_SUFFIX, Scorer, signature_record
 
     scorer = Scorer(
-        None if args.metrics is None else [m for m in args.metrics.split(",") if m.strip()],
+        args.metrics,
         tokenize=args.tokenize,
         checkpoint=args.checkpoint,
         no_question=args.no_question,
@@ -256,9 +261,6 @@ def _run_train(argv: list[str], name: str = "train") -> int:
     return result
 
 
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_score, _add_metrics, _add_train]
-
-
 def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
     from kpqa.scoring import DEFAULT_METRICS
 
@@ -274,7 +276,8 @@ def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
                          "--quiet")],
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="CSV or JSONL files with human scores")
-    p.add_argument("--metrics", default=",".join(DEFAULT_METRICS), help="comma-separated metrics (default: %(default)s)")
+    p.add_argument("--metrics", type=_names, default=",".join(DEFAULT_METRICS),
+                   help="comma-separated metrics (default: %(default)s)")
     p.add_argument("--human-column", default="scores", help="column of human scores (default: %(default)s)")
     p.add_argument("--system", dest="system_column", metavar="COLUMN",
                    help="column naming the system of each row (default: the 'system' column when there is one, else "
@@ -310,34 +313,26 @@ def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_meta_eval(args: argparse.Namespace) -> int:
-    from kpqa import metaeval, plots
-    from kpqa.errors import UsageError
-    from kpqa.io import Destination, write_text
+    from kpqa import metaeval
+    from kpqa.output import Destination, write_text
     from kpqa.optional import require
 
-    compare = []
-    for item in args.compare:
-        a, sep, b = item.partition(":")
-        if not sep or not a.strip() or not b.strip():
-            raise UsageError(f"--compare expects METRIC_A:METRIC_B, got {item!r}")
-        compare.append((a.strip(), b.strip()))
     settings = metaeval.Settings(
-        metrics=[m.strip() for m in args.metrics.split(",") if m.strip()],
+        metrics=args.metrics, compare=_compare_pairs(args.compare),
         human_column=args.human_column, system_column=args.system_column, by=args.by, bootstrap=args.bootstrap,
-        seed=args.seed, threshold=args.rank_pair_threshold, strict=args.rank_pair_strict, compare=compare,
+        seed=args.seed, threshold=args.rank_pair_threshold, strict=args.rank_pair_strict,
         overall_questions=args.overall_questions, overall_draws=args.overall_draws, aev_grid=args.aev_grid,
         tokenize=args.tokenize, positive_above=args.positive_above, calibration=args.calibration,
         max_chars=args.max_chars,
         scorer_options={"checkpoint": args.checkpoint, "device": args.device, "batch_size": args.batch_size,
                         "function_word_weight": args.function_word_weight, "progress": not args.quiet},
     )
-    formats = [f.strip().lower() for f in args.plot_format.split(",") if f.strip()]
-    for fmt in formats:
-        if fmt not in plots.FORMATS:
-            raise UsageError(f"--plot-format: unknown format {fmt!r}; use {', '.join(plots.FORMATS)}")
+    formats = _plot_formats(args.plot_format)
     if args.plots:
         require("matplotlib", "--plots")  # before any file is read or scored
-    outputs = [Destination(p, inputs=args.inputs, force=args.force) for p in (args.output, args.json) if p]
+    for path in (args.output, args.json):
+        if path:
+            Destination(path, inputs=args.inputs, force=args.force)  # refuse before anything is read or scored
     datasets = metaeval.load_all(args.inputs, settings)
     report = metaeval.build_report(datasets, settings)
     markdown = metaeval.to_markdown(report)
@@ -352,10 +347,32 @@ def _run_meta_eval(args: argparse.Namespace) -> int:
     if args.plots:
         for path in metaeval.write_plots(report, args.plots, datasets, formats=formats or ["png"]):
             _wrote(str(path))
-    for dataset in report["datasets"]:
-        for warning in dataset["warnings"]:
-            print(f"kpqa: warning: {dataset['name']}: {warning}", file=sys.stderr)
+    for dataset in report.datasets:
+        for warning in dataset.warnings:
+            print(f"kpqa: warning: {dataset.name}: {warning}", file=sys.stderr)
     return 0
+
+
+def _compare_pairs(items: list[str]) -> list[tuple[str, str]]:
+    """The (A, B) metric pairs of ``--compare A:B`` flags."""
+    pairs = []
+    for item in items:
+        a, sep, b = item.partition(":")
+        if not sep or not a.strip() or not b.strip():
+            raise UsageError(f"--compare expects METRIC_A:METRIC_B, got {item!r}")
+        pairs.append((a.strip(), b.strip()))
+    return pairs
+
+
+def _plot_formats(text: str) -> list[str]:
+    """The figure formats of ``--plot-format``, each one :data:`kpqa.plots.FORMATS` has."""
+    from kpqa import plots
+
+    formats = [f.lower() for f in _names(text)]
+    for fmt in formats:
+        if fmt not in plots.FORMATS:
+            raise UsageError(f"--plot-format: unknown format {fmt!r}; use {', '.join(plots.FORMATS)}")
+    return formats
 
 
 def _add_explain(sub: argparse._SubParsersAction) -> None:
@@ -371,7 +388,8 @@ def _add_explain(sub: argparse._SubParsersAction) -> None:
     p.add_argument("input", nargs="?", help="CSV or JSONL file (with --row)")
     p.add_argument("--row", type=_positive_int, help="row of INPUT to show (1 = first data row)")
     p.add_argument("--question", help="question text")
-    p.add_argument("--reference", action="append", help="reference answer (repeatable)")
+    p.add_argument("--reference", action="append", dest="references", metavar="REFERENCE",
+                   help="reference answer (repeatable)")
     p.add_argument("--candidate", help="generated answer")
     p.add_argument("--unit", choices=("word", "piece"), default="word",
                    help="word (default): one weight per word of --tokenize, the largest of its pieces' (the tokens "
@@ -388,7 +406,7 @@ def _add_explain(sub: argparse._SubParsersAction) -> None:
 
 def _run_explain(args: argparse.Namespace) -> int:
     from kpqa import explain
-    from kpqa.io import Destination, write_text
+    from kpqa.output import Destination, write_text
     from kpqa.models.weighter import Weighter
     from kpqa.optional import require
 
@@ -398,7 +416,9 @@ def _run_explain(args: argparse.Namespace) -> int:
     for path in (args.output, args.png):
         if path:
             Destination(path, inputs=inputs, force=args.force)  # refuse before the model is loaded
-    question, references, candidate, scores = _explain_texts(args)
+    question, references, candidate, scores = explain.texts(
+        args.input, args.row, question=args.question, references=args.references, candidate=args.candidate,
+        max_chars=args.max_chars)
     weighter = Weighter.load(args.checkpoint, no_question=args.no_question, device=args.device,
                              function_word_weight=args.function_word_weight)
     result = explain.explain(question, references, candidate, weighter, tokenize=args.tokenize, unit=args.unit,
@@ -412,31 +432,6 @@ def _run_explain(args: argparse.Namespace) -> int:
     if not args.output and not args.png:
         print(explain.to_text(result))
     return 0
-
-
-def _explain_texts(args: argparse.Namespace) -> tuple[str, list[str], str, dict[str, float]]:
-    """(question, references, candidate, scores) from INPUT --row N or from --question / --reference / --candidate
-    (each at most --max-chars long)."""
-    from kpqa.errors import UsageError
-    from kpqa.explain import row_texts
-    from kpqa.io import check_length
-
-    given = args.question is not None or args.reference or args.candidate is not None
-    if args.input is not None:
-        if given:
-            raise UsageError("give either INPUT --row N or --question/--reference/--candidate, not both")
-        if args.row is None:
-            raise UsageError("INPUT needs --row N (1 = first data row)")
-        return row_texts(args.input, args.row, args.max_chars)
-    if args.row is not None:
-        raise UsageError("--row needs INPUT")
-    if not args.reference or args.candidate is None:
-        raise UsageError("give --reference and --candidate (and --question), or INPUT --row N")
-    limit = MAX_CHARS if args.max_chars is None else args.max_chars
-    for what, text in [("question", args.question or ""), *(("reference", r) for r in args.reference),
-                       ("candidate", args.candidate)]:
-        check_length(text, limit, f"--{what}", None, None)
-    return args.question or "", list(args.reference), args.candidate, {}
 
 
 def _add_calibrate(sub: argparse._SubParsersAction) -> None:
@@ -457,7 +452,8 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="CSV or JSONL files with human labels")
     p.add_argument("-o", "--output", required=True, help="write the calibration (JSON) here")
-    p.add_argument("--metrics", default=",".join(DECIDE_METRICS), help="comma-separated metrics (default: %(default)s)")
+    p.add_argument("--metrics", type=_names, default=",".join(DECIDE_METRICS),
+                   help="comma-separated metrics (default: %(default)s)")
     p.add_argument("--human-column", default="scores", help="column of human labels (default: %(default)s)")
     p.add_argument("--positive-above", type=float, metavar="T",
                    help="count a numeric human score above T as correct (without it, labels must be 0 or 1)")
@@ -477,7 +473,7 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     from kpqa import calibration
     from kpqa.scoring import Scorer
 
-    scorer = Scorer([m for m in args.metrics.split(",") if m.strip()], tokenize=args.tokenize,
+    scorer = Scorer(args.metrics, tokenize=args.tokenize,
                     checkpoint=args.checkpoint, device=args.device, batch_size=args.batch_size,
                     function_word_weight=args.function_word_weight, max_chars=args.max_chars,
                     progress=not args.quiet)
@@ -510,7 +506,7 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("input", help="a scored file: CSV, TSV, JSONL, JSON (array) or Parquet")
     p.add_argument("-o", "--output", required=True, help="write the HTML page here")
-    p.add_argument("--metrics", help="comma-separated metric columns to show (default: every numeric column that "
+    p.add_argument("--metrics", type=_names, help="comma-separated metric columns to show (default: every numeric column that "
                    "is not a text, the human column or a -prob / -correct column; judges with decisions alone count)")
     p.add_argument("--human-column", "--human", metavar="COLUMN",
                    help="column of human labels (default: 'scores' when the file has one)")
@@ -526,14 +522,13 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
 
 def _run_report(args: argparse.Namespace) -> int:
     from kpqa import explain, htmlreport
-    from kpqa.io import Destination, write_text
+    from kpqa.output import Destination, write_text
     from kpqa.optional import require
 
     if not args.no_weights:
         require("matplotlib", "the weights' colours of kpqa report (or pass --no-weights)")
     Destination(args.output, inputs=[args.input], force=args.force)  # refuse before anything is read
-    metrics = None if args.metrics is None else [m.strip() for m in args.metrics.split(",") if m.strip()]
-    scored = htmlreport.read_scored(args.input, metrics=metrics, human_column=args.human_column,
+    scored = htmlreport.read_scored(args.input, metrics=args.metrics, human_column=args.human_column,
                                     positive_above=args.positive_above)
     weights = palette = None
     if not args.no_weights:
@@ -550,7 +545,10 @@ def _run_report(args: argparse.Namespace) -> int:
     return 0
 
 
-SUBCOMMANDS += [_add_meta_eval, _add_explain, _add_calibrate, _add_report]
+#: every subcommand, in the order ``kpqa --help`` lists them: each adds its parser (and the function it runs)
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+    _add_score, _add_metrics, _add_train, _add_meta_eval, _add_explain, _add_calibrate, _add_report,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -569,7 +567,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def flags_of(parser: argparse.ArgumentParser) -> dict[str, str]:
     """Each parameter a parser (and its subcommands) sets -> its flag: library messages name parameters
-    (:class:`kpqa.errors.Param`), the command line says the flag (``--device cuda``, ``--decide``)."""
+    (:class:`kpqa.errors.Param`), the command line says the flag (``--device cuda``, ``--decide``), or a positional
+    argument's name in capitals (``INPUT``)."""
     flags: dict[str, str] = {}
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -577,6 +576,8 @@ def flags_of(parser: argparse.ArgumentParser) -> dict[str, str]:
                 flags.update({k: v for k, v in flags_of(subparser).items() if k not in flags})
         elif action.option_strings:
             flags.setdefault(action.dest, max(action.option_strings, key=len))
+        elif action.dest != argparse.SUPPRESS:  # a positional: as the usage line says it (INPUT)
+            flags.setdefault(action.dest, str(action.metavar or action.dest).upper())
     return flags
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterator, Protocol, S
 
 import numpy as np
 
-from kpqa.errors import UsageError
+from kpqa.errors import Param, UsageError
 from kpqa.text import DEFAULT_TOKENIZER  # noqa: F401  (a run default, named here with the others)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,6 +26,24 @@ DEFAULT_BATCH_SIZE = 64
 DEFAULT_PRECISION = "auto"
 #: the factor on function words' keyphrase weights (:mod:`kpqa.models.weighter`); 1 = the tagger's own
 DEFAULT_FUNCTION_WORD_WEIGHT = 0.2
+
+
+#: what the scorer does with a row it cannot score: stop, or leave its scores empty (``skip``) or 0 (``zero``)
+ON_ERROR = ("raise", "skip", "zero")
+
+
+def check_on_error(on_error: str) -> str:
+    """``on_error`` unchanged if it is one of :data:`ON_ERROR`, else a :class:`UsageError`."""
+    if on_error not in ON_ERROR:
+        raise UsageError(Param("on_error", on_error), f": must be one of {', '.join(ON_ERROR)}")
+    return on_error
+
+
+def check_max_chars(max_chars: int | None) -> int | None:
+    """``max_chars`` unchanged if it is a positive integer or None (no limit), else a :class:`UsageError`."""
+    if max_chars is not None and (isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1):
+        raise UsageError(Param("max_chars", max_chars), ": must be a positive integer or None")
+    return max_chars
 
 
 def check_function_word_weight(value: float) -> float:

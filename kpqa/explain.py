@@ -176,7 +176,7 @@ def to_text(explanation: Explanation) -> str:
 def to_png(explanation: Explanation, path: str | Path, title: str = "", *, inputs: Sequence[Any] = (),
            force: bool = False) -> Path:
     """The heat map as a figure (whitespace dropped, every other segment a box, a colour scale below): PNG, or PDF /
-    SVG by ``path``'s extension; ``inputs`` / ``force`` as in :class:`kpqa.io.Destination`."""
+    SVG by ``path``'s extension; ``inputs`` / ``force`` as in :class:`kpqa.output.Destination`."""
     from kpqa.plots import weight_heatmap
 
     lines = []
@@ -197,9 +197,9 @@ def row_texts(path: str, row: int, max_chars: int | None = None) -> tuple[str, l
     :data:`kpqa.rows.MAX_CHARS`) or a bad row is an :class:`InputError` (the other rows of the file are not
     checked)."""
     from kpqa.errors import InputError
-    from kpqa.io import frame_to_table, read_input
+    from kpqa.input import frame_to_table, read_input
 
-    max_chars = MAX_CHARS if max_chars is None else max_chars
+    max_chars = _limit(max_chars)
     table = read_input(path, on_error="skip", max_chars=max_chars)  # the other rows may be bad
     if row > len(table.frame):
         raise InputError(Param("row", row), f": the file has {len(table.frame)} rows", file=table.source)
@@ -219,3 +219,36 @@ def row_texts(path: str, row: int, max_chars: int | None = None) -> tuple[str, l
             scores[str(column)] = number
     i = row - 1 if table.keep is None else table.keep.index(row - 1)
     return table.rows.questions[i], table.rows.references[i], table.rows.candidates[i], scores
+
+
+def texts(input: str | None = None, row: int | None = None, *, question: str | None = None,
+          references: Sequence[str] | None = None, candidate: str | None = None,
+          max_chars: int | None = None) -> tuple[str, list[str], str, dict[str, float]]:
+    """(question, references, candidate, scores) to explain: row ``row`` of the file ``input`` (:func:`row_texts`),
+    or the texts given (each at most ``max_chars`` characters long; None: :data:`kpqa.rows.MAX_CHARS`), not both;
+    a :class:`UsageError` naming the parameters otherwise."""
+    from kpqa.input import check_length
+
+    given = question is not None or bool(references) or candidate is not None
+    if input is not None:
+        if given:
+            raise UsageError("give either ", Param("input"), " ", Param("row", metavar="N"), " or ",
+                             Param("question"), "/", Param("references"), "/", Param("candidate"), ", not both")
+        if row is None:
+            raise UsageError(Param("input"), " needs ", Param("row", metavar="N"), " (1 = first data row)")
+        return row_texts(input, row, max_chars)
+    if row is not None:
+        raise UsageError(Param("row"), " needs ", Param("input"))
+    if not references or candidate is None:
+        raise UsageError("give ", Param("references"), " and ", Param("candidate"), " (and ", Param("question"),
+                         "), or ", Param("input"), " ", Param("row", metavar="N"))
+    limit = _limit(max_chars)
+    for name, text in [("question", question or ""), *(("references", r) for r in references),
+                       ("candidate", candidate)]:
+        check_length(text, limit, Param(name), None, None)
+    return question or "", list(references), candidate, {}
+
+
+def _limit(max_chars: int | None) -> int:
+    """The longest text explained: ``max_chars``, or the weighter's limit (:data:`kpqa.rows.MAX_CHARS`)."""
+    return MAX_CHARS if max_chars is None else max_chars

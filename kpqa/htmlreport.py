@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from kpqa.errors import InputError, Param
-from kpqa.io import Table, read_input
+from kpqa.input import Table, read_input
 from kpqa.rows import MAX_CHARS
 from kpqa.scoring import DECISION_SUFFIXES, SIGNATURES_SUFFIX, decided_metric
 from kpqa.version import __version__

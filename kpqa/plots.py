@@ -31,9 +31,9 @@ def _pyplot():
 
 def _save(fig: "Figure", path: str | Path, dpi: int = DPI, inputs: Sequence[Any] = (), force: bool = False) -> Path:
     """Write ``fig`` in the format ``path``'s extension names (PNG at ``dpi``), the way every output is written
-    (:func:`kpqa.io.output_path`)."""
+    (:func:`kpqa.output.output_path`)."""
     from kpqa.errors import UsageError
-    from kpqa.io import output_path
+    from kpqa.output import output_path
 
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".") or "png"

@@ -1,15 +1,15 @@
 """The batch of examples every stage passes along: questions, candidates, references and optional labels."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence, TypeVar
+from dataclasses import dataclass, fields
+from typing import Any, Callable, Sequence, TypeVar
 
 T = TypeVar("T")
 
 #: the longest text (question, answer or reference, in characters) a row may hold by default with a model metric:
 #: their memory is linear in the texts (blocks, windows, one LCS row at a time), but the time of the weighted LCS
 #: grows with the product of two texts' lengths and the models' with the length, so a longer text makes a bad row
-#: (:func:`kpqa.io.frame_to_table`) rather than a run of hours. About 33,000 words; a 200,000-character answer
+#: (:func:`kpqa.input.frame_to_table`) rather than a run of hours. About 33,000 words; a 200,000-character answer
 #: against a 200,000-character reference takes about five minutes of one CPU core (docs/benchmark.md).
 MAX_CHARS = 200_000
 
@@ -32,6 +32,32 @@ class Rows:
 
     def __len__(self) -> int:
         return len(self.candidates)
+
+
+def take_rows(rows: Rows, start: int, end: int) -> Rows:
+    """Rows ``start`` to ``end`` (exclusive) of ``rows``."""
+    return _each_field(rows, lambda values: values[start:end])
+
+
+def select_rows(rows: Rows, indices: Sequence[int]) -> Rows:
+    """The rows at ``indices`` of ``rows``, in that order."""
+    return _each_field(rows, lambda values: [values[i] for i in indices])
+
+
+def concat_rows(parts: Sequence[Rows]) -> Rows:
+    """The rows of ``parts`` one after the other (an optional field is kept when every part has it)."""
+    out: dict[str, Any] = {}
+    for f in fields(Rows):
+        values = [getattr(p, f.name) for p in parts]
+        out[f.name] = None if any(v is None for v in values) else [x for v in values for x in v]
+    return Rows(**out)
+
+
+def _each_field(rows: Rows, cut: Callable[[list], list]) -> Rows:
+    """``rows`` with ``cut`` applied to each of its fields (every one of the dataclass's; None stays None)."""
+    out: dict[str, Any] = {f.name: None if getattr(rows, f.name) is None else cut(getattr(rows, f.name))
+                           for f in fields(Rows)}
+    return Rows(**out)
 
 
 def weighted_pairs(rows: Rows, question: bool = True) -> list[tuple[str, str]]:

@@ -23,12 +23,10 @@ from kpqa.calibration import Calibration, JudgeCalibration, MetricCalibration
 from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER, Models,
-    check_function_word_weight,
+    check_function_word_weight, check_max_chars, check_on_error,
 )
-from kpqa.io import (
-    Table, check_max_chars, check_on_error, concat_rows, count_rows, iter_input, read_input, select_rows,
-    take_rows,
-)
+from kpqa.input import Table, count_rows, iter_input, read_input
+from kpqa.rows import concat_rows, select_rows, take_rows
 from kpqa.metrics.base import Context, Metric, Rows, Totals, get_metric, text_limit
 from kpqa.signature import Signature
 
@@ -579,7 +577,7 @@ class Scorer:
         return per_row, corpus, signatures
 
     def score(self, data: Any) -> Result:
-        """Score a file path, DataFrame, ``datasets.Dataset``, records or :class:`~kpqa.io.Table`."""
+        """Score a file path, DataFrame, ``datasets.Dataset``, records or :class:`~kpqa.input.Table`."""
         table = data if isinstance(data, Table) else read_input(data, self.on_error, self.max_chars)
         table = self._prepare(table)
         with self._progress(len(table.rows)) as advance:
@@ -592,8 +590,8 @@ class Scorer:
     def score_file(self, source: Any, write: Callable[[pd.DataFrame], None] | None = None,
                    fill: Callable[[dict[str, np.ndarray]], None] | None = None,
                    chunk_rows: int = CHUNK_ROWS) -> StreamResult:
-        """:meth:`score_stream` over :func:`kpqa.io.iter_input` chunks of ``source``, the progress bar's total
-        counted first (:func:`kpqa.io.count_rows`) when there is a bar to show."""
+        """:meth:`score_stream` over :func:`kpqa.input.iter_input` chunks of ``source``, the progress bar's total
+        counted first (:func:`kpqa.input.count_rows`) when there is a bar to show."""
         total = count_rows(source) if self.progress and self.is_main else None
         return self.score_stream(iter_input(source, chunk_rows, self.on_error, self.max_chars), write, fill,
                                  total=total)
@@ -605,13 +603,13 @@ class Scorer:
         fill: Callable[[dict[str, np.ndarray]], None] | None = None,
         total: int | None = None,
     ) -> StreamResult:
-        """Score chunks (e.g. :func:`kpqa.io.iter_input`) one at a time, handing each chunk's table (input columns
+        """Score chunks (e.g. :func:`kpqa.input.iter_input`) one at a time, handing each chunk's table (input columns
         plus scores) to ``write`` in input order, on the main process. Memory holds one chunk's encodings; each
         metric's statistics are summed over the chunks (and processes), so the corpus scores equal those of one
         pass over the whole input (corpus BLEU sums counts over all rows) without keeping the rows. Only when a
         ``whole_input`` metric (CIDEr) is asked are the rows' texts kept (main process): its columns are written
         empty and handed to ``fill`` at the end, scored over all rows at once, so that they too do not depend on
-        the chunk size (:meth:`kpqa.io.OutputWriter.fill`). ``total``: the number of rows, for the progress
+        the chunk size (:meth:`kpqa.output.OutputWriter.fill`). ``total``: the number of rows, for the progress
         bar."""
         keep = any(m.whole_input for m, _ in self._metrics)  # only then are the rows' texts needed at the end
         run = _Stream(keep)

@@ -252,7 +252,7 @@ def timing(args: argparse.Namespace, rows) -> None:
     from kpqa.models.backbone import resolve
     from kpqa.models.device import cpu_has_bf16
     from kpqa.models.encoder import DEFAULT_LAYERS, Encoder
-    from kpqa.io import take_rows
+    from kpqa.rows import take_rows
     from kpqa.metrics.base import Rows
     from kpqa.scoring import DEFAULT_METRICS, Scorer
     from kpqa.text import _cached_spans
@@ -353,7 +353,8 @@ def variants(args: argparse.Namespace) -> None:
     from scipy.stats import pearsonr, spearmanr
 
     from kpqa.models.encoder import Encoder, TokenEmbeddings
-    from kpqa.io import read_input, take_rows
+    from kpqa.input import read_input
+    from kpqa.rows import take_rows
     from kpqa.metrics.bertscore import align, regroup, score_embeddings, score_idf
     from kpqa.metrics.kpqa import weighted_pairs
     from kpqa.scoring import DEFAULT_METRICS, Scorer
@@ -445,7 +446,8 @@ def main() -> None:
 
     import torch
 
-    from kpqa.io import read_input, take_rows
+    from kpqa.input import read_input
+    from kpqa.rows import take_rows
 
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
 from kpqa.models.encoder import Encoder, TokenEmbeddings
-from kpqa.io import read_input
+from kpqa.input import read_input
 from kpqa.metrics.bertscore import score_idf
 
 FILES = {"MS-MARCO": "marco_all.csv", "NarrativeQA": "nrqa_mhpgm.csv"}

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
-from kpqa.io import read_input
+from kpqa.input import read_input
 from kpqa.scoring import Scorer
 from kpqa.models import shipped
 

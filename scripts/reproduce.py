@@ -24,6 +24,7 @@ import shlex
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from kpqa import __version__, meta, metaeval, plots
@@ -168,12 +169,13 @@ def table7(report: dict) -> list[str]:
 
 
 def grid_section(name: str, grid: dict, figure: Path, out: Path) -> list[str]:
-    best = meta.Grid(**grid).best()
+    typed = meta.Grid(**grid)
+    best = typed.best()
     lines = [f"#### {name}", ""]
     if best is not None:
         lines += [f"Best cell: AEv({best[0]:g}, {best[1]}) with R² = {100 * best[2]:.2f} (× 100).", ""]
-    lines += ["R² × 100:", ""] + metaeval.grid_table(grid, "r2", True) + ["", "Pearson r:", ""]
-    lines += metaeval.grid_table(grid, "pearson", False)
+    lines += ["R² × 100:", ""] + metaeval.grid_table(typed, "r2", True) + ["", "Pearson r:", ""]
+    lines += metaeval.grid_table(typed, "pearson", False)
     lines += ["", f"![AEv grid, {name}]({figure.relative_to(out.parent).as_posix()})", ""]
     return lines
 
@@ -270,7 +272,7 @@ def table4_data(args: argparse.Namespace, options: dict, marco_file: Path, marco
               if not meta_ and not ablation_columns.get(f"{KPQA[0]}/{suffix}")]  # /MARCO may repeat -KPQA
     if kp_checkpoint or any(meta_ for _, _, meta_, _ in leave_outs):
         extra = metaeval.Settings(metrics=list(marco_data.scores), bootstrap=args.bootstrap, seed=args.seed)
-        marco = metaeval.build_report([marco_data], extra)["datasets"][0]
+        marco = metaeval.build_report([marco_data], extra).to_dict()["datasets"][0]
     return marco, kp_metrics, ablation_columns, notes
 
 
@@ -314,9 +316,10 @@ def main(argv: list[str] | None = None) -> int:
                                  scorer_options=options)
     files = {name: args.data / rel for name, rel in SETS.items()}
     datasets = metaeval.load_all([files[n] for n in SETS], settings)
-    report = metaeval.build_report(datasets, settings)
-    for entry in report["datasets"]:  # paths as a reader of the repo sees them
-        entry["source"] = _show(Path(entry["source"]))
+    built = metaeval.build_report(datasets, settings)
+    for entry in built.datasets:  # paths as a reader of the repo sees them
+        entry.source = _show(Path(entry.source))
+    report = built.to_dict()
     reports = dict(zip(SETS, report["datasets"]))
     marco = reports["MS-MARCO"]
     meta_cmd = _cmd(["kpqa", "meta-eval", *[f"../shared/data/{SETS[n]}" for n in SETS], "--metrics", ",".join(metrics),
@@ -328,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
 
     dureader_cmd, dureader_out = ("", "skipped (--skip-dureader)") if args.skip_dureader else dureader(args.data)
 
-    appendix = {**report, "datasets": [{k: v for k, v in d.items() if k != "aev_grid"} for d in report["datasets"]]}
+    appendix = replace(built, datasets=[replace(d, aev_grid=None) for d in built.datasets])
     out = args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     rel = lambda path: path.relative_to(out.parent).as_posix()  # noqa: E731
@@ -408,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
         *[f"##{line}" if line.startswith("#") else line for line in metaeval.to_markdown(appendix).splitlines()],
     ]
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (out.with_suffix(".json")).write_text(metaeval.to_json(report), encoding="utf-8")
+    (out.with_suffix(".json")).write_text(metaeval.to_json(built), encoding="utf-8")
     print(f"wrote {out}, {out.with_suffix('.json')} and {len(figures)} figures in {args.figures} "
           f"in {time.time() - started:.0f} s")
     return 0

@@ -22,7 +22,7 @@ from scipy.stats import pearsonr
 from kpqa.binary import auroc
 from kpqa.context import DEFAULT_FUNCTION_WORD_WEIGHT, check_function_word_weight
 from kpqa.errors import UsageError
-from kpqa.io import read_input
+from kpqa.input import read_input
 from kpqa.scoring import Scorer
 from kpqa.models import shipped
 

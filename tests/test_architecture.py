@@ -18,7 +18,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "kpqa"
 #: the first stage with a prefix of its name
 STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("rows, text, settings", ("kpqa.version", "kpqa.errors", "kpqa.types", "kpqa.optional", "kpqa.rows",
-                              "kpqa.stopwords", "kpqa.text", "kpqa.context", "kpqa.signature", "kpqa.io")),
+                              "kpqa.stopwords", "kpqa.text", "kpqa.context", "kpqa.signature", "kpqa.input",
+                              "kpqa.output")),
     ("weights", ("kpqa.models", "kpqa.checkpoints")),
     ("statistics, scores", ("kpqa.metrics",)),
     ("decisions", ("kpqa.calibration",)),

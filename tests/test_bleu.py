@@ -81,7 +81,7 @@ def test_sentence_bleu4_equals_sacrebleu_where_all_orders_match():
     checked = 0
     for cand, refs, *_ in COCO_ROWS:
         c, r = tok(cand), [tok(x) for x in refs]
-        if min(bleu_stats(c, r).correct) == 0:
+        if min(bleu_stats(c, r).matches) == 0:
             continue  # sacrebleu's unsmoothed 0 vs COCO's 1e-15 guard
         theirs = sacrebleu.sentence_bleu(" ".join(c), [" ".join(x) for x in r], tokenize="none", smooth_method="none")
         assert sentence_bleu(c, r)[3] * 100 == pytest.approx(theirs.score, rel=1e-8)

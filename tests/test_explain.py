@@ -125,6 +125,24 @@ def test_texts_from_a_csv_row(tmp_path):
         explain.row_texts(str(path), 3)
 
 
+def test_texts_take_a_row_or_the_texts_given_and_say_so_in_the_apis_words(tmp_path):
+    path = tmp_path / "h.csv"
+    pd.DataFrame([{"question": "q", "answer": "a", "reference1": "r", "scores": 1.5}]).to_csv(path, index=False)
+    assert explain.texts(str(path), 1) == ("q", ["r"], "a", {"scores": 1.5})
+    assert explain.texts(references=["r1", "r2"], candidate="c") == ("", ["r1", "r2"], "c", {})
+    with pytest.raises(UsageError, match=r"^give either input row=N or question/references/candidate, not both$"):
+        explain.texts(str(path), 1, candidate="c")
+    with pytest.raises(UsageError, match=r"^input needs row=N \(1 = first data row\)$"):
+        explain.texts(str(path))
+    with pytest.raises(UsageError, match=r"^row needs input$"):
+        explain.texts(row=1, references=["r"], candidate="c")
+    with pytest.raises(UsageError, match=r"^give references and candidate \(and question\), or input row=N$"):
+        explain.texts(question="q", candidate="c")
+    with pytest.raises(InputError, match=r"^references: text of 11 characters, over the limit of 10 per text \(raise "
+                                         r"it with max_chars=N\)$"):
+        explain.texts(references=["short", "x" * 11], candidate="c", max_chars=10)
+
+
 @pytest.mark.parametrize("argv,message", [
     (["INPUT", "--row", "1", "--question", "q"], "give either INPUT --row N or --question/--reference/--candidate"),
     (["INPUT"], "INPUT needs --row N"), (["INPUT", "--row", "3"], "h.csv: --row 3: the file has 2 rows"),

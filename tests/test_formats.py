@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from kpqa.errors import InputError
-from kpqa.io import OutputWriter, iter_input, read_input, write_output
+from kpqa.output import OutputWriter, write_output
+from kpqa.input import iter_input, read_input
 from kpqa.scoring import Scorer
 
 RECORDS = [

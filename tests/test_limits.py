@@ -9,7 +9,7 @@ import pytest
 
 from kpqa import explain
 from kpqa.errors import InputError, UsageError
-from kpqa.io import frame_to_table, read_input
+from kpqa.input import frame_to_table, read_input
 from kpqa.metrics.base import LCS_MAX_CHARS, get_metric, text_limit
 from kpqa.models import alignment
 from kpqa.rows import MAX_CHARS
@@ -37,7 +37,7 @@ def test_a_text_over_the_limit_is_a_bad_row_naming_its_cell(column):
 
 def test_max_chars_must_be_a_positive_integer_or_none():
     for bad in (0, -5, 2.5, True):
-        with pytest.raises(UsageError, match="max_chars must be a positive integer"):
+        with pytest.raises(UsageError, match=rf"^max_chars={bad!r}: must be a positive integer or None$"):
             frame_to_table(_frame(), max_chars=bad)  # type: ignore[arg-type]
 
 

@@ -309,20 +309,23 @@ def test_run_reports_every_section_and_uses_present_columns(tmp_path):
     datasets = metaeval.load_all([path], settings, FakeScorer)
     assert FakeScorer.calls == [["LEN", "LEN-KPQA"]]  # 'given' came from the file
     report = metaeval.build_report(datasets, settings)
-    d = report["datasets"][0]
-    assert d["systems"]["count"] == 2 and "rows 1-40 and rows 41-80" in d["systems"]["how"]
-    assert d["signatures"]["given"] == "from input column 'given'"
+    d = report.datasets[0]
+    assert d.systems.count == 2 and "rows 1-40 and rows 41-80" in d.systems.how
+    assert d.signatures["given"] == "from input column 'given'"
     expected = stats.pearsonr(datasets[0].human, datasets[0].scores["LEN"]).statistic
-    assert d["correlations"]["LEN"]["pearson"]["value"] == pytest.approx(expected)
-    assert [(t["a"], t["b"], t["statistic"]) for t in d["paired"]] == [("LEN-KPQA", "LEN", "pearson"),
-                                                                       ("LEN-KPQA", "LEN", "spearman")]
-    assert d["rank_pairs"]["same_item_pairs"] == 40
-    assert d["overall"]["results"][0]["points"] == 40
-    assert set(d["by"]["groups"]) == {"long", "short"} and d["by"]["groups"]["short"]["rows"] == 40
+    assert d.correlations["LEN"]["pearson"].value == pytest.approx(expected)
+    assert [(t.a, t.b, t.statistic) for t in d.paired] == [("LEN-KPQA", "LEN", "pearson"),
+                                                           ("LEN-KPQA", "LEN", "spearman")]
+    assert d.rank_pairs.same_item_pairs == 40
+    assert d.overall.results is not None and d.overall.results[0].points == 40
+    assert d.by is not None and set(d.by.groups) == {"long", "short"} and d.by.groups["short"].rows == 40
     markdown = metaeval.to_markdown(report)
     for heading in ("Correlation with human", "Paired bootstrap", "Rank-pair", "Overall level", "by `kind`"):
         assert heading in markdown
-    assert json.loads(metaeval.to_json(report))["datasets"][0]["name"] == "two"
+    plain = json.loads(metaeval.to_json(report))["datasets"][0]
+    assert plain["name"] == "two" and plain["correlations"]["LEN"]["pearson"]["value"] == pytest.approx(expected)
+    assert plain["rank_pairs"]["results"][0]["percent"] == d.rank_pairs.results[0].percent
+    assert "binary" not in plain and "aev_grid" not in plain and list(plain)[-2:] == ["by", "warnings"]
     again = metaeval.build_report(metaeval.load_all([path], settings, FakeScorer), settings)
     assert again == report  # seeded: the same report twice
 
@@ -331,9 +334,9 @@ def test_constant_human_scores_are_a_clear_warning_not_nan(tmp_path):
     path = _write(tmp_path, "flat.csv", [{"question": "q", "answer": f"a {i}", "reference1": "r", "scores": 3,
                                           "LEN": i} for i in range(5)])
     report = metaeval.run([path], metaeval.Settings(metrics=["LEN"], bootstrap=20), FakeScorer)
-    d = report["datasets"][0]
-    assert any("constant" in w for w in d["warnings"])
-    assert d["correlations"]["LEN"]["pearson"]["value"] is None
+    d = report.datasets[0]
+    assert any("constant" in w for w in d.warnings)
+    assert d.correlations["LEN"]["pearson"].value is None
     assert "undefined" in metaeval.to_markdown(report)
     assert "NaN" not in metaeval.to_json(report)
 
@@ -341,8 +344,8 @@ def test_constant_human_scores_are_a_clear_warning_not_nan(tmp_path):
 def test_constant_metric_is_a_warning(tmp_path):
     path = _write(tmp_path, "m.csv", [{"question": "q", "answer": "a", "reference1": "r", "scores": i}
                                       for i in range(5)])
-    d = metaeval.run([path], metaeval.Settings(metrics=["LEN"], bootstrap=0), FakeScorer)["datasets"][0]
-    assert d["warnings"][0] == "LEN: correlation undefined: the metric scores are constant"
+    d = metaeval.run([path], metaeval.Settings(metrics=["LEN"], bootstrap=0), FakeScorer).datasets[0]
+    assert d.warnings[0] == "LEN: correlation undefined: the metric scores are constant"
 
 
 @pytest.mark.parametrize(
@@ -384,11 +387,12 @@ def test_system_column_and_one_system(tmp_path):
     rows = [{"question": f"q{i // 2}", "answer": "a b " * (i % 3 + 1), "reference1": "r", "scores": i % 4 + 1,
              "model": f"m{i % 2 + 1}"} for i in range(10)]
     path = _write(tmp_path, "sys.csv", rows)
-    plain = metaeval.run([path], metaeval.Settings(metrics=["LEN"], bootstrap=0), FakeScorer)["datasets"][0]
-    assert plain["systems"]["count"] == 1 and "one system" in plain["rank_pairs"]["note"]
+    plain = metaeval.run([path], metaeval.Settings(metrics=["LEN"], bootstrap=0), FakeScorer).datasets[0]
+    assert plain.systems.count == 1 and "one system" in str(plain.rank_pairs.note)
+    assert plain.rank_pairs.to_dict() == {"rule": "human gap >= 2", "pairs": 0, "note": plain.rank_pairs.note}
     named = metaeval.run([path], metaeval.Settings(metrics=["LEN"], bootstrap=0, system_column="model",
-                                                   threshold=1.0), FakeScorer)["datasets"][0]
-    assert named["systems"]["count"] == 2 and named["rank_pairs"]["same_item_pairs"] == 5
+                                                   threshold=1.0), FakeScorer).datasets[0]
+    assert named.systems.count == 2 and named.rank_pairs.same_item_pairs == 5
 
 
 @pytest.mark.shared_data
@@ -485,9 +489,9 @@ def test_a_system_column_is_the_systems_without_being_named(tmp_path):
              "system": f"s{i % 2 + 1}", "other": "x"} for i in range(10)]
     path = _write(tmp_path, "sys.csv", rows)
     found = metaeval.run([path], metaeval.Settings(metrics=["LEN"], bootstrap=0, threshold=1.0, by="system"),
-                         FakeScorer)["datasets"][0]
-    assert found["systems"]["count"] == 2 and "column 'system'" in found["systems"]["how"]
-    assert found["rank_pairs"]["same_item_pairs"] == 5 and set(found["by"]["groups"]) == {"s1", "s2"}
+                         FakeScorer).datasets[0]
+    assert found.systems.count == 2 and "column 'system'" in found.systems.how
+    assert found.rank_pairs.same_item_pairs == 5 and found.by is not None and set(found.by.groups) == {"s1", "s2"}
     other = metaeval.run([path], metaeval.Settings(metrics=["LEN"], bootstrap=0, system_column="other"),
-                         FakeScorer)["datasets"][0]
-    assert other["systems"]["count"] == 1 and "column 'other'" in other["systems"]["how"]
+                         FakeScorer).datasets[0]
+    assert other.systems.count == 1 and "column 'other'" in other.systems.how

@@ -76,7 +76,7 @@ def test_without_the_meteor_extra_kpqa_score_stops_before_reading_its_input(tmp_
         raise AssertionError("input read before the extra was checked")
 
     monkeypatch.setitem(sys.modules, "wn", None)
-    monkeypatch.setattr("kpqa.io.iter_input", never)
+    monkeypatch.setattr("kpqa.input.iter_input", never)
     code = main(["score", str(tmp_path / "in.csv"), "--metrics", "BLEU-1,METEOR", "-o", str(tmp_path / "out.csv")])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "pip install 'kpqa[meteor]'" in err, err

@@ -129,7 +129,7 @@ def test_kp_columns_are_signed_with_their_own_name():
 def test_api_errors_speak_the_apis_words():
     with pytest.raises(UsageError, match=r"^batch_size=0: must be a positive integer$"):
         Scorer(["BLEU-1"], batch_size=0)
-    with pytest.raises(UsageError, match="on_error must be one of raise, skip, zero"):
+    with pytest.raises(UsageError, match=r"^on_error='ignore': must be one of raise, skip, zero$"):
         Scorer(["BLEU-1"], on_error="ignore")
     with pytest.raises(InputError, match=r"use no_question=True for the -KP weighter"):
         Scorer(["BLEU-1-KPQA"]).score(pd.DataFrame({"answer": ["a"], "reference1": ["b"]}))
@@ -327,7 +327,7 @@ def test_a_missing_extra_stops_the_command_before_it_reads_anything(argv, tmp_pa
     def never(*args, **kwargs):
         raise AssertionError("input read before the extras were checked")
 
-    monkeypatch.setattr("kpqa.io.iter_input", never)
+    monkeypatch.setattr("kpqa.input.iter_input", never)
     monkeypatch.setattr("kpqa.models.weighter.Weighter.load", never)
     code = main([a.format(d=tmp_path) for a in argv])
     err = capsys.readouterr().err

@@ -47,7 +47,8 @@ def test_each_process_scores_its_shard_and_the_output_keeps_input_order(tmp_path
         import sys
         import numpy as np
         from accelerate import PartialState
-        from kpqa.io import OutputWriter, iter_input
+        from kpqa.output import OutputWriter
+        from kpqa.input import iter_input
         from kpqa.metrics.base import Metric, Totals, register
         from kpqa.scoring import Scorer
 

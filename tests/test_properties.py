@@ -284,7 +284,8 @@ SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample.csv"
 
 
 def _stream(metric: str, chunk_rows: int, out: Path):
-    from kpqa.io import OutputWriter, iter_input
+    from kpqa.output import OutputWriter
+    from kpqa.input import iter_input
     from kpqa.scoring import Scorer
 
     with OutputWriter(out) as writer:

@@ -463,3 +463,21 @@ def test_late_keyword_with_the_shipped_weighter(tmp_path, capsys):
         assert right[column] == pytest.approx(1.0, abs=1e-4), column
     for weighted in ["BLEU-1-KPQA", "ROUGE-L-KPQA"]:
         assert 1 - wrong[weighted] > 1e-4, (weighted, wrong[weighted])
+
+
+def test_a_metric_list_reads_the_same_in_every_subcommand(tmp_path, capsys):
+    """--metrics is one comma-separated list wherever it is taken: blanks and spaces around names dropped."""
+    from kpqa.cli import build_parser
+
+    parser = build_parser()
+    for argv in (["score", "in.csv"], ["meta-eval", "in.csv"], ["calibrate", "in.csv", "-o", "c.json"],
+                 ["report", "in.csv", "-o", "r.html"]):
+        assert parser.parse_args([*argv, "--metrics", " BLEU-1 ,, ROUGE-L,"]).metrics == ["BLEU-1", "ROUGE-L"]
+    assert parser.parse_args(["score", "in.csv"]).metrics is None
+    assert parser.parse_args(["meta-eval", "in.csv"]).metrics[:2] == ["BLEU-1", "BLEU-4"]  # the default, as a list
+    path = tmp_path / "in.csv"
+    path.write_text(_csv(GOOD_ROWS))
+    assert main(["score", str(path), "--metrics", " BLEU-1 , ROUGE-L", "--quiet", "-o", str(tmp_path / "o.csv")]) == 0
+    assert list(pd.read_csv(tmp_path / "o.csv").columns)[-2:] == ["BLEU-1", "ROUGE-L"]
+    assert main(["score", str(path), "--metrics", " , ", "--quiet"]) == 2
+    assert "no metric named (metrics is empty)" in capsys.readouterr().err

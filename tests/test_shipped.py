@@ -89,7 +89,7 @@ def test_kpqa_score_with_mpnet_and_no_extra_stops_before_reading_input(tmp_path,
     def never(*args, **kwargs):
         raise AssertionError("input read before the extra was checked")
 
-    monkeypatch.setattr("kpqa.io.iter_input", never)
+    monkeypatch.setattr("kpqa.input.iter_input", never)
     code = main(["score", str(tmp_path / "in.csv"), "--checkpoint", "mpnet", "--no-question",
                  "--metrics", "BLEU-1,ROUGE-L-KPQA", "-o", str(tmp_path / "out.csv")])
     err = capsys.readouterr().err

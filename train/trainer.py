@@ -329,9 +329,9 @@ def question_key(question: str) -> str:
 
 
 def excluded_questions(files: Sequence[str]) -> frozenset[str]:
-    """The :func:`question_key` of every question in ``files`` (any input :func:`kpqa.io.read_input` reads; the
+    """The :func:`question_key` of every question in ``files`` (any input :func:`kpqa.input.read_input` reads; the
     human-judgment sets, so that none of their questions is trained on)."""
-    from kpqa.io import read_input
+    from kpqa.input import read_input
 
     keys: set[str] = set()
     for file in files:

@@ -1,5 +1,6 @@
 """Meta-evaluation of whole human-judgment files: load and score (:mod:`~kpqa.metaeval.data`), run the statistics
-of :mod:`kpqa.meta` (:mod:`~kpqa.metaeval.report`), write Markdown / JSON / figures (:mod:`~kpqa.metaeval.render`).
+of :mod:`kpqa.meta` into a typed :class:`~kpqa.metaeval.report.Report` (:mod:`~kpqa.metaeval.report`), write
+Markdown / JSON / figures (:mod:`~kpqa.metaeval.render`).
 
 A human-judgment file is a scoring input (``question, answer, reference1..N``) with a numeric human score column
 (``scores`` by default). Requested metrics whose column is already in the file are taken from it; the others are
@@ -28,8 +29,13 @@ from kpqa.metaeval.data import (
     load_dataset, scorer_factory,
 )
 from kpqa.metaeval.render import grid_table, p_text, to_json, to_markdown, write_plots
-from kpqa.metaeval.report import SUFFIXES, base_metric, build_report, evaluate, run
+from kpqa.metaeval.report import (
+    SUFFIXES, BinarySection, Breakdown, DatasetReport, Group, HumanRange, OverallSection, RankPairSection, Report,
+    ReportSettings, Systems, base_metric, build_report, evaluate, run,
+)
 
-__all__ = ["SUFFIXES", "Dataset", "ScorerFactory", "Settings", "aev_scores", "base_metric", "binary_labels",
-           "build_report", "detect_systems", "evaluate", "human_scores", "item_keys", "load_all", "load_dataset",
-           "run", "scorer_factory", "to_json", "to_markdown", "write_plots", "grid_table", "p_text"]
+__all__ = ["SUFFIXES", "BinarySection", "Breakdown", "Dataset", "DatasetReport", "Group", "HumanRange",
+           "OverallSection", "RankPairSection", "Report", "ReportSettings", "ScorerFactory", "Settings", "Systems",
+           "aev_scores", "base_metric", "binary_labels", "build_report", "detect_systems", "evaluate", "human_scores",
+           "item_keys", "load_all", "load_dataset", "run", "scorer_factory", "to_json", "to_markdown", "write_plots",
+           "grid_table", "p_text"]

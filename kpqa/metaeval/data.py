@@ -11,7 +11,7 @@ import pandas as pd
 
 from kpqa import meta
 from kpqa.errors import InputError, Param
-from kpqa.io import Table, frame_to_table, read_input
+from kpqa.input import Table, frame_to_table, read_input
 from kpqa.signature import Signature
 
 

@@ -1,8 +1,10 @@
-"""Meta-evaluation statistics: one report per loaded file (correlations, paired tests, rank pairs, overall level,
-breakdowns, binary section), a plain ``dict`` that :mod:`kpqa.metaeval.render` writes as Markdown, JSON or plots."""
+"""Meta-evaluation statistics: one :class:`DatasetReport` per loaded file (correlations, paired tests, rank pairs,
+overall level, breakdowns, binary section) in a :class:`Report`, which :mod:`kpqa.metaeval.render` writes as
+Markdown, JSON (:meth:`Report.to_dict`) or plots."""
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -15,7 +17,162 @@ from kpqa.metaeval.data import Dataset, ScorerFactory, Settings, aev_scores, bin
 
 from kpqa.metrics.spec import SUFFIXES, base_metric
 
-__all__ = ["SUFFIXES", "base_metric", "build_report", "evaluate", "run"]
+__all__ = ["SUFFIXES", "BinarySection", "Breakdown", "DatasetReport", "Group", "HumanRange", "OverallSection",
+           "RankPairSection", "Report", "ReportSettings", "Systems", "base_metric", "build_report", "evaluate", "run"]
+
+#: metric -> statistic (:data:`kpqa.meta.STATISTICS`) -> its correlation with the human scores
+Correlations = dict[str, dict[str, meta.Correlation]]
+
+
+def _optional() -> Any:
+    """A field that is None when the report has no such part, and then left out of :meth:`Part.to_dict`."""
+    return field(default=None, metadata={"optional": True})
+
+
+def to_plain(value: Any) -> Any:
+    """``value`` as JSON-ready data: anything with a ``to_dict`` (report parts, :mod:`kpqa.meta` results) through it,
+    dicts and lists item by item."""
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if isinstance(value, dict):
+        return {k: to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    return value
+
+
+class Part:
+    """A part of the report (a dataclass): :meth:`to_dict` gives its fields in order, an optional one only when
+    it is there."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {f.name: to_plain(getattr(self, f.name)) for f in fields(self)  # type: ignore[arg-type]
+                if not (f.metadata.get("optional") and getattr(self, f.name) is None)}
+
+
+@dataclass
+class HumanRange(Part):
+    """Mean, smallest and largest human score."""
+
+    mean: float
+    min: float
+    max: float
+
+
+@dataclass
+class Systems(Part):
+    """How many systems answer the items, and how they were told apart (:func:`kpqa.metaeval.detect_systems`)."""
+
+    count: int
+    how: str
+
+
+@dataclass
+class RankPairSection(Part):
+    """Rank-pair agreement (KPQA paper, Table 7): the rule that keeps a pair, how many pairs of answers to the same
+    item there are and how many it keeps, one result per metric; ``note`` says why it is undefined."""
+
+    rule: str
+    same_item_pairs: int | None = _optional()
+    pairs: int = 0
+    results: list[meta.RankPairs] | None = _optional()
+    note: str | None = _optional()
+
+
+@dataclass
+class OverallSection(Part):
+    """Yang et al.'s overall level: the draws' protocol and one result per metric; ``note`` says why it is
+    undefined."""
+
+    questions: int
+    draws: int
+    seed: int
+    results: list[meta.OverallLevel] | None = _optional()
+    note: str | None = _optional()
+
+
+@dataclass
+class Group(Part):
+    """The rows of one value of the breakdown column and their correlations."""
+
+    rows: int
+    correlations: Correlations
+
+
+@dataclass
+class Breakdown(Part):
+    """Correlations per value of ``column``."""
+
+    column: str
+    groups: dict[str, Group]
+
+
+@dataclass
+class BinarySection(Part):
+    """The "correct or not" section: labelled rows and correct ones, the calibration used (path and digest), per
+    judge its :func:`kpqa.binary.evaluate` statistics (name -> statistic -> value with interval), the reliability
+    bins of each calibrated probability, notes, and accuracy per answer-length band (band -> rows, positives,
+    accuracy per judge)."""
+
+    rows: int
+    positives: int
+    calibration: dict[str, str] | None
+    results: dict[str, dict[str, dict[str, Any]]]
+    reliability: dict[str, dict[str, list]]
+    notes: list[str]
+    bands: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass
+class DatasetReport(Part):
+    """Every statistic of one data set; ``warnings``: what the report must say about it."""
+
+    name: str
+    source: str
+    rows: int
+    human_column: str
+    human: HumanRange
+    systems: Systems
+    signatures: dict[str, str]
+    correlations: Correlations
+    paired: list[meta.PairedTest]
+    rank_pairs: RankPairSection
+    overall: OverallSection
+    by: Breakdown | None = _optional()
+    aev_grid: meta.Grid | None = _optional()
+    binary: BinarySection | None = _optional()
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ReportSettings(Part):
+    """The settings a report was made with (those its numbers depend on)."""
+
+    metrics: list[str]
+    human_column: str
+    system_column: str | None
+    by: str | None
+    bootstrap: int
+    seed: int
+    rank_pair_threshold: float
+    rank_pair_strict: bool
+    positive_above: float | None
+
+    @classmethod
+    def of(cls, settings: Settings) -> "ReportSettings":
+        """The report's part of a run's :class:`Settings`."""
+        return cls(settings.metrics, settings.human_column, settings.system_column, settings.by, settings.bootstrap,
+                   settings.seed, settings.threshold, settings.strict, settings.positive_above)
+
+
+@dataclass
+class Report(Part):
+    """A meta-evaluation: the kpqa version, the settings and one :class:`DatasetReport` per data set."""
+
+    kpqa_version: str
+    settings: ReportSettings
+    datasets: list[DatasetReport]
 
 
 def _load_calibration(settings: Settings) -> Any:
@@ -82,117 +239,94 @@ def _comparisons(columns: Sequence[str], extra: Sequence[tuple[str, str]]) -> li
     return pairs  # type: ignore[return-value]  # base_metric(c) is in columns, so not None
 
 
-def evaluate(data: Dataset, settings: Settings) -> dict[str, Any]:
-    """Every statistic for one data set, as a JSON-ready dict (``warnings``: what the report must say)."""
-    h, n = data.human, len(data.human)
-    columns = list(data.scores)
+def _correlations(human: np.ndarray, scores: dict[str, np.ndarray], settings: Settings) -> Correlations:
+    """Each metric's correlations with ``human``."""
+    return {c: meta.correlate(human, s, bootstrap=settings.bootstrap, seed=settings.seed) for c, s in scores.items()}
+
+
+def evaluate(data: Dataset, settings: Settings) -> DatasetReport:
+    """Every statistic for one data set."""
+    h = data.human
     notes: list[str] = []
     if np.ptp(h) == 0:
         notes.append(f"the human scores are constant ({h[0]:g}): every correlation is undefined")
-    out: dict[str, Any] = {
-        "name": data.name,
-        "source": data.source,
-        "rows": n,
-        "human_column": settings.human_column,
-        "human": {"mean": float(np.mean(h)), "min": float(np.min(h)), "max": float(np.max(h))},
-        "systems": {"count": len(set(data.systems)) if data.systems else 1, "how": data.systems_how},
-        "signatures": {c: f"from input column {c!r}" if s is None else str(s) for c, s in data.signatures.items()},
-        "correlations": {},
-        "paired": [],
-    }
-    for c in columns:
-        corr = meta.correlate(h, data.scores[c], bootstrap=settings.bootstrap, seed=settings.seed)
-        out["correlations"][c] = {s: v.to_dict() for s, v in corr.items()}
-        note = corr["pearson"].note
-        if note and np.ptp(h) > 0:
-            notes.append(f"{c}: correlation {note}")
-    comparisons = _comparisons(columns, settings.compare)
-    for a, b in comparisons if settings.bootstrap else []:
-        for statistic in ("pearson", "spearman"):
-            test = meta.paired_bootstrap(h, data.scores[a], data.scores[b], statistic=statistic,
-                                         resamples=settings.bootstrap, seed=settings.seed, names=(a, b))
-            out["paired"].append(test.to_dict())
-    out["rank_pairs"] = _rank_pairs(data, settings)
-    out["overall"] = _overall(data, settings)
+    correlations = _correlations(h, data.scores, settings)
+    notes += [f"{c}: correlation {corr['pearson'].note}" for c, corr in correlations.items()
+              if corr["pearson"].note and np.ptp(h) > 0]
+    report = DatasetReport(
+        name=data.name, source=data.source, rows=len(h), human_column=settings.human_column,
+        human=HumanRange(float(np.mean(h)), float(np.min(h)), float(np.max(h))),
+        systems=Systems(len(set(data.systems)) if data.systems else 1, data.systems_how),
+        signatures={c: f"from input column {c!r}" if s is None else str(s) for c, s in data.signatures.items()},
+        correlations=correlations, paired=_paired(data, settings),
+        rank_pairs=_rank_pairs(data, settings), overall=_overall(data, settings))
     if settings.by is not None:
-        out["by"] = _breakdown(data, settings)
+        report.by = _breakdown(data, settings)
     if settings.aev_grid:
         scores = aev_scores(data.table, settings.tokenize, meta.ALPHAS, meta.ORDERS)
-        out["aev_grid"] = meta.grid_from_scores(h, scores, meta.ALPHAS, meta.ORDERS).to_dict()
+        report.aev_grid = meta.grid_from_scores(h, scores, meta.ALPHAS, meta.ORDERS)
     labels = binary_labels(h, settings)
     if labels is not None:
-        out["binary"] = _binary(data, settings, labels)
-        notes += out["binary"]["notes"]
-    out["warnings"] = notes + [w for w in (out["rank_pairs"].get("note"), out["overall"].get("note")) if w]
-    return out
+        report.binary = BinarySection(**_binary(data, settings, labels))
+        notes += report.binary.notes
+    report.warnings = notes + [w for w in (report.rank_pairs.note, report.overall.note) if w]
+    return report
 
 
-def _rank_pairs(data: Dataset, settings: Settings) -> dict[str, Any]:
+def _paired(data: Dataset, settings: Settings) -> list[meta.PairedTest]:
+    """Paired bootstrap tests of each metric against its base and of the pairs ``settings.compare`` names."""
+    comparisons = _comparisons(list(data.scores), settings.compare)
+    return [meta.paired_bootstrap(data.human, data.scores[a], data.scores[b], statistic=statistic,
+                                  resamples=settings.bootstrap, seed=settings.seed, names=(a, b))
+            for a, b in (comparisons if settings.bootstrap else []) for statistic in ("pearson", "spearman")]
+
+
+def _rank_pairs(data: Dataset, settings: Settings) -> RankPairSection:
     rule = f"human gap {'>' if settings.strict else '>='} {settings.threshold:g}"
     if data.systems is None or len(set(data.systems)) < 2:
-        return {"rule": rule, "pairs": 0, "note": "rank-pair undefined: one system answers each item "
-                "(name the column of systems if the file holds several)"}
+        return RankPairSection(rule, pairs=0, note="rank-pair undefined: one system answers each item "
+                               "(name the column of systems if the file holds several)")
     candidates = meta.pair_rows(data.keys, data.systems)
     kept = meta.select_pairs(data.human, candidates, settings.threshold, settings.strict)
     results = [meta.rank_pairs(data.human, data.scores[c], candidates, name=c, threshold=settings.threshold,
-                               strict=settings.strict).to_dict() for c in data.scores]
-    out = {"rule": rule, "same_item_pairs": len(candidates), "pairs": len(kept), "results": results}
-    if not kept:
-        out["note"] = f"rank-pair undefined: no pair of answers to the same item has a {rule}"
-    return out
+                               strict=settings.strict) for c in data.scores]
+    note = None if kept else f"rank-pair undefined: no pair of answers to the same item has a {rule}"
+    return RankPairSection(rule, len(candidates), len(kept), results, note)
 
 
-def _overall(data: Dataset, settings: Settings) -> dict[str, Any]:
-    protocol = {"questions": settings.overall_questions, "draws": settings.overall_draws, "seed": settings.seed}
+def _overall(data: Dataset, settings: Settings) -> OverallSection:
+    section = OverallSection(settings.overall_questions, settings.overall_draws, settings.seed)
     if data.systems is None or len(set(data.systems)) < 2:
-        return {**protocol, "note": "overall level undefined: it needs at least 2 systems"}
-    results = [meta.overall_level(data.human, data.scores[c], data.keys, data.systems, name=c,
-                                  questions=settings.overall_questions, draws=settings.overall_draws,
-                                  seed=settings.seed).to_dict() for c in data.scores]
-    notes = {r["note"] for r in results if r["note"]}
-    out: dict[str, Any] = {**protocol, "results": results}
-    if notes and all(r["value"] is None for r in results):
-        out["note"] = "overall level " + "; ".join(sorted(notes))
-    return out
+        section.note = "overall level undefined: it needs at least 2 systems"
+        return section
+    section.results = [meta.overall_level(data.human, data.scores[c], data.keys, data.systems, name=c,
+                                          questions=settings.overall_questions, draws=settings.overall_draws,
+                                          seed=settings.seed) for c in data.scores]
+    notes = {r.note for r in section.results if r.note}
+    if notes and all(r.value is None for r in section.results):
+        section.note = "overall level " + "; ".join(sorted(notes))
+    return section
 
 
-def _breakdown(data: Dataset, settings: Settings) -> dict[str, Any]:
-    column = settings.by
-    labels = data.table.frame[column].astype(str).to_numpy()
-    groups: dict[str, Any] = {}
+def _breakdown(data: Dataset, settings: Settings) -> Breakdown:
+    assert settings.by is not None
+    labels = data.table.frame[settings.by].astype(str).to_numpy()
+    groups: dict[str, Group] = {}
     for label in sorted(set(labels)):
         idx = np.flatnonzero(labels == label)
-        entry: dict[str, Any] = {"rows": len(idx), "correlations": {}}
-        for c in data.scores:
-            corr = meta.correlate(data.human[idx], data.scores[c][idx], bootstrap=settings.bootstrap,
-                                  seed=settings.seed)
-            entry["correlations"][c] = {s: v.to_dict() for s, v in corr.items()}
-        groups[label] = entry
-    return {"column": column, "groups": groups}
+        groups[label] = Group(len(idx), _correlations(data.human[idx], {c: s[idx] for c, s in data.scores.items()},
+                                                      settings))
+    return Breakdown(settings.by, groups)
 
 
-def build_report(datasets: Sequence[Dataset], settings: Settings) -> dict[str, Any]:
-    """The JSON-ready report: settings and one :func:`evaluate` dict per data set."""
+def build_report(datasets: Sequence[Dataset], settings: Settings) -> Report:
+    """The report: settings and one :func:`evaluate` per data set."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=RuntimeWarning)  # scipy's constant-input warnings: we say why
         evaluated = [evaluate(d, settings) for d in datasets]
-    return {
-        "kpqa_version": __version__,
-        "settings": {
-            "metrics": settings.metrics, "human_column": settings.human_column, "system_column": settings.system_column,
-            "by": settings.by, "bootstrap": settings.bootstrap, "seed": settings.seed,
-            "rank_pair_threshold": settings.threshold, "rank_pair_strict": settings.strict,
-            "positive_above": settings.positive_above,
-        },
-        "datasets": evaluated,
-    }
+    return Report(__version__, ReportSettings.of(settings), evaluated)
 
 
-def run(paths: Sequence[str | Path], settings: Settings, scorers: ScorerFactory | None = None) -> dict[str, Any]:
+def run(paths: Sequence[str | Path], settings: Settings, scorers: ScorerFactory | None = None) -> Report:
     """Load, score and meta-evaluate each file: :func:`build_report` of :func:`load_all`."""
     return build_report(load_all(paths, settings, scorers), settings)
-
-
-# ---------------------------------------------------------------------------------------------------------- report
-
-

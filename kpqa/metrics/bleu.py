@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Hashable, Sequence
 
 import numpy as np
 
@@ -31,31 +31,34 @@ MAX_N = 4
 
 @dataclass(frozen=True)
 class BleuStats:
-    """Sufficient statistics of one row: lengths and per-order clipped matches / candidate n-gram counts."""
+    """BLEU's counts of one candidate, index ``n - 1`` for order n: its clipped n-gram matches against the
+    references (each n-gram's count capped at its largest count in any one reference) and its n-grams, its length
+    and the reference length closest to it (ties: the shorter). Yang et al.'s adapted BLEU counts the same, plus its
+    bonuses (:class:`kpqa.metrics.yang.BleuCounts`)."""
 
-    testlen: int
-    reflen: int  # closest reference length
-    correct: tuple[int, ...]
-    guess: tuple[int, ...]
+    matches: tuple[int, ...]
+    totals: tuple[int, ...]
+    cand_len: int
+    ref_len: int
 
 
-def bleu_stats(cand: Sequence[str], refs: Sequence[Sequence[str]], max_n: int = MAX_N) -> BleuStats:
-    """Statistics of one candidate against its references, for orders 1..``max_n``."""
-    correct, guess = [], []
+def bleu_stats(cand: Sequence[Hashable], refs: Sequence[Sequence[Hashable]], max_n: int = MAX_N) -> BleuStats:
+    """Statistics of one candidate against its references (token sequences), for orders 1..``max_n``."""
+    matches, totals = [], []
     for n in range(1, max_n + 1):
         ceiling = ngram_counts(refs[0], n) if len(refs) == 1 else max_ref_counts(refs, n)
-        correct.append(clipped_matches(ngram_counts(cand, n), ceiling))
-        guess.append(max(0, len(cand) - n + 1))
-    return BleuStats(len(cand), closest_ref_length(len(cand), [len(r) for r in refs]), tuple(correct), tuple(guess))
+        matches.append(clipped_matches(ngram_counts(cand, n), ceiling))
+        totals.append(max(0, len(cand) - n + 1))
+    return BleuStats(tuple(matches), tuple(totals), len(cand), closest_ref_length(len(cand), [len(r) for r in refs]))
 
 
-def bleu_from_stats(correct: Sequence[float], guess: Sequence[float], testlen: float, reflen: float) -> list[float]:
-    """BLEU-1..len(correct) from (possibly summed) statistics, with COCO's guards and brevity penalty."""
+def bleu_from_stats(matches: Sequence[float], totals: Sequence[float], cand_len: float, ref_len: float) -> list[float]:
+    """BLEU-1..len(matches) from (possibly summed) statistics, with COCO's guards and brevity penalty."""
     out, prod = [], 1.0
-    for k in range(len(correct)):
-        prod *= (float(correct[k]) + TINY) / (float(guess[k]) + SMALL)
+    for k in range(len(matches)):
+        prod *= (float(matches[k]) + TINY) / (float(totals[k]) + SMALL)
         out.append(prod ** (1.0 / (k + 1)))
-    ratio = (testlen + TINY) / (reflen + SMALL)
+    ratio = (cand_len + TINY) / (ref_len + SMALL)
     if ratio < 1:
         bp = math.exp(1 - 1 / ratio)
         out = [b * bp for b in out]
@@ -65,17 +68,17 @@ def bleu_from_stats(correct: Sequence[float], guess: Sequence[float], testlen: f
 def sentence_bleu(cand: Sequence[str], refs: Sequence[Sequence[str]], max_n: int = MAX_N) -> list[float]:
     """Per-row BLEU-1..``max_n`` of ``cand`` against ``refs`` (token lists), as COCO's per-image scores."""
     s = bleu_stats(cand, refs, max_n)
-    return bleu_from_stats(s.correct, s.guess, s.testlen, s.reflen)
+    return bleu_from_stats(s.matches, s.totals, s.cand_len, s.ref_len)
 
 
 def corpus_bleu_from_stats(stats: Sequence[BleuStats]) -> list[float]:
     """Corpus BLEU-1..n over rows' statistics (sums of matches, counts and lengths)."""
     if not stats:
         return []
-    n = len(stats[0].correct)
-    correct = [sum(s.correct[k] for s in stats) for k in range(n)]
-    guess = [sum(s.guess[k] for s in stats) for k in range(n)]
-    return bleu_from_stats(correct, guess, sum(s.testlen for s in stats), sum(s.reflen for s in stats))
+    n = len(stats[0].matches)
+    matches = [sum(s.matches[k] for s in stats) for k in range(n)]
+    totals = [sum(s.totals[k] for s in stats) for k in range(n)]
+    return bleu_from_stats(matches, totals, sum(s.cand_len for s in stats), sum(s.ref_len for s in stats))
 
 
 def corpus_bleu(
@@ -118,7 +121,7 @@ def weighted_bleu1(
 
 
 def row_stats(rows: Rows, ctx: Context) -> np.ndarray:
-    """Statistics of every row for orders 1..4, ``[rows, 2 + 2 * MAX_N]`` int64: test length, closest reference
+    """Statistics of every row for orders 1..4, ``[rows, 2 + 2 * MAX_N]`` int64: candidate length, closest reference
     length, clipped matches per order, candidate n-grams per order (shared by BLEU-1..4 through ``ctx.shared``)."""
 
     def compute() -> np.ndarray:
@@ -126,14 +129,14 @@ def row_stats(rows: Rows, ctx: Context) -> np.ndarray:
         out = np.zeros((len(rows), 2 + 2 * MAX_N), dtype=np.int64)
         for i, (c, r) in enumerate(zip(cands, refs)):
             s = bleu_stats(c, r, MAX_N)
-            out[i] = (s.testlen, s.reflen, *s.correct, *s.guess)
+            out[i] = (s.cand_len, s.ref_len, *s.matches, *s.totals)
         return out
 
     return ctx.shared(("bleu-stats", ctx.tokenizer), compute)
 
 
 def _unpack(stats: Sequence[int]) -> tuple[list[int], list[int], int, int]:
-    """(correct, guess, testlen, reflen) of one row of :func:`row_stats` (or of their sums)."""
+    """(matches, totals, cand_len, ref_len) of one row of :func:`row_stats` (or of their sums)."""
     values = [int(v) for v in stats]
     return values[2 : 2 + MAX_N], values[2 + MAX_N :], values[0], values[1]
 

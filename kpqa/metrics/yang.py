@@ -31,7 +31,8 @@ import numpy as np
 
 from kpqa.errors import InputError, UsageError
 from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Metric, Rows, Totals, register
-from kpqa.metrics.ngrams import clipped_matches, closest_ref_length, f_measure, lcs_length, max_ref_counts, ngram_counts
+from kpqa.metrics.bleu import BleuStats, bleu_stats
+from kpqa.metrics.ngrams import clipped_matches, f_measure, lcs_length, max_ref_counts, ngram_counts
 
 Tokens = Sequence[Hashable]
 
@@ -60,15 +61,12 @@ def same_opinion(
 
 
 @dataclass(frozen=True)
-class BleuCounts:
-    """Exact counts of one candidate for adapted BLEU; index ``n - 1`` holds the n-gram counts."""
+class BleuCounts(BleuStats):
+    """Exact counts of one candidate for adapted BLEU, index ``n - 1`` for order n: BLEU's (:class:`BleuStats`:
+    ``matches`` is Count_clip against all references, ``totals`` the candidate's n-grams) and the bonuses' clips."""
 
-    matches: tuple[int, ...]  #: Count_clip against all references
     same: tuple[int, ...]  #: Count_clip-s against the references sharing the candidate's opinion label
     entity: tuple[int, ...]  #: Count_clip-e against the gold entity strings
-    totals: tuple[int, ...]  #: candidate n-grams
-    cand_len: int
-    ref_len: int  #: the reference length closest to ``cand_len`` (ties: the shorter)
 
 
 def bleu_counts(
@@ -84,16 +82,14 @@ def bleu_counts(
     if not references:
         raise ValueError("at least one reference is needed")
     agree = [r for r, s in zip(references, same_opinion(references, candidate_label, reference_labels)) if s]
-    matches, same, entity, totals = [], [], [], []
-    for n in range(1, max_n + 1):
-        cand = ngram_counts(candidate, n)
-        totals.append(sum(cand.values()))
-        matches.append(clipped_matches(cand, max_ref_counts(references, n)))
-        same.append(clipped_matches(cand, max_ref_counts(agree, n)) if agree else 0)
-        entity.append(clipped_matches(cand, max_ref_counts(entities, n)) if entities else 0)
-    c = len(candidate)
-    r = closest_ref_length(c, [len(ref) for ref in references])
-    return BleuCounts(tuple(matches), tuple(same), tuple(entity), tuple(totals), c, r)
+    same, entity = [0] * max_n, [0] * max_n
+    if agree or entities:  # the bonuses' clips (BLEU's own counts: bleu_stats)
+        for n in range(1, max_n + 1):
+            cand = ngram_counts(candidate, n)
+            same[n - 1] = clipped_matches(cand, max_ref_counts(agree, n)) if agree else 0
+            entity[n - 1] = clipped_matches(cand, max_ref_counts(entities, n)) if entities else 0
+    plain = bleu_stats(candidate, references, max_n)
+    return BleuCounts(plain.matches, plain.totals, plain.cand_len, plain.ref_len, tuple(same), tuple(entity))
 
 
 def adapted_precisions(
@@ -250,8 +246,8 @@ class AdaptedBleu(_Adapted):
     def _counts(self, values: Sequence[int]) -> BleuCounts:
         n = self.max_n
         v = [int(x) for x in values]
-        return BleuCounts(tuple(v[:n]), tuple(v[n : 2 * n]), tuple(v[2 * n : 3 * n]), tuple(v[3 * n : 4 * n]),
-                          v[4 * n], v[4 * n + 1])
+        return BleuCounts(matches=tuple(v[:n]), same=tuple(v[n : 2 * n]), entity=tuple(v[2 * n : 3 * n]),
+                          totals=tuple(v[3 * n : 4 * n]), cand_len=v[4 * n], ref_len=v[4 * n + 1])
 
     def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
         scores = [bleu_from_counts(self._counts(row), self.alpha, self.beta) for row in stats.tolist()]

@@ -19,7 +19,7 @@ from safetensors.torch import load_file, save_file
 from kpqa.models import backbone as backbones
 from kpqa.models.backbone import file_sha256
 from kpqa.errors import CheckpointError
-from kpqa.io import output_path, write_text
+from kpqa.output import output_path, write_text
 
 WEIGHTS = "weights.safetensors"
 METADATA = "metadata.json"

@@ -1,14 +1,13 @@
-"""Reading and validating input; atomic output."""
+"""Reading and validating input (:mod:`kpqa.input`)."""
 from __future__ import annotations
 
 import json
-import os
 
 import pandas as pd
 import pytest
 
 from kpqa.errors import InputError
-from kpqa.io import iter_input, read_input, write_output
+from kpqa.input import iter_input, read_input
 
 
 def _write(tmp_path, name, text, mode="w"):
@@ -124,28 +123,6 @@ def test_non_utf8_names_the_row(tmp_path):
     path = _write(tmp_path, "latin1.csv", "question,answer,reference1\nq,a,r\nq,caf\xe9,r\n".encode("latin-1"), "wb")
     with pytest.raises(InputError, match=r"row 2: not UTF-8"):
         read_input(path)
-
-
-def test_write_output_is_atomic_and_leaves_nothing_on_failure(tmp_path):
-    frame = pd.DataFrame({"a": [1, 2]})
-    out = tmp_path / "out.csv"
-    old_mask = os.umask(0o022)
-    try:
-        write_output(frame, out)
-    finally:
-        os.umask(old_mask)
-    assert out.read_text().splitlines() == ["a", "1", "2"]
-    assert out.stat().st_mode & 0o777 == 0o644  # as an ordinary file, not mkstemp's 0600
-    with pytest.raises(InputError, match="output folder does not exist"):
-        write_output(frame, tmp_path / "missing" / "out.csv")
-
-    class Boom(pd.DataFrame):
-        def to_csv(self, *a, **k):
-            raise RuntimeError("disk full")
-
-    with pytest.raises(RuntimeError):
-        write_output(Boom({"a": [1]}), tmp_path / "new.csv")
-    assert sorted(os.listdir(tmp_path)) == ["out.csv"]
 
 
 def test_question_check_names_the_jsonl_line(tmp_path):

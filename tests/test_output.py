@@ -1,4 +1,4 @@
-"""Where ``kpqa`` writes: one mechanism (:class:`kpqa.io.Destination`) for every command that writes a file.
+"""Where ``kpqa`` writes: one mechanism (:class:`kpqa.output.Destination`) for every command that writes a file.
 
 Regular files are replaced atomically; ``-`` is stdout; character devices and FIFOs are written through, never
 replaced; a symlink is followed; an output naming an input is refused unless forced.
@@ -16,8 +16,8 @@ import pandas as pd
 import pytest
 
 from kpqa.cli import main
-from kpqa.errors import UsageError
-from kpqa.io import OutputWriter, write_text
+from kpqa.errors import InputError, UsageError
+from kpqa.output import OutputWriter, write_output, write_text
 
 CSV = "question,answer,reference1\nwho wrote hamlet,shakespeare wrote it,william shakespeare\n"
 LEXICAL = ["--metrics", "BLEU-1,ROUGE-L", "--quiet"]
@@ -126,3 +126,25 @@ def test_score_says_where_it_wrote(source, tmp_path, capsys):
     out = tmp_path / "o.tsv"
     assert main(["score", str(source), "-o", str(out), *LEXICAL]) == 0
     assert f"wrote {out} (1 rows, TSV)" in capsys.readouterr().err
+
+
+def test_write_output_is_atomic_and_leaves_nothing_on_failure(tmp_path):
+    frame = pd.DataFrame({"a": [1, 2]})
+    out = tmp_path / "out.csv"
+    old_mask = os.umask(0o022)
+    try:
+        write_output(frame, out)
+    finally:
+        os.umask(old_mask)
+    assert out.read_text().splitlines() == ["a", "1", "2"]
+    assert out.stat().st_mode & 0o777 == 0o644  # as an ordinary file, not mkstemp's 0600
+    with pytest.raises(InputError, match="output folder does not exist"):
+        write_output(frame, tmp_path / "missing" / "out.csv")
+
+    class Boom(pd.DataFrame):
+        def to_csv(self, *a, **k):
+            raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError):
+        write_output(Boom({"a": [1]}), tmp_path / "new.csv")
+    assert sorted(os.listdir(tmp_path)) == ["out.csv"]

@@ -1,33 +1,33 @@
-"""The one place that reads and validates input, and the one place that writes output.
+"""Reading input: files, frames and records in the KPQA layout, validated into a :class:`Table` of :class:`Rows`.
 
 Input layouts: the KPQA release's CSV (``question, answer, reference1..referenceN`` plus any extra columns, e.g.
 ``scores`` with a human judgment), JSONL (``{"question", "answer", "references": [...]}``), a pandas DataFrame or a
 ``datasets.Dataset`` of either shape. Optional columns for Yang et al.: ``answer_label``, ``reference{k}_label``
 (Yes / No / Depends) and ``entities`` (a JSON list of gold entity strings). Rows are numbered from 1 in messages,
-not counting the CSV header.
+not counting the CSV header. Writing output is :mod:`kpqa.output`.
 """
 from __future__ import annotations
 
-import contextlib
 import csv
-import io
-import itertools
 import json
 import math
 import os
 import re
-import shutil
-import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
 
+from kpqa.context import check_max_chars, check_on_error
 from kpqa.errors import InputError, KpqaError, Param, UsageError
 from kpqa.rows import MAX_CHARS, Rows
+
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
+           ".parquet": "parquet"}
+"""File extension -> format, for input and output (``.json``: a JSON array; as input, JSON lines too)."""
+FORMAT_NAMES = ".csv, .tsv, .jsonl (or .ndjson), .json (an array of objects), .parquet"
 
 _REF = re.compile(r"^reference(\d*)$")
 _REF_LABEL = re.compile(r"^reference(\d*)_label$")
@@ -183,28 +183,18 @@ def _text(value: Any, source: str, row: int, column: str) -> str:
     return str(value)
 
 
-ON_ERROR = ("raise", "skip", "zero")
-
-def check_max_chars(max_chars: int | None) -> int | None:
-    """``max_chars`` unchanged if it is a positive integer or None (no limit), else a :class:`UsageError`."""
-    if max_chars is not None and (isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1):
-        raise UsageError(f"max_chars must be a positive integer or None, not {max_chars!r}")
-    return max_chars
-
-
-def check_length(text: str, max_chars: int | None, source: str, row: int | None, column: str | None) -> str:
-    """``text`` unchanged, or an :class:`InputError` naming the cell when it is longer than ``max_chars``."""
+def check_length(text: str, max_chars: int | None, source: str | Param, row: int | None = None,
+                 column: str | None = None) -> str:
+    """``text`` unchanged, or an :class:`InputError` naming the cell (or the parameter ``source`` that gave the text)
+    when it is longer than ``max_chars``."""
     if max_chars is not None and len(text) > max_chars:
-        raise InputError(f"text of {len(text):,} characters, over the limit of {max_chars:,} per text (raise it "
-                         "with ", Param("max_chars", metavar="N"), ")", file=source, row=row, column=column)
+        message = (f"text of {len(text):,} characters, over the limit of {max_chars:,} per text (raise it with ",
+                   Param("max_chars", metavar="N"), ")")
+        if isinstance(source, Param):
+            raise InputError(source, ": ", *message)
+        raise InputError(*message, file=source, row=row, column=column)
     return text
 
-
-def check_on_error(on_error: str) -> str:
-    """``on_error`` unchanged if it is one of :data:`ON_ERROR`, else a :class:`UsageError`."""
-    if on_error not in ON_ERROR:
-        raise UsageError(f"on_error must be one of {', '.join(ON_ERROR)}, not {on_error!r}")
-    return on_error
 
 
 _LAYOUT = ("expected the KPQA layout: columns question, answer, reference1..referenceN (or references: a list of "
@@ -313,7 +303,7 @@ def input_format(path: str | os.PathLike) -> str:
     ones for any other."""
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
-        raise InputError(f"unknown input format {suffix or '(no extension)'!r}; accepted: {_FORMAT_NAMES}",
+        raise InputError(f"unknown input format {suffix or '(no extension)'!r}; accepted: {FORMAT_NAMES}",
                          file=str(path))
     return FORMATS[suffix]
 
@@ -370,7 +360,7 @@ def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
     streamed; JSON arrays and other sources are read whole, then split. ``on_error``, ``max_chars``: see
     :func:`frame_to_table`."""
     if chunk_rows < 1:
-        raise UsageError(f"chunk size must be a positive integer, got {chunk_rows}")
+        raise UsageError(Param("chunk_rows", chunk_rows), ": must be a positive integer")
     if not isinstance(source, (str, os.PathLike)):
         frame, name = _source_frame(source)
         if len(frame) == 0:
@@ -474,291 +464,3 @@ def _numbered_frame(path: Path, numbered: list[tuple[int, dict]]) -> tuple[pd.Da
     numbers = [n for n, _ in numbered]
     return _records_frame([r for _, r in numbered], str(path), numbers), numbers
 
-
-_ROW_FIELDS = ("questions", "candidates", "references", "candidate_labels", "reference_labels", "entities")
-
-
-def take_rows(rows: Rows, start: int, end: int) -> Rows:
-    """Rows ``start`` to ``end`` (exclusive) of ``rows``."""
-    fields: dict[str, Any] = {f: None if getattr(rows, f) is None else getattr(rows, f)[start:end] for f in _ROW_FIELDS}
-    return Rows(**fields)
-
-
-def select_rows(rows: Rows, indices: Sequence[int]) -> Rows:
-    """The rows at ``indices`` of ``rows``, in that order."""
-    fields: dict[str, Any] = {f: None if getattr(rows, f) is None else [getattr(rows, f)[i] for i in indices]
-                              for f in _ROW_FIELDS}
-    return Rows(**fields)
-
-
-def concat_rows(parts: Sequence[Rows]) -> Rows:
-    """The rows of ``parts`` one after the other (an optional field is kept when every part has it)."""
-    fields: dict[str, Any] = {}
-    for f in _ROW_FIELDS:
-        values = [getattr(p, f) for p in parts]
-        fields[f] = None if any(v is None for v in values) else [x for v in values for x in v]
-    return Rows(**fields)
-
-
-FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
-           ".parquet": "parquet"}
-"""File extension -> format, for input and output (``.json``: a JSON array; as input, JSON lines too)."""
-_FORMAT_NAMES = ".csv, .tsv, .jsonl (or .ndjson), .json (an array of objects), .parquet"
-
-
-def output_format(path: str | os.PathLike) -> str:
-    """The format an output path names by its extension: ``csv`` for ``-`` (stdout) and for non-regular files
-    (``/dev/stdout``, a FIFO) without one; a :class:`UsageError` for an unknown extension."""
-    name = Path(path)
-    suffix = name.suffix.lower()
-    if suffix in FORMATS:
-        return FORMATS[suffix]
-    if str(path) == STDOUT or (not suffix and name.exists() and not Path(os.path.realpath(name)).is_file()):
-        return "csv"
-    raise UsageError(f"output {path}: unknown format {suffix or '(no extension)'!r}; use one of {_FORMAT_NAMES}")
-
-
-STDOUT = "-"
-
-
-class Destination:
-    """Where one output goes, checked before any work is done: ``-`` (stdout); a regular file, new or existing, which
-    is replaced atomically (a temp file beside it, renamed over it; a symlink is followed and its target replaced);
-    or an existing non-regular file (a character device such as ``/dev/null``, a FIFO), written through and never
-    replaced. A path naming one of ``inputs`` is refused unless ``force``."""
-
-    def __init__(self, path: str | os.PathLike, *, inputs: Iterable[Any] = (), force: bool = False) -> None:
-        self.name = str(path)
-        self.target = Path(os.path.realpath(path)) if self.name != STDOUT else None
-        if self.target is not None and self.target.is_dir():
-            raise InputError("output path is a folder, not a file", file=self.name)
-        self.special = self.target is not None and self.target.exists() and not self.target.is_file()
-        if self.target is None or self.special:
-            return
-        shown = Path(path) if not Path(path).is_symlink() else self.target
-        if not self.target.parent.is_dir():
-            problem = "is a file, not a folder" if self.target.parent.exists() else "does not exist"
-            raise InputError(f"output folder {problem}", file=str(shown.parent))
-        for source in () if force else inputs:
-            if isinstance(source, (str, os.PathLike)) and self.target.exists() and Path(source).exists() \
-                    and os.path.samefile(source, self.target):
-                raise UsageError(f"output {self.name} is the input file {source}; pass ", Param("force", True),
-                                 " to replace it")
-
-    def temp(self) -> str:
-        """A new temp file for this output (beside a regular target, so that the rename stays on one file system)."""
-        folder = self.target.parent if self.target is not None and not self.special else None
-        stem = "kpqa-stdout" if self.target is None else self.target.name
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=".tmp", dir=folder)
-        except OSError as e:
-            raise InputError(f"cannot write output: {e.strerror}", file=self.name) from None
-        os.close(fd)
-        return tmp
-
-    def publish(self, tmp: str) -> None:
-        """Put the finished temp file in place: rename it over a regular file (keeping an existing file's mode, else
-        the umask's), or copy its bytes into stdout / the non-regular file and remove it."""
-        try:
-            if self.target is not None and not self.special:
-                mode = self.target.stat().st_mode & 0o7777 if self.target.exists() else 0o666 & ~_umask()
-                os.chmod(tmp, mode)  # not mkstemp's 0600
-                os.replace(tmp, self.target)
-                return
-            with open(tmp, "rb") as src:
-                if self.target is None:
-                    sys.stdout.flush()
-                    out = getattr(sys.stdout, "buffer", None)
-                    if out is None:
-                        sys.stdout.write(src.read().decode("utf-8"))
-                    else:
-                        shutil.copyfileobj(src, out)
-                        out.flush()
-                else:
-                    with open(self.target, "wb") as dst:
-                        shutil.copyfileobj(src, dst)
-        except OSError as e:
-            raise InputError(f"cannot write output: {e.strerror or e}", file=self.name) from None
-        finally:
-            Path(tmp).unlink(missing_ok=True)
-
-
-@contextlib.contextmanager
-def output_path(path: str | os.PathLike, *, inputs: Iterable[Any] = (), force: bool = False) -> Iterator[str]:
-    """A temp file path to write an output into; published to ``path`` (see :class:`Destination`) when the block
-    ends normally, removed when it raises, so ``path`` never holds a partial file."""
-    destination = Destination(path, inputs=inputs, force=force)
-    tmp = destination.temp()
-    try:
-        yield tmp
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    destination.publish(tmp)
-
-
-def write_text(path: str | os.PathLike, text: str, *, inputs: Iterable[Any] = (), force: bool = False) -> None:
-    """Write ``text`` (UTF-8) to ``path`` the way every output is written (:func:`output_path`)."""
-    with output_path(path, inputs=inputs, force=force) as tmp:
-        Path(tmp).write_text(text, encoding="utf-8")
-
-
-class OutputWriter:
-    """Writes the output table chunk by chunk into a temp file, put in place by :meth:`close` (so ``path`` never
-    holds a partial table; see :class:`Destination` for ``-``, devices, FIFOs, symlinks and ``inputs``);
-    :meth:`abort` removes it. A context manager: leaving the block normally closes, an exception aborts.
-
-    The format is the one the extension names (:func:`output_format`). Chunks go to the temp file as CSV / TSV, or
-    as JSON lines for the JSON formats and Parquet, which are converted on closing. CSV: the first chunk fixes the
-    header. When a later chunk brings new columns (JSONL input whose rows have more references further down), the
-    file is rewritten at the end with all columns, ``last_columns`` (the metric columns) last, as the whole table
-    would have been written."""
-
-    def __init__(self, path: str | os.PathLike, last_columns: Sequence[str] = (), *, inputs: Iterable[Any] = (),
-                 force: bool = False) -> None:
-        self.path = path
-        self.format = output_format(path)
-        self._destination = Destination(path, inputs=inputs, force=force)
-        self._jsonl = self.format in {"jsonl", "json", "parquet"}
-        self._sep = "\t" if self.format == "tsv" else ","
-        self._last = list(last_columns)
-        self._columns: list[str] | None = None
-        self._reshape = False
-        self._fill: dict[str, np.ndarray] = {}
-        self._tmp = self._destination.temp()
-        self._file = open(self._tmp, "w", encoding="utf-8", newline="")
-
-    @property
-    def to_file(self) -> bool:
-        """Whether the output is a regular file (not stdout, a device or a FIFO): one beside it can be written."""
-        return self._destination.target is not None and not self._destination.special
-
-    def write(self, frame: pd.DataFrame) -> None:
-        """Append the rows of ``frame``."""
-        with self._errors():
-            if self._jsonl:
-                frame.to_json(self._file, orient="records", lines=True, force_ascii=False)
-                return
-            if self._columns is None:
-                self._columns = list(frame.columns)
-                frame.to_csv(self._file, index=False, sep=self._sep)
-                return
-            new = [c for c in frame.columns if c not in self._columns]
-            if new:
-                self._columns += new
-                self._reshape = True
-            frame.reindex(columns=self._columns).to_csv(self._file, index=False, header=False, sep=self._sep)
-
-    def fill(self, values: dict[str, np.ndarray]) -> None:
-        """Put ``values`` (one per row, in row order) into these columns, written empty so far, on closing."""
-        self._fill.update(values)
-
-    def close(self) -> None:
-        """Finish the file, convert it to the output format and put it in place."""
-        with self._errors():
-            self._file.close()
-            if self._jsonl and self._fill:
-                self._rewrite_jsonl()
-            elif self._reshape or self._fill:
-                self._rewrite()
-            if self.format in {"json", "parquet"}:
-                self._convert()
-        self._destination.publish(self._tmp)
-
-    def abort(self) -> None:
-        """Drop the temp file; ``path`` is left as it was."""
-        self._file.close()
-        Path(self._tmp).unlink(missing_ok=True)
-
-    def _replace_with(self, make: Callable[[str], None]) -> None:
-        """Rewrite the temp file: ``make(new)`` writes the new content, which then takes the temp file's place."""
-        fd, tmp = tempfile.mkstemp(prefix=Path(self._tmp).name, suffix=".tmp", dir=Path(self._tmp).parent)
-        os.close(fd)
-        try:
-            make(tmp)
-            os.replace(tmp, self._tmp)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-
-    def _rewrite(self) -> None:
-        assert self._columns is not None
-        columns = [c for c in self._columns if c not in self._last] + [c for c in self._last if c in self._columns]
-
-        def make(tmp: str) -> None:
-            with open(tmp, "w", encoding="utf-8", newline="") as f:
-                header = True
-                # the file's own header names only the first chunk's columns; the rows carry all of them
-                reader = pd.read_csv(self._tmp, dtype=str, keep_default_na=False, na_filter=False, header=None,
-                                     names=self._columns, skiprows=1, chunksize=10_000, sep=self._sep)
-                with reader:
-                    done = 0
-                    for chunk in reader:
-                        for column, values in self._fill.items():
-                            chunk[column] = values[done:done + len(chunk)]
-                        done += len(chunk)
-                        chunk[columns].to_csv(f, index=False, header=header, sep=self._sep)
-                        header = False
-
-        self._replace_with(make)
-
-    def _rewrite_jsonl(self) -> None:
-        def make(tmp: str) -> None:
-            with open(tmp, "w", encoding="utf-8", newline="") as f, open(self._tmp, encoding="utf-8") as lines:
-                done = 0
-                while batch := [json.loads(line) for line in itertools.islice(lines, 10_000)]:
-                    frame = pd.DataFrame.from_records(batch)
-                    for column, values in self._fill.items():
-                        frame[column] = values[done:done + len(frame)]
-                    done += len(frame)
-                    frame.to_json(f, orient="records", lines=True, force_ascii=False)
-
-        self._replace_with(make)
-
-    def _convert(self) -> None:
-        """JSON lines -> a JSON array (streamed) or Parquet (through pandas and pyarrow, the table held whole)."""
-        def make(tmp: str) -> None:
-            if self.format == "parquet":
-                frame = pd.read_json(self._tmp, lines=True, dtype=False) if os.path.getsize(self._tmp) else pd.DataFrame()
-                frame.to_parquet(tmp, index=False)
-                return
-            with open(tmp, "w", encoding="utf-8") as f, open(self._tmp, encoding="utf-8") as lines:
-                f.write("[")
-                for k, line in enumerate(lines):
-                    f.write(("," if k else "") + "\n" + line.rstrip("\n"))
-                f.write("\n]\n")
-
-        self._replace_with(make)
-
-    @contextlib.contextmanager
-    def _errors(self) -> Iterator[None]:
-        try:
-            yield
-        except OSError as e:
-            self.abort()
-            raise InputError(f"cannot write output: {e.strerror or e}", file=str(self.path)) from None
-        except BaseException:
-            self.abort()
-            raise
-
-    def __enter__(self) -> "OutputWriter":
-        return self
-
-    def __exit__(self, kind: type | None, *_: Any) -> None:
-        if kind is None:
-            self.close()
-        else:
-            self.abort()
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def write_output(frame: pd.DataFrame, path: str | os.PathLike, *, inputs: Iterable[Any] = (),
-                 force: bool = False) -> None:
-    """Write ``frame`` in the format ``path`` names, the way every output is written (:class:`OutputWriter`)."""
-    with OutputWriter(path, inputs=inputs, force=force) as out:
-        out.write(frame)
