@@ -24,12 +24,12 @@ has no entry for gets AUROC and AP only, unless its scores are 0/1 already (EM, 
 from __future__ import annotations
 
 from kpqa.metaeval.data import (
-    Dataset, ScorerFactory, Settings, aev_scores, binary_labels, detect_systems, human_scores, item_keys, load_all,
+    Dataset, ScorerFactory, ScorerOptions, Settings, aev_scores, detect_systems, human_scores, item_keys, load_all,
     load_dataset, scorer_factory,
 )
 from kpqa.metaeval.render import grid_table, p_text, to_json, to_markdown, write_plots
 from kpqa.metaeval.report import SUFFIXES, base_metric, build_report, evaluate, run
 
-__all__ = ["SUFFIXES", "Dataset", "ScorerFactory", "Settings", "aev_scores", "base_metric", "binary_labels",
+__all__ = ["SUFFIXES", "Dataset", "ScorerFactory", "ScorerOptions", "Settings", "aev_scores", "base_metric",
            "build_report", "detect_systems", "evaluate", "human_scores", "item_keys", "load_all", "load_dataset",
            "run", "scorer_factory", "to_json", "to_markdown", "write_plots", "grid_table", "p_text"]
