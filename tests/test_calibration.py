@@ -1,4 +1,4 @@
-"""Contains, the binary statistics, calibration fitting / files, and the calibrate / score --decide / meta-eval
+"""Contains, calibration fitting / files, decisions, and the calibrate / score --decide / meta-eval
 commands on binary labels (lexical metrics only, so it is fast)."""
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.isotonic import IsotonicRegression
-from sklearn.metrics import average_precision_score, brier_score_loss, cohen_kappa_score, roc_auc_score
 
 from kpqa import binary, calibration
 from kpqa.calibration import Calibration, CalibrationError, fit_metric
@@ -33,41 +32,6 @@ from kpqa.metrics.squad import contains
 ])
 def test_contains_worked_examples(candidate, references, expected):
     assert contains(candidate, references) == expected
-
-
-def test_binary_statistics_agree_with_sklearn_on_ties():
-    rng = np.random.default_rng(3)
-    y = rng.integers(0, 2, 200).astype(float)
-    s = np.round(rng.random(200) + 0.4 * y, 1)  # many ties
-    d = (s >= 0.7).astype(float)
-    assert binary.auroc(y[None], s[None])[0] == pytest.approx(roc_auc_score(y, s))
-    assert binary.average_precision(y[None], s[None])[0] == pytest.approx(average_precision_score(y, s))
-    assert binary.kappa(y[None], d[None])[0] == pytest.approx(cohen_kappa_score(y, d))
-    p = np.clip(s, 0, 1)
-    assert binary.brier(y[None], p[None])[0] == pytest.approx(brier_score_loss(y, p))
-
-
-def test_brier_and_ece_by_hand():
-    y = np.array([1, 0, 1, 1, 0, 0.0])
-    p = np.array([0.9, 0.8, 0.15, 0.1, 0.12, 1.0])
-    assert binary.brier(y[None], p[None])[0] == pytest.approx(
-        (0.01 + 0.64 + 0.7225 + 0.81 + 0.0144 + 1.0) / 6)
-    # bins: [0.1, 0.2) holds 0.15, 0.1, 0.12 (labels 1, 1, 0): |2 - 0.37|; [0.8, 0.9) holds 0.8 (label 0): 0.8;
-    # the last bin [0.9, 1.0] holds 0.9 and 1.0 (labels 1, 0): |1 - 1.9|
-    assert binary.ece(y[None], p[None])[0] == pytest.approx((1.63 + 0.8 + 0.9) / 6)
-
-
-def test_evaluate_gives_intervals_around_the_value_and_notes_one_class():
-    rng = np.random.default_rng(0)
-    y = rng.integers(0, 2, 300).astype(float)
-    s = y + rng.normal(0, 1, 300)
-    out = binary.evaluate(y, scores=s, probs=1 / (1 + np.exp(-s)), decisions=(s > 0.5).astype(float),
-                          bootstrap=200)
-    assert set(out) == set(binary.STATISTICS)
-    for e in out.values():
-        assert e.ci_low <= e.value <= e.ci_high
-    one = binary.evaluate(np.ones(10), scores=np.arange(10.0), bootstrap=0)
-    assert one["auroc"].value is None and "one class" in one["auroc"].note
 
 
 def test_threshold_maximises_accuracy_on_a_hand_made_set():
@@ -529,19 +493,18 @@ def test_calibrate_reuses_checked_score_columns(tmp_path, capsys):
         assert main(["calibrate", *inputs, "--metrics", LEXICAL, "-o", str(tmp_path / f"{name}.json"), "--quiet"]) == 0
     fresh, reused = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("fresh", "reused"))
     assert fresh["metrics"] == reused["metrics"] and fresh["judges"] == reused["judges"]
+    partial = tmp_path / "partial.csv"  # a file with some of the columns: those are checked and taken, F1 scored
+    pd.read_csv(scored).drop(columns=["F1"]).to_csv(partial, index=False)
+    assert main(["calibrate", str(partial), "--reuse-scores", "--metrics", LEXICAL, "-o", str(tmp_path / "p.json"),
+                 "--quiet"]) == 0
+    taken = json.loads((tmp_path / "p.json").read_text())["metrics"]
+    assert taken == fresh["metrics"] and list(taken) == LEXICAL.split(",")  # in the order asked, F1 scored last
     frame = pd.read_csv(scored)
     frame["ROUGE-L"] += 0.01  # scores of other settings: the spot check finds them
     frame.to_csv(scored, index=False)
     capsys.readouterr()
     _fails(capsys, ["calibrate", str(scored), "--reuse-scores", "--metrics", LEXICAL, "-o", str(tmp_path / "x.json")],
            "column 'ROUGE-L': --reuse-scores: the column holds 0.01, a rescore gives 0", tmp_path / "x.json")
-
-
-def test_length_bands():
-    texts = ["Paris", "in Paris, France", "one two three four", "x " * 10, "x " * 11, "x " * 30, "x " * 31, ""]
-    assert binary.length_bands(texts).tolist() == [0, 0, 1, 1, 2, 2, 3, 0]
-    assert [binary.band_name(b) for b in binary.LENGTH_BANDS] == ["1-3 words", "4-10 words", "11-30 words",
-                                                                 "31+ words"]
 
 
 def test_calibrate_never_replaces_its_input(tmp_path, capsys):
