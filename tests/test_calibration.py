@@ -13,6 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.isotonic import IsotonicRegression
+from sklearn.metrics import roc_auc_score
 
 from kpqa import binary, calibration
 from kpqa.calibration import Calibration, CalibrationError, fit_metric
