@@ -324,8 +324,9 @@ def _run_meta_eval(args: argparse.Namespace) -> int:
         overall_questions=args.overall_questions, overall_draws=args.overall_draws, aev_grid=args.aev_grid,
         tokenize=args.tokenize, positive_above=args.positive_above, calibration=args.calibration,
         max_chars=args.max_chars,
-        scorer_options={"checkpoint": args.checkpoint, "device": args.device, "batch_size": args.batch_size,
-                        "function_word_weight": args.function_word_weight, "progress": not args.quiet},
+        scorer_options=metaeval.ScorerOptions(
+            checkpoint=args.checkpoint, device=args.device, batch_size=args.batch_size,
+            function_word_weight=args.function_word_weight, progress=not args.quiet),
     )
     formats = _plot_formats(args.plot_format)
     if args.plots:
@@ -435,7 +436,8 @@ def _run_explain(args: argparse.Namespace) -> int:
 
 
 def _add_calibrate(sub: argparse._SubParsersAction) -> None:
-    from kpqa.calibration import METHODS, REUSE_TOLERANCE, RULES, SPOT_CHECK
+    from kpqa.calibration import METHODS, RULES
+    from kpqa.calibration.labelled import REUSE_TOLERANCE, SPOT_CHECK
     from kpqa.scoring import DECIDE_METRICS
 
     p = sub.add_parser(
@@ -470,25 +472,18 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_calibrate(args: argparse.Namespace) -> int:
-    from kpqa import calibration
+    from kpqa.calibration.labelled import fit_files
     from kpqa.scoring import Scorer
 
     scorer = Scorer(args.metrics, tokenize=args.tokenize,
                     checkpoint=args.checkpoint, device=args.device, batch_size=args.batch_size,
                     function_word_weight=args.function_word_weight, max_chars=args.max_chars,
                     progress=not args.quiet)
-    fitted = calibration.fit_files(scorer, args.inputs, human_column=args.human_column,
-                                   positive_above=args.positive_above, method=args.method, rule=args.rule,
-                                   reuse_scores=args.reuse_scores)
+    fitted = fit_files(scorer, args.inputs, human_column=args.human_column, positive_above=args.positive_above,
+                       method=args.method, rule=args.rule, reuse_scores=args.reuse_scores)
     fitted.save(args.output, inputs=args.inputs)
-    print(f"{sum(d['rows'] for d in fitted.data)} rows from {', '.join(args.inputs)}; wrote {args.output}")
-    entries = list(fitted.metrics.values()) + [j.calibration for j in fitted.judges.values()]
-    width = max(len(e.metric) for e in entries)
-    for e in entries:
-        others = ", ".join(f"max-{r} {t:.4g}" for r, t in e.thresholds.items() if r != e.rule)
-        print(f"{e.metric:<{width}}  correct at >= {e.threshold:.4g}, max-{e.rule} (fit accuracy "
-              f"{e.fit['accuracy']:.3f}, kappa {e.fit['kappa']:.3f}, balanced {e.fit['balanced_accuracy']:.3f}; "
-              f"{others})")
+    print(f"{fitted.rows} rows from {', '.join(args.inputs)}; wrote {args.output}")
+    print(fitted.summary())
     return 0
 
 

@@ -49,7 +49,7 @@ def check_max_chars(max_chars: int | None) -> int | None:
 def check_function_word_weight(value: float) -> float:
     """``value`` as a float if it is in [0, 1], else a UsageError (no torch needed)."""
     if not 0.0 <= value <= 1.0:
-        raise UsageError(f"function_word_weight={value}: must be between 0 and 1")
+        raise UsageError(Param("function_word_weight", value), ": must be between 0 and 1")
     return float(value)
 
 
@@ -58,6 +58,8 @@ WordWeightFn = Callable[[Sequence[Pair], "Tokenizer"], list[np.ndarray]]
 """``fn(pairs, tokenizer)``: for each (question, text) pair, one weight per ``tokenizer.tokenize(text)`` token."""
 PieceTokensFn = Callable[[Sequence[Pair]], list[tuple[list[str], np.ndarray]]]
 """``fn(pairs)``: for each (question, text) pair, the text's word pieces (as strings) and one weight per piece."""
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``: called as work advances (a weighter's forward passes done of those it plans)."""
 PieceWeightsFn = Callable[[Sequence[Pair]], list[tuple[np.ndarray, np.ndarray]]]
 """``fn(pairs)``: for each (question, text) pair, the character offsets [n, 2] of its pieces and their weights."""
 
@@ -76,7 +78,10 @@ class KeyphraseWeighter(Protocol):
     def precision(self) -> str:
         """``fp32``, ``bf16`` or ``fp16``."""
 
-    def piece_weights(self, pairs: Sequence[Pair]) -> list[tuple[np.ndarray, np.ndarray]]: ...
+    def piece_weights(self, pairs: Sequence[Pair], progress: Progress | None = None
+                      ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per pair, the character offsets [n, 2] of the text's pieces and their weights; ``progress(done, total)``
+        after each step of the work (the scorer's progress bar moves with it)."""
 
     def word_weights(self, pairs: Sequence[Pair], tokenizer: "Tokenizer") -> list[np.ndarray]: ...
 

@@ -169,7 +169,8 @@ def by_group_table(labels: np.ndarray, decisions: dict[str, np.ndarray], groups:
 def load(path: str, human_column: str) -> Labelled:
     from kpqa import metaeval
 
-    settings = metaeval.Settings(metrics=SINGLE, human_column=human_column, scorer_options={"progress": True})
+    settings = metaeval.Settings(metrics=SINGLE, human_column=human_column,
+                                 scorer_options=metaeval.ScorerOptions(progress=True))
     data = metaeval.load_dataset(path, settings)
     labels = calibration.binary_labels(data.table.frame[human_column], source=data.source, column=human_column)
     return Labelled(data.scores, labels, data.table.frame["answer"].astype(str).tolist(), data.table.frame)

@@ -221,8 +221,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def table4_data(args: argparse.Namespace, options: dict, marco_file: Path, marco_data: metaeval.Dataset,
-                marco: dict, checkpoint: dict | None) -> tuple[dict, list[str], dict[str, str], list[str]]:
+def table4_data(args: argparse.Namespace, options: metaeval.ScorerOptions, marco_file: Path,
+                marco_data: metaeval.Dataset, marco: dict, checkpoint: dict | None) -> tuple[dict, list[str], dict[str, str], list[str]]:
     """Table 4's rows on MS-MARCO: the -KP weighter's and the leave-out weighters' scores added to ``marco_data``;
     (its report with them, the -KP metrics scored, paper row -> our column, notes)."""
     kp_checkpoint = _metadata(args.kp_checkpoint)
@@ -237,7 +237,7 @@ def table4_data(args: argparse.Namespace, options: dict, marco_file: Path, marco
     ablation_columns: dict[str, str] = {}
     if kp_checkpoint:
         kp_settings = metaeval.Settings(metrics=KP, bootstrap=args.bootstrap, seed=args.seed,
-                                        scorer_options={**options, "checkpoint": str(args.kp_checkpoint)})
+                                        scorer_options=replace(options, checkpoint=str(args.kp_checkpoint)))
         kp_data = metaeval.load_dataset(marco_file, kp_settings)
         marco_data.scores.update(kp_data.scores)
         marco_data.signatures.update(kp_data.signatures)
@@ -257,7 +257,7 @@ def table4_data(args: argparse.Namespace, options: dict, marco_file: Path, marco
         if not meta_:
             continue
         other_settings = metaeval.Settings(metrics=KPQA, bootstrap=args.bootstrap, seed=args.seed,
-                                           scorer_options={**options, "checkpoint": str(folder)})
+                                           scorer_options=replace(options, checkpoint=str(folder)))
         other = metaeval.load_dataset(marco_file, other_settings)
         for metric in KPQA:
             column = f"{metric}/{suffix}"
@@ -311,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     metrics, left_out = _available(wanted)
     if not checkpoint:
         left_out.update({m: f"no finished weighter checkpoint at {_show(args.checkpoint)}" for m in KPQA})
-    options = {"checkpoint": str(args.checkpoint), "device": args.device, "batch_size": 64, "progress": False}
+    options = metaeval.ScorerOptions(checkpoint=str(args.checkpoint), device=args.device, batch_size=64)
     settings = metaeval.Settings(metrics=metrics, bootstrap=args.bootstrap, seed=args.seed, aev_grid=True,
                                  scorer_options=options)
     files = {name: args.data / rel for name, rel in SETS.items()}

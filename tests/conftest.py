@@ -4,7 +4,8 @@ A test needs the pip-shipped encoder or the committed weighter when it uses one 
 (``minilm``, ``minilm_encoder``, ``shipped_weighter``); when its source (or a fixture's) calls what always loads a
 model (``train``, ``Weighter.load``, ``load_encoder``, ``Encoder``, ``get_encoder``, ``bertscore``, the CLI's
 ``explain``); when it calls a scoring entry point (``Scorer``, ``kpqa.score``, the CLI's ``score`` / ``meta-eval`` /
-``calibrate``) and names a model metric or asks for the default suite; when it calls the CLI's ``report`` without
+``calibrate``) and names a model metric or asks for the default suite (a ``-KPQA`` / ``-KP`` metric of a scorer
+handed a ``weighter=`` does not count); when it calls the CLI's ``report`` without
 ``--no-weights``; or when it is a parametrised case naming a model metric. Such tests get the ``model`` marker at
 collection, so ``pytest -m "not model"`` runs the rest without loading any model, and a test without the marker
 that loads a model anyway fails (the audit keeps the static rule honest).
@@ -52,6 +53,8 @@ def _needs_model_source(source: str) -> bool:
         return True
     if not SCORING_CALLS.search(source):
         return False
+    if "weighter=" in source:  # a scorer handed a weighter loads none for its -KPQA / -KP metrics (BERTScore's stays)
+        source = re.sub(r"-KPQA\b|-KP\b", "", source)
     return bool(MODEL_METRICS.search(source) or DEFAULT_SUITE.search(source)
                 or ("\"score\"" in source or "\"meta-eval\"" in source or "\"calibrate\"" in source)
                 and "--metrics" not in source)

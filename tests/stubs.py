@@ -19,7 +19,7 @@ class StubWeighter:
     def __init__(self) -> None:
         self.asked: list[tuple[str, str]] = []
 
-    def piece_weights(self, pairs):
+    def piece_weights(self, pairs, progress=None):
         raise NotImplementedError
 
     def word_weights(self, pairs, tokenizer):
@@ -41,8 +41,10 @@ class WordWeighter(StubWeighter):
         super().__init__()
         self.weight = weight
 
-    def piece_weights(self, pairs):
+    def piece_weights(self, pairs, progress=None):
         self.asked += list(pairs)
+        if progress is not None:
+            progress(1, 1)
         out = []
         for _, text in pairs:
             spans, pos = [], 0

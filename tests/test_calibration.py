@@ -1,4 +1,4 @@
-"""Contains, the binary statistics, calibration fitting / files, and the calibrate / score --decide / meta-eval
+"""Contains, calibration fitting / files, decisions, and the calibrate / score --decide / meta-eval
 commands on binary labels (lexical metrics only, so it is fast)."""
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.isotonic import IsotonicRegression
-from sklearn.metrics import average_precision_score, brier_score_loss, cohen_kappa_score, roc_auc_score
+from sklearn.metrics import roc_auc_score
 
 from kpqa import binary, calibration
 from kpqa.calibration import Calibration, CalibrationError, fit_metric
 from kpqa.cli import main
 from kpqa.signature import Signature
-from kpqa.errors import UsageError
+from kpqa.errors import InputError, UsageError
 from kpqa.metrics.squad import contains
 
 
@@ -35,50 +35,15 @@ def test_contains_worked_examples(candidate, references, expected):
     assert contains(candidate, references) == expected
 
 
-def test_binary_statistics_agree_with_sklearn_on_ties():
-    rng = np.random.default_rng(3)
-    y = rng.integers(0, 2, 200).astype(float)
-    s = np.round(rng.random(200) + 0.4 * y, 1)  # many ties
-    d = (s >= 0.7).astype(float)
-    assert binary.auroc(y[None], s[None])[0] == pytest.approx(roc_auc_score(y, s))
-    assert binary.average_precision(y[None], s[None])[0] == pytest.approx(average_precision_score(y, s))
-    assert binary.kappa(y[None], d[None])[0] == pytest.approx(cohen_kappa_score(y, d))
-    p = np.clip(s, 0, 1)
-    assert binary.brier(y[None], p[None])[0] == pytest.approx(brier_score_loss(y, p))
-
-
-def test_brier_and_ece_by_hand():
-    y = np.array([1, 0, 1, 1, 0, 0.0])
-    p = np.array([0.9, 0.8, 0.15, 0.1, 0.12, 1.0])
-    assert binary.brier(y[None], p[None])[0] == pytest.approx(
-        (0.01 + 0.64 + 0.7225 + 0.81 + 0.0144 + 1.0) / 6)
-    # bins: [0.1, 0.2) holds 0.15, 0.1, 0.12 (labels 1, 1, 0): |2 - 0.37|; [0.8, 0.9) holds 0.8 (label 0): 0.8;
-    # the last bin [0.9, 1.0] holds 0.9 and 1.0 (labels 1, 0): |1 - 1.9|
-    assert binary.ece(y[None], p[None])[0] == pytest.approx((1.63 + 0.8 + 0.9) / 6)
-
-
-def test_evaluate_gives_intervals_around_the_value_and_notes_one_class():
-    rng = np.random.default_rng(0)
-    y = rng.integers(0, 2, 300).astype(float)
-    s = y + rng.normal(0, 1, 300)
-    out = binary.evaluate(y, scores=s, probs=1 / (1 + np.exp(-s)), decisions=(s > 0.5).astype(float),
-                          bootstrap=200)
-    assert set(out) == set(binary.STATISTICS)
-    for e in out.values():
-        assert e.ci_low <= e.value <= e.ci_high
-    one = binary.evaluate(np.ones(10), scores=np.arange(10.0), bootstrap=0)
-    assert one["auroc"].value is None and "one class" in one["auroc"].note
-
-
 def test_threshold_maximises_accuracy_on_a_hand_made_set():
     scores = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0] * 2)
     labels = np.array([0, 0, 0, 1, 0, 1, 1, 1, 1, 1] * 2, dtype=float)
     cal = fit_metric("m", "m|version:x", scores, labels, rule="accuracy")
     # score >= 0.35 gets 9 of 10 right (0.5 is the one miss); score >= 0.55 also 9 of 10: the lower one is kept
     assert cal.threshold == pytest.approx(0.35)
-    assert cal.fit["accuracy"] == pytest.approx(0.9)
+    assert cal.fit.accuracy == pytest.approx(0.9)
     brute = max(np.mean((scores >= t) == labels) for t in np.linspace(0, 1.1, 221))
-    assert cal.fit["accuracy"] == pytest.approx(brute)
+    assert cal.fit.accuracy == pytest.approx(brute)
     assert cal.decide([0.3, 0.35, 0.9]).tolist() == [0.0, 1.0, 1.0]
 
 
@@ -88,7 +53,7 @@ def test_balanced_threshold_does_not_follow_the_share_of_correct_answers():
     cal = fit_metric("m", "m|version:x", scores, labels)  # the default rule: balanced accuracy
     # >= 0.35: recall of correct 6/6, of wrong 3/4 -> 0.875; >= 0.55: 5/6 and 4/4 -> 0.917
     assert cal.rule == "balanced" and cal.threshold == pytest.approx(0.55)
-    assert cal.fit["balanced_accuracy"] == pytest.approx((5 / 6 + 1) / 2)
+    assert cal.fit.balanced_accuracy == pytest.approx((5 / 6 + 1) / 2)
     assert cal.thresholds == pytest.approx({"balanced": 0.55, "accuracy": 0.35, "kappa": 0.55})
     # five times the correct answers: the accuracy threshold moves down, the balanced one stays
     many = np.concatenate([scores, np.repeat(scores[labels == 1], 4)])
@@ -116,7 +81,7 @@ def test_calibrated_probability_is_monotone_and_in_range(method):
     (np.array([0, 1] * 9, dtype=float), "18 labelled rows"),
 ])
 def test_fit_refuses_one_class_and_few_rows(labels, message):
-    with pytest.raises(calibration.InputError, match=message):
+    with pytest.raises(InputError, match=message):
         fit_metric("m", "m", np.linspace(0, 1, len(labels)), labels)
 
 
@@ -362,14 +327,55 @@ def test_shipped_calibration_fits_the_shipped_weighter():
         pytest.skip(f"no shipped calibration at {path}")
     scorer = Scorer(decide=True, device="cpu")
     assert [m.columns()[0] for m in scorer.metrics] == list(DECIDE_METRICS)
-    entries = scorer._calibrated()  # raises CalibrationError when a signature does not match
-    assert set(entries) == set(DECIDE_METRICS) and [j.name for j in scorer._judges] == [calibration.JUDGE]
+    decisions = scorer.decisions  # raises CalibrationError when a signature does not match
+    assert set(decisions.entries) == set(DECIDE_METRICS) and [j.name for j in decisions.judges] == [calibration.JUDGE]
     cal = scorer.calibration
-    assert cal.data[0]["path"].endswith("evouna_tq_dev.csv") and cal.data[0]["rows"] == 4805
+    assert cal.data[0].path.endswith("evouna_tq_dev.csv") and cal.data[0].rows == 4805
     contrastive = cal.data[1]  # the fit part of python -m kpqa.train.contrastive: half its answers correct
-    assert contrastive["path"].endswith("fit.csv") and contrastive["rows"] == 2 * contrastive["positives"] > 0
-    for entry in entries.values():
-        assert 0 <= entry.threshold <= 1 and entry.fit["n"] == sum(d["rows"] for d in cal.data)
+    assert contrastive.path.endswith("fit.csv") and contrastive.rows == 2 * contrastive.positives > 0
+    for entry in decisions.entries.values():
+        assert 0 <= entry.threshold <= 1 and entry.fit.n == cal.rows
+
+
+@pytest.mark.parametrize("name", ["default", "mpnet"])
+def test_a_shipped_calibration_file_reads_and_writes_the_same_json(name):
+    """The file's text round-trips (format 4): the fits and data records as dataclasses write what was read."""
+    path = calibration.default_path(name)
+    cal = Calibration.load(path)
+    assert isinstance(cal.metrics["BLEU-1"].fit, calibration.Fit) and isinstance(cal.data[0], calibration.DataFile)
+    if json.loads(path.read_text())["format"] == calibration.FORMAT:
+        assert cal.to_json() == path.read_text()
+    assert cal.rows == sum(d.rows for d in cal.data) == cal.metrics["BLEU-1"].fit.n
+
+
+def test_meta_eval_decides_as_kpqa_score_decide(tmp_path, capsys):
+    """One apply: the "correct or not" section's accuracy is that of the -correct columns kpqa score writes."""
+    from kpqa import metaeval
+
+    data = _binary_csv(tmp_path / "labels.csv")
+    assert main(["calibrate", str(data), "-o", str(tmp_path / "cal.json"), "--metrics", LEXICAL, "--quiet"]) == 0
+    assert main(["score", str(data), "-o", str(tmp_path / "out.csv"), "--metrics", LEXICAL, "--calibration",
+                 str(tmp_path / "cal.json"), "--quiet"]) == 0
+    capsys.readouterr()
+    scored, labels = pd.read_csv(tmp_path / "out.csv"), pd.read_csv(data)["scores"].to_numpy()
+    settings = metaeval.Settings(metrics=LEXICAL.split(","), bootstrap=0, calibration=str(tmp_path / "cal.json"))
+    report = metaeval.run([str(data)], settings)["datasets"][0]["binary"]
+    for metric in LEXICAL.split(","):
+        agree = float(np.mean(scored[f"{metric}-correct"].to_numpy() == labels))
+        assert report["results"][metric]["accuracy"]["value"] == pytest.approx(agree, abs=1e-12)
+    assert report["notes"] == []  # every column scored here: signatures checked
+
+
+def test_decisions_of_scores_read_from_a_file_are_unchecked_and_a_column_without_entry_is_left():
+    cal = _fitted()  # ROUGE-L only
+    decisions = calibration.Decisions.of(cal, {"ROUGE-L": None, "BLEU-1": None}, every=False)
+    assert list(decisions.entries) == ["ROUGE-L"] and decisions.unchecked == ["ROUGE-L"]
+    s = np.array([0.1, 0.9])
+    out = decisions.apply({"ROUGE-L": s, "BLEU-1": s})
+    assert list(out) == ["ROUGE-L-prob", "ROUGE-L-correct"]
+    assert out["ROUGE-L-correct"].tolist() == (s >= cal.metrics["ROUGE-L"].threshold).astype(float).tolist()
+    with pytest.raises(CalibrationError, match="has no entry for BLEU-1"):
+        calibration.Decisions.of(cal, {"BLEU-1": Signature.parse("BLEU-1|tok:ptb")})
 
 
 #: rows of examples/sample.csv (counting from 1) a person judges wrong: Figure 1's "seven", Dickens, 90 degrees, Berlin
@@ -469,7 +475,8 @@ def test_prior_needs_decisions_and_goes_into_their_signatures(tmp_path, capsys):
     assert "ROUGE-L " in capsys.readouterr().out
     assert "prior:0.8" in json.loads((tmp_path / "out.csv.signatures.json").read_text())["signatures"]["ROUGE-L-correct"]
     _fails(capsys, ["score", str(data), "--metrics", "ROUGE-L", "--calibration", str(tmp_path / "cal.json"),
-                    "--prior", "1.5", "-o", str(tmp_path / "bad.csv")], "strictly between 0 and 1", tmp_path / "bad.csv")
+                    "--prior", "1.5", "-o", str(tmp_path / "bad.csv")],
+           "--prior 1.5: must be the expected share of correct answers, strictly between 0 and 1", tmp_path / "bad.csv")
 
 
 def test_balanced_weights_give_each_source_and_class_its_share():
@@ -487,19 +494,18 @@ def test_calibrate_reuses_checked_score_columns(tmp_path, capsys):
         assert main(["calibrate", *inputs, "--metrics", LEXICAL, "-o", str(tmp_path / f"{name}.json"), "--quiet"]) == 0
     fresh, reused = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("fresh", "reused"))
     assert fresh["metrics"] == reused["metrics"] and fresh["judges"] == reused["judges"]
+    partial = tmp_path / "partial.csv"  # a file with some of the columns: those are checked and taken, F1 scored
+    pd.read_csv(scored).drop(columns=["F1"]).to_csv(partial, index=False)
+    assert main(["calibrate", str(partial), "--reuse-scores", "--metrics", LEXICAL, "-o", str(tmp_path / "p.json"),
+                 "--quiet"]) == 0
+    taken = json.loads((tmp_path / "p.json").read_text())["metrics"]
+    assert taken == fresh["metrics"] and list(taken) == LEXICAL.split(",")  # in the order asked, F1 scored last
     frame = pd.read_csv(scored)
     frame["ROUGE-L"] += 0.01  # scores of other settings: the spot check finds them
     frame.to_csv(scored, index=False)
     capsys.readouterr()
     _fails(capsys, ["calibrate", str(scored), "--reuse-scores", "--metrics", LEXICAL, "-o", str(tmp_path / "x.json")],
            "column 'ROUGE-L': --reuse-scores: the column holds 0.01, a rescore gives 0", tmp_path / "x.json")
-
-
-def test_length_bands():
-    texts = ["Paris", "in Paris, France", "one two three four", "x " * 10, "x " * 11, "x " * 30, "x " * 31, ""]
-    assert binary.length_bands(texts).tolist() == [0, 0, 1, 1, 2, 2, 3, 0]
-    assert [binary.band_name(b) for b in binary.LENGTH_BANDS] == ["1-3 words", "4-10 words", "11-30 words",
-                                                                 "31+ words"]
 
 
 def test_calibrate_never_replaces_its_input(tmp_path, capsys):

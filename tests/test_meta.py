@@ -270,7 +270,7 @@ class FakeScorer:
         self.names = names
         FakeScorer.calls.append(list(names))
 
-    def score_rows(self, rows, source):
+    def score_rows(self, rows, source, numbers=None):
         out = {}
         for name in self.names:
             if name == "LEN":
@@ -464,7 +464,7 @@ class _LimitedScorer:
     def __init__(self, names):
         self.names = names
 
-    def score_rows(self, rows, source):
+    def score_rows(self, rows, source, numbers=None):
         values = np.array([len(c) for c in rows.candidates], dtype=float)
         return {"LEN": values}, {"LEN": float(values.mean())}, {"LEN": "LEN|fake"}
 

@@ -158,9 +158,9 @@ class _Terminal(io.StringIO):
         return True
 
 
-def _count_updates(scorer, updates: list) -> None:
-    """Make ``scorer``'s progress bars append each update's row count to ``updates``."""
-    real = scorer._bar
+def _count_updates(monkeypatch, updates: list) -> None:
+    """Make the scorers' progress bars append each update's row count to ``updates``."""
+    real = scoring.progress_bar
 
     def spy(total):
         bar = real(total)
@@ -168,7 +168,7 @@ def _count_updates(scorer, updates: list) -> None:
         bar.update = lambda n=1: (updates.append(n), original(n))[1]
         return bar
 
-    scorer._bar = spy
+    monkeypatch.setattr(scoring, "progress_bar", spy)
 
 
 def test_progress_bar_has_a_total_and_advances_per_block(tmp_path, monkeypatch):
@@ -178,54 +178,43 @@ def test_progress_bar_has_a_total_and_advances_per_block(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "stderr", terminal)
     updates: list[int] = []
     monkeypatch.setattr(scoring, "PROGRESS_ROWS", 3)
-    scorer = Scorer(["BLEU-1"], progress=True)
-    _count_updates(scorer, updates)
-    result = scorer.score_file(path, chunk_rows=5)
+    _count_updates(monkeypatch, updates)
+    result = Scorer(["BLEU-1"], progress=True).score_file(path, chunk_rows=5)
     assert result.rows == 10 and updates == [3, 2, 3, 2]  # blocks of 3 within chunks of 5
     text = terminal.getvalue()
     assert "10/10" in text and "scoring" in text and "row/s" in text
 
 
 def test_progress_moves_while_the_weighter_works_through_a_block(tmp_path, monkeypatch):
-    """With a weighted metric, the block's texts are weighted first, shortest first, ``batch_size`` texts at a time,
-    the bar advancing after each slice; the metric then finds every weight in the weighter's cache."""
-    from kpqa.metrics.base import MeanMetric
+    """With a weighted metric, the weighter handed to the scorer weighs every text of the block first, reporting
+    each of its forward passes (here three), and the bar moves with it; the metric then finds every weight in its
+    cache."""
+    from stubs import WordWeighter
 
-    class Weighter(StubWeighter):  # a weighter that records its calls and caches like the real one; a word is a piece
+    class Weighter(WordWeighter):  # caches like the real one and reports three forward passes
         def __init__(self):
             super().__init__()
             self.calls, self.cache = [], {}
 
-        @staticmethod
-        def tokenizer(questions, texts, verbose=True):
-            return {"input_ids": [(q + " " + t).split() for q, t in zip(questions, texts)]}
-
-        def piece_weights(self, pairs):
-            self.calls.append([t for _, t in pairs if (_, t) not in self.cache])
-            self.cache.update({pair: (np.zeros((0, 2)), np.zeros(0)) for pair in pairs})
+        def piece_weights(self, pairs, progress=None):
+            todo = list(dict.fromkeys(p for p in pairs if p not in self.cache))
+            self.calls.append([t for _, t in todo])
+            self.cache.update(zip(todo, super().piece_weights(todo)))
+            for done in range(1, 4) if progress is not None else ():
+                progress(done, 3)
             return [self.cache[pair] for pair in pairs]
-
-    class Weighted(MeanMetric):
-        name, requires, uses_model = "W", frozenset({"weights"}), True
-
-        def row_scores(self, rows, ctx):
-            ctx.weighter.piece_weights(list(zip(rows.questions, rows.candidates)))
-            return np.zeros(len(rows))
 
     answers = ["a b c d e f g", "a", "a b c", "a b c d e", "b", "a b", "c d e f g h i j", "a c", "a b c d", "xyzxyz"]
     path = tmp_path / "rows.csv"
     pd.DataFrame({"question": "q", "answer": answers, "reference1": "r"}).to_csv(path, index=False)
     monkeypatch.setattr(sys, "stderr", _Terminal())
     updates: list[int] = []
-    scorer = Scorer(["BLEU-1"], batch_size=4, progress=True)
-    scorer._metrics = [(Weighted(), False)]
+    _count_updates(monkeypatch, updates)
     weighter = Weighter()
-    scorer._contexts[False] = scoring.Context(weighter=weighter)
-    _count_updates(scorer, updates)
-    scorer.score_file(path)
-    texts = sorted(dict.fromkeys(answers + ["r"]), key=lambda t: len(t.split()))  # fewest pieces; stable on ties
-    assert weighter.calls[:3] == [texts[:4], texts[4:8], texts[8:]] and weighter.calls[3] == []  # then all cached
-    assert sum(updates) == 10 and len([n for n in updates if n]) == 4  # three slices, then the metrics
+    result = Scorer(["ROUGE-L-KPQA"], weighter=weighter, progress=True).score_file(path)
+    assert weighter.calls == [answers + ["r"], []]  # every text once, ahead of the metric, which finds them cached
+    assert updates == [2, 3, 2, 3]  # 10 rows * passes done / (3 passes + the metric's own one), then the rest
+    assert "kpw:stub" in str(result.signatures["ROUGE-L-KPQA"])  # the signature names the weighter handed in
 
 
 def test_progress_is_quiet_off_a_terminal(tmp_path, monkeypatch):

@@ -90,6 +90,29 @@ def test_cache_is_keyed_by_question_and_text(tokenizer):
     assert model.calls == calls and again == pytest.approx(p2)
 
 
+def test_progress_follows_the_forward_passes_shortest_first(tokenizer):
+    """``progress(done, total)`` after each forward pass of the texts not cached, which go shortest first in
+    batches of ``batch_size`` (4 here)."""
+    class Recording(Stub):
+        def __init__(self):
+            super().__init__()
+            self.widths = []
+
+        def forward(self, input_ids, attention_mask, token_type_ids=None):
+            self.widths.append(int(attention_mask.sum(-1).max()))
+            return super().forward(input_ids, attention_mask, token_type_ids)
+
+    model = Recording()
+    w = stub_weighter(tokenizer, model)
+    reported = []
+    pairs = [("q", "word " * n) for n in (9, 1, 5, 3, 7, 2)]
+    w.piece_weights(pairs, lambda done, total: reported.append((done, total, model.calls)))
+    assert reported == [(1, 2, 1), (2, 2, 2)]
+    assert model.widths[1] - model.widths[0] == 9 - 5  # the four shortest texts first: 1, 2, 3, 5 words; then 7, 9
+    w.piece_weights(pairs, lambda done, total: reported.append((done, total)))
+    assert model.calls == 2 and len(reported) == 2  # all cached: no pass, nothing reported
+
+
 def test_without_question_the_question_is_ignored(tokenizer):
     paris = tokenizer.convert_tokens_to_ids("paris")
     model = Stub(hot={paris})

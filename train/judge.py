@@ -200,7 +200,9 @@ def train(config: JudgeConfig) -> dict[str, Any]:
     dtype = amp_dtype(str(device), training_precision(config.precision))
     positive = np.mean([examples[i].label for i in train_idx])
     class_weight = {1: 0.5 / positive, 0: 0.5 / (1 - positive)}
-    history, best, started = [], None, time.time()
+    history: list[dict[str, Any]] = []
+    best: dict[str, Any] | None = None
+    started = time.time()
     from tqdm.auto import tqdm
 
     for epoch in range(config.epochs):

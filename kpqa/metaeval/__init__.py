@@ -25,7 +25,7 @@ has no entry for gets AUROC and AP only, unless its scores are 0/1 already (EM, 
 from __future__ import annotations
 
 from kpqa.metaeval.data import (
-    Dataset, ScorerFactory, Settings, aev_scores, binary_labels, detect_systems, human_scores, item_keys, load_all,
+    Dataset, ScorerFactory, ScorerOptions, Settings, aev_scores, detect_systems, human_scores, item_keys, load_all,
     load_dataset, scorer_factory,
 )
 from kpqa.metaeval.render import grid_table, p_text, to_json, to_markdown, write_plots
@@ -35,7 +35,7 @@ from kpqa.metaeval.report import (
 )
 
 __all__ = ["SUFFIXES", "BinarySection", "Breakdown", "Dataset", "DatasetReport", "Group", "HumanRange",
-           "OverallSection", "RankPairSection", "Report", "ReportSettings", "ScorerFactory", "Settings", "Systems",
-           "aev_scores", "base_metric", "binary_labels", "build_report", "detect_systems", "evaluate", "human_scores",
+           "OverallSection", "RankPairSection", "Report", "ReportSettings", "ScorerFactory", "ScorerOptions", "Settings",
+           "Systems", "aev_scores", "base_metric", "build_report", "detect_systems", "evaluate", "human_scores",
            "item_keys", "load_all", "load_dataset", "run", "scorer_factory", "to_json", "to_markdown", "write_plots",
            "grid_table", "p_text"]

@@ -2,17 +2,34 @@
 items, systems). See :mod:`kpqa.metaeval` for the layout of a human-judgment file."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Hashable, Sequence
+from typing import Hashable, Sequence
 
 import numpy as np
-import pandas as pd
 
 from kpqa import meta
+from kpqa.calibration import as_binary
+from kpqa.calibration.labelled import ScorerFactory, human_column, metric_scores, read_labelled
+from kpqa.context import (
+    DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
+)
 from kpqa.errors import InputError, Param
-from kpqa.input import Table, frame_to_table, read_input
+from kpqa.input import Table
+from kpqa.scoring import Scorer
 from kpqa.signature import Signature
+
+
+@dataclass
+class ScorerOptions:
+    """The :class:`~kpqa.scoring.Scorer` options the metrics a file has no column of are scored with."""
+
+    checkpoint: str | None = None
+    device: str = DEFAULT_DEVICE
+    batch_size: int = DEFAULT_BATCH_SIZE
+    precision: str = DEFAULT_PRECISION
+    function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT
+    progress: bool = False
 
 
 @dataclass
@@ -31,8 +48,8 @@ class Settings:
     overall_questions: int = 30
     overall_draws: int = 100
     aev_grid: bool = False
-    tokenize: str = "ptb"
-    scorer_options: dict[str, Any] = field(default_factory=dict)
+    tokenize: str = DEFAULT_TOKENIZER
+    scorer_options: ScorerOptions = field(default_factory=ScorerOptions)
     positive_above: float | None = None
     calibration: str | None = None
     max_chars: int | None = None  # a longer text is an error; None: the limit of the metrics scored (Scorer)
@@ -55,24 +72,16 @@ class Dataset:
 
 
 def human_scores(table: Table, column: str) -> np.ndarray:
-    """The numeric human score column; InputError naming the file / row / column when missing or not a number."""
-    frame = table.frame
-    if column not in frame.columns:
-        raise InputError(
-            f"no human score column {column!r} (columns: {', '.join(map(str, frame.columns))}); "
-            "pick one with ", Param("human_column"),
-            file=table.source,
-            column=column,
-        )
-    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0]) + 1
-        raise InputError(f"human score {frame[column].iloc[row - 1]!r} is not a number", file=table.source,
-                         row=row, column=column)
-    if len(values) < meta.MIN_ROWS:
-        raise InputError(f"{len(values)} rows: correlations need at least {meta.MIN_ROWS}", file=table.source)
-    return values
+    """The numeric human score column (:func:`kpqa.calibration.labelled.human_column`), of at least
+    :data:`kpqa.meta.MIN_ROWS` rows."""
+    return _enough(table, human_column(table, column))
+
+
+def _enough(table: Table, human: np.ndarray) -> np.ndarray:
+    """``human`` when there are enough rows to correlate; InputError otherwise."""
+    if len(human) < meta.MIN_ROWS:
+        raise InputError(f"{len(human)} rows: correlations need at least {meta.MIN_ROWS}", file=table.source)
+    return human
 
 
 def item_keys(table: Table) -> list[Hashable]:
@@ -98,33 +107,18 @@ def detect_systems(table: Table, keys: Sequence[Hashable], column: str | None = 
     return None, "1 system (no column of systems and not two halves answering the same items)"
 
 
-def _read_scores(table: Table, column: str) -> np.ndarray | None:
-    values = pd.to_numeric(table.frame[column], errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0]) + 1
-        raise InputError(f"metric score {table.frame[column].iloc[row - 1]!r} is not a number", file=table.source,
-                         row=row, column=column)
-    return values
-
-
 #: the column that names each row's system when ``system_column`` is not given
 SYSTEM_COLUMN = "system"
-
-ScorerFactory = Callable[[list[str]], Any]
-"""``factory(metric names)`` -> an object with :meth:`~kpqa.scoring.Scorer.score_rows` for those metrics."""
 
 
 def scorer_factory(settings: Settings) -> ScorerFactory:
     """Builds one :class:`~kpqa.scoring.Scorer` per distinct list of metrics to score, reused across files."""
-    cache: dict[tuple[str, ...], Any] = {}
+    cache: dict[tuple[str, ...], Scorer] = {}
 
-    def build(names: list[str]) -> Any:
+    def build(names: list[str]) -> Scorer:
         if tuple(names) not in cache:
-            from kpqa.scoring import Scorer
-
             cache[tuple(names)] = Scorer(names, tokenize=settings.tokenize, max_chars=settings.max_chars,
-                                         **settings.scorer_options)
+                                         **asdict(settings.scorer_options))
         return cache[tuple(names)]
 
     return build
@@ -133,31 +127,16 @@ def scorer_factory(settings: Settings) -> ScorerFactory:
 def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | None = None,
                  name: str | None = None) -> Dataset:
     """Read a human-judgment file and get every requested metric's per-row scores: from the file's column of that
-    name when there is one, else from ``scorers(missing names)`` (default: :func:`scorer_factory`)."""
-    table = read_input(path, max_chars=None)
-    human = human_scores(table, settings.human_column)
+    name when there is one, else from ``scorers(missing names)`` (default: :func:`scorer_factory`)
+    (:func:`kpqa.calibration.labelled.metric_scores`)."""
+    table, human = read_labelled(path, settings.human_column)
+    _enough(table, human)
     if settings.by is not None and settings.by not in table.frame.columns:
         raise InputError(Param("by", settings.by),
                          f": no such column (columns: {', '.join(map(str, table.frame.columns))})",
                          file=table.source, column=settings.by)
-    scores: dict[str, np.ndarray] = {}
-    signatures: dict[str, Signature | None] = {}
-    missing = []
-    for metric in settings.metrics:
-        if metric in table.frame.columns:
-            scores[metric] = _read_scores(table, metric)  # type: ignore[assignment]  # present: not None
-            signatures[metric] = None
-        else:
-            missing.append(metric)
-    if missing:
-        scorer = (scorers or scorer_factory(settings))(missing)
-        limit = getattr(scorer, "max_chars", None)  # the longest text the metrics scored here take
-        if limit is not None:
-            table = frame_to_table(table.frame, table.source, table.numbers, max_chars=limit)
-        per_row, _, sigs = scorer.score_rows(table.rows, table.source)
-        scores.update({c: np.asarray(v, dtype=float) for c, v in per_row.items() if c not in scores})
-        signatures.update({c: sig for c, sig in sigs.items() if c in per_row})
-    if "Contains" not in scores and binary_labels(human, settings) is not None:  # the baseline of binary reports
+    scores, signatures = metric_scores(table, settings.metrics, scorers or scorer_factory(settings))
+    if "Contains" not in scores and as_binary(human, settings.positive_above) is not None:  # binary reports' baseline
         from kpqa.metrics.base import Context, get_metric
 
         contains = get_metric("Contains")
@@ -166,16 +145,6 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     keys = item_keys(table)
     systems, how = detect_systems(table, keys, settings.system_column)
     return Dataset(name or Path(str(path)).stem, table.source, table, human, scores, signatures, keys, systems, how)
-
-
-# ------------------------------------------------------------------------------------------------------ evaluation
-
-
-def binary_labels(human: np.ndarray, settings: Settings) -> np.ndarray | None:
-    """0/1 labels: ``human > positive_above`` when set, the human scores when they are all 0 or 1, else None."""
-    if settings.positive_above is not None:
-        return (human > settings.positive_above).astype(float)
-    return human.astype(float) if np.isin(human, (0.0, 1.0)).all() else None
 
 
 def aev_scores(table: Table, tokenize: str, alphas: Sequence[float], orders: Sequence[int]) -> np.ndarray:

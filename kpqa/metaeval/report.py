@@ -13,7 +13,8 @@ import numpy as np
 from kpqa import meta
 from kpqa.errors import Param, UsageError
 from kpqa.version import __version__
-from kpqa.metaeval.data import Dataset, ScorerFactory, Settings, aev_scores, binary_labels, load_all
+from kpqa.calibration import as_binary
+from kpqa.metaeval.data import Dataset, ScorerFactory, Settings, aev_scores, load_all
 
 from kpqa.metrics.spec import SUFFIXES, base_metric
 
@@ -175,45 +176,39 @@ class Report(Part):
     datasets: list[DatasetReport]
 
 
-def _load_calibration(settings: Settings) -> Any:
-    from kpqa.calibration import Calibration, default_path
-
-    path = settings.calibration or default_path(settings.scorer_options.get("checkpoint"))
-    return Calibration.load(path) if settings.calibration or Path(path).is_file() else None
-
-
 def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, Any]:
     """The "correct or not" section: one row of :func:`kpqa.binary.evaluate` statistics per metric, judge and
     baseline, their accuracy per answer-length band (:data:`kpqa.binary.LENGTH_BANDS`), and the reliability bins of
-    every calibrated probability."""
+    every calibrated probability. The decisions are :meth:`kpqa.calibration.Decisions.apply`'s, as ``kpqa score
+    --decide`` makes them."""
     from kpqa import binary
+    from kpqa.calibration import Decisions, load
 
-    cal = _load_calibration(settings)
+    cal = load(settings.calibration, settings.scorer_options.checkpoint, required=False)
     out: dict[str, Any] = {"rows": len(labels), "positives": int(labels.sum()),
                            "calibration": None if cal is None else {"path": cal.path, "digest": cal.digest},
                            "results": {}, "reliability": {}, "notes": []}
-    probs: dict[str, np.ndarray] = {}
-    decisions: dict[str, np.ndarray] = {}
+    decisions = None if cal is None else Decisions.of(cal, data.signatures, every=False)
+    decided = {} if decisions is None else decisions.apply(data.scores)
+    probs = {c.removesuffix("-prob"): p for c, p in decided.items() if c.endswith("-prob")}
+    choices = {c.removesuffix("-correct"): d for c, d in decided.items() if c.endswith("-correct")}
     options: dict[str, Any] = {"bootstrap": settings.bootstrap, "seed": settings.seed}
     for c, s in data.scores.items():
-        signature = data.signatures[c]
-        if cal is not None and c in cal.metrics:
-            entry = cal.metrics[c] if signature is None else cal.entry(c, signature)
-            if signature is None:
+        if c in probs:
+            out["results"][c] = binary.evaluate(labels, scores=s, probs=probs[c], decisions=choices[c], **options)
+            if decisions is not None and c in decisions.unchecked:
                 out["notes"].append(f"{c}: calibrated scores from the input column; their signature is unchecked")
-            probs[c], decisions[c] = entry.prob(s), entry.decide(s)
-            out["results"][c] = binary.evaluate(labels, scores=s, probs=probs[c], decisions=decisions[c], **options)
         elif np.isin(s, (0.0, 1.0)).all():
-            decisions[c] = s
+            choices[c] = s
             out["results"][c] = binary.evaluate(labels, scores=s, probs=s, decisions=s, **options)
         else:
             out["results"][c] = binary.evaluate(labels, scores=s, **options)
             out["notes"].append(f"{c}: no calibration, so AUROC and AP only (fit one with `kpqa calibrate`)")
-    signatures = {c: sig for c, sig in data.signatures.items() if sig is not None}
-    for judge in [] if cal is None else cal.usable_judges(signatures):
-        probs[judge.name], decisions[judge.name] = judge.prob(data.scores), judge.decide(data.scores)
-        out["results"][judge.name] = binary.evaluate(labels, scores=probs[judge.name], probs=probs[judge.name],
-                                                     decisions=decisions[judge.name], **options)
+    judges = [] if decisions is None else [j.name for j in decisions.judges]
+    for name in judges:
+        out["results"][name] = binary.evaluate(labels, scores=probs[name], probs=probs[name],
+                                               decisions=choices[name], **options)
+    choices = {name: choices[name] for name in [*data.scores, *judges] if name in choices}
     rate = float(labels.mean())
     out["results"]["majority class"] = binary.evaluate(
         labels, scores=np.zeros(len(labels)), probs=np.full(len(labels), rate),
@@ -223,7 +218,7 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
     bands = binary.length_bands(data.table.rows.candidates)
     out["bands"] = {binary.band_name(band): {
         "rows": int((bands == i).sum()), "positives": int(labels[bands == i].sum()),
-        "accuracy": {name: float(np.mean(d[bands == i] == labels[bands == i])) for name, d in decisions.items()},
+        "accuracy": {name: float(np.mean(d[bands == i] == labels[bands == i])) for name, d in choices.items()},
     } for i, band in enumerate(binary.LENGTH_BANDS) if (bands == i).any()}
     return out
 
@@ -265,7 +260,7 @@ def evaluate(data: Dataset, settings: Settings) -> DatasetReport:
     if settings.aev_grid:
         scores = aev_scores(data.table, settings.tokenize, meta.ALPHAS, meta.ORDERS)
         report.aev_grid = meta.grid_from_scores(h, scores, meta.ALPHAS, meta.ORDERS)
-    labels = binary_labels(h, settings)
+    labels = as_binary(h, settings.positive_above)
     if labels is not None:
         report.binary = BinarySection(**_binary(data, settings, labels))
         notes += report.binary.notes

@@ -27,7 +27,8 @@ import numpy as np
 import torch
 
 from kpqa.context import (
-    DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, check_function_word_weight,
+    DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, Progress,
+    check_function_word_weight,
 )
 from kpqa.errors import KpqaWarning, Param, UsageError
 from kpqa.models import backbone as backbones
@@ -110,14 +111,16 @@ class Weighter:
         """Forget the weights kept from earlier calls."""
         self._cache.clear()
 
-    def piece_weights(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def piece_weights(self, pairs: Sequence[tuple[str, str]],
+                      progress: Progress | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per (question, text): (char offsets [n, 2] of the text's word pieces, weights float32 [n]: the
         K-probabilities, those of function words' pieces scaled by ``function_word_weight``). The question is
-        ignored when ``use_question`` is False."""
+        ignored when ``use_question`` is False. ``progress(done, total)`` is called after each forward pass (the
+        batches of the pairs not cached, shortest inputs first)."""
         keys = [(q if self.use_question else "", t) for q, t in pairs]
         todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
         if todo:
-            for key, (offsets, probs) in zip(todo, self._compute(todo)):
+            for key, (offsets, probs) in zip(todo, self._compute(todo, progress)):
                 self._cache[key] = offsets, self._scale_function_words(key[1], offsets, probs)
         out = []
         for key in keys:
@@ -159,17 +162,24 @@ class Weighter:
         inside = (last >= 0) & (pieces[:, 1] <= words[np.maximum(last, 0), 1])
         return np.where(inside, probs * self.function_word_weight, probs).astype(np.float32)
 
-    def _compute(self, keys: Sequence[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _compute(self, keys: Sequence[tuple[str, str]],
+                 progress: Progress | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The K-probabilities of each key's text, its windows in batches of similar length (shortest first), so
+        that a batch pads little."""
         questions = [q for q, _ in keys] if self.use_question else None
         windows = encode(self.tokenizer, questions, [t for _, t in keys], self.max_length)
-        order = sorted(range(len(windows)), key=lambda i: len(windows[i].inputs["input_ids"]))
+        lengths = [len(w.inputs["input_ids"]) for w in windows]
+        order = sorted(range(len(windows)), key=lambda i: lengths[i])
         probs: list[np.ndarray] = [np.empty(0)] * len(windows)
+        planned = list(batches(order, lengths, self.batch_size))
         with torch.inference_mode(), torch.autocast(self.device.type, dtype=self.dtype, enabled=self.dtype is not None):
-            for idx in batches(order, [len(w.inputs["input_ids"]) for w in windows], self.batch_size):
+            for done, idx in enumerate(planned, 1):
                 batch = {k: v.to(self.device) for k, v in pad(self.tokenizer, [windows[i] for i in idx]).items()}
                 k_prob = self.model(**batch).float().softmax(-1)[..., 1].cpu().numpy()
                 for row, i in enumerate(idx):
                     probs[i] = k_prob[row, windows[i].positions]
+                if progress is not None:
+                    progress(done, len(planned))
         return merge(windows, probs, len(keys))
 
 

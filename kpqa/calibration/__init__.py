@@ -1,0 +1,48 @@
+"""Calibration: from a metric's score to P(correct) and a correct / incorrect decision, fitted on human labels.
+
+Per metric, a calibration holds a strictly increasing map score -> P(correct) (``isotonic``: scikit-learn's isotonic
+regression with each plateau slightly tilted, :class:`IsotonicMap`, so that P(correct) ranks answers as their scores
+do; ``logistic``: a one-feature logistic regression) and a decision threshold: a row is judged correct when its
+score is >= ``threshold``, the threshold its ``rule`` picks on the fitting data: highest ``balanced`` accuracy (the
+mean of the recall of correct and of wrong answers; the default), highest ``accuracy``, or highest Cohen's
+``kappa``; all three are recorded. Accuracy depends on the share of correct answers in the fitting data (85.5% in
+EVOUNA-TQ): its threshold is the lowest and judges too many wrong answers correct on a set with fewer correct ones;
+balanced accuracy does not depend on that share. Thresholds lie halfway between adjacent distinct scores.
+
+**The prior, said out loud.** Every map is fitted class-balanced (each class weighs half), so P(correct) assumes
+that half the answers are correct (:data:`PRIOR`), whatever the share in the fitting data. ``prior=P`` (the
+expected share of correct answers where the calibration is used; ``kpqa score --prior P``) shifts the log-odds by
+``logit(P)`` and then decides "correct" where P(correct) >= 0.5; the decisions' signatures record it as ``prior``.
+
+A *judge* combines several metrics into one probability: a class-balanced logistic regression on their
+standardised scores, whose logit is then calibrated like a metric's score (``KPQA-judge``: :data:`JUDGE_INPUTS`,
+chosen by cross-validation on EVOUNA-TQ dev and the contrastive data, ``scripts/decide_cv.py``).
+
+A calibration file records, per metric and judge input, the signature of the scores it was fitted on (which names
+the weighter checkpoint's hash); :meth:`Calibration.entry` refuses scores with another signature, so that a
+calibration never silently outlives its weighter. The arithmetic precision (``|precision:...``, which moves scores
+by up to ~1e-2) is left out of the comparison, so a calibration fitted on CPU in fp32 applies on a GPU in bf16.
+
+The package: :mod:`~kpqa.calibration.model` (the maps, the entries, the file: :func:`load`),
+:mod:`~kpqa.calibration.fit` (fitting on arrays of scores and labels), :mod:`~kpqa.calibration.apply` (the decision
+columns, :class:`Decisions`: one ``apply`` for the scorer and the meta-evaluation), and, a stage later since it drives
+a scorer, :mod:`kpqa.calibration.labelled` (labelled files read and scored: ``kpqa calibrate``, ``kpqa meta-eval``).
+No torch here: fitting and applying take arrays of scores.
+"""
+from kpqa.calibration.apply import DECISION_SUFFIXES, Decisions, decided_metric, decision_columns
+from kpqa.calibration.fit import (
+    MIN_ROWS, as_binary, balanced_weights, binary_labels, check_labels, fit, fit_judge, fit_metric, thresholds,
+)
+from kpqa.calibration.model import (
+    FILENAME, FORMAT, JUDGE, JUDGE_INPUTS, MAPS, METHODS, P_EDGE, PRIOR, RULES, RUN_TOLERANCE, STEPS_FORMAT, TILT,
+    Calibration, CalibrationError, DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticMap, MetricCalibration,
+    Quality, check_prior, comparable, default_path, load, with_prior,
+)
+
+__all__ = [
+    "DECISION_SUFFIXES", "FILENAME", "FORMAT", "JUDGE", "JUDGE_INPUTS", "MAPS", "METHODS", "MIN_ROWS", "PRIOR", "P_EDGE",
+    "RULES", "RUN_TOLERANCE", "STEPS_FORMAT", "TILT", "Calibration", "CalibrationError", "DataFile", "Decisions", "Fit",
+    "IsotonicMap", "JudgeCalibration", "LogisticMap", "MetricCalibration", "Quality", "as_binary", "balanced_weights",
+    "binary_labels", "check_labels", "check_prior", "comparable", "decided_metric", "decision_columns",
+    "default_path", "fit", "fit_judge", "fit_metric", "load", "thresholds", "with_prior",
+]

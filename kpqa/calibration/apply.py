@@ -1,0 +1,81 @@
+"""Decisions: a calibration applied to per-row scores, the one way the scorer (``kpqa score --decide``) and the
+meta-evaluation (``kpqa meta-eval``'s "correct or not" section) both do it (:meth:`Decisions.apply`). See
+:mod:`kpqa.calibration`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+
+from kpqa.calibration.model import Calibration, JudgeCalibration, MetricCalibration
+from kpqa.signature import Signature
+
+#: the decision columns of a metric or judge ``M``: ``M-prob`` (P(correct)) and ``M-correct`` (1 / 0)
+DECISION_SUFFIXES = ("-prob", "-correct")
+
+
+def decided_metric(column: str) -> str:
+    """The metric or judge column a decision column (``M-prob``, ``M-correct``) is of; any other column itself."""
+    for suffix in DECISION_SUFFIXES:
+        if column.endswith(suffix):
+            return column.removesuffix(suffix)
+    return column
+
+
+def decision_columns(calibration: Calibration, columns: list[str]) -> list[str]:
+    """``-prob`` and ``-correct`` of each of ``columns`` and of the judges whose inputs are all among them."""
+    judges = [j.name for j in calibration.judges.values() if set(j.inputs) <= set(columns)]
+    return [f"{c}{s}" for c in columns + judges for s in DECISION_SUFFIXES]
+
+
+@dataclass
+class Decisions:
+    """A calibration's entries for some score columns (checked against their signatures), the judges usable on
+    them, and the share of correct answers assumed (``prior``; None: :data:`~kpqa.calibration.PRIOR`).
+    ``unchecked``: the columns whose entry was taken without a signature to check (scores read from a file)."""
+
+    calibration: Calibration
+    entries: dict[str, MetricCalibration]
+    judges: list[JudgeCalibration]
+    prior: float | None = None
+    unchecked: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, calibration: Calibration, signatures: Mapping[str, Signature | None], prior: float | None = None,
+           *, every: bool = True) -> "Decisions":
+        """The entries of the columns of ``signatures``: each checked against its signature (CalibrationError when
+        it was fitted on other scores; a None signature is not checked); a column without an entry is a
+        CalibrationError when ``every``, else left undecided. The judges: those whose inputs all have a
+        signature."""
+        entries, unchecked = {}, []
+        for column, signature in signatures.items():
+            if signature is None and column in calibration.metrics:
+                entries[column] = calibration.metrics[column]
+                unchecked.append(column)
+            elif signature is not None and (every or column in calibration.metrics):
+                entries[column] = calibration.entry(column, signature)
+        known = {c: s for c, s in signatures.items() if s is not None}
+        return cls(calibration, entries, calibration.usable_judges(known), prior, unchecked)
+
+    def apply(self, per_row: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """``M-prob`` and ``M-correct`` of each column ``M`` of ``per_row`` with an entry, then of each judge whose
+        inputs ``per_row`` all has."""
+        out = {}
+        for column, entry in self.entries.items():
+            if column in per_row:
+                out[f"{column}-prob"] = entry.prob(per_row[column], self.prior)
+                out[f"{column}-correct"] = entry.decide(per_row[column], self.prior)
+        for judge in self.judges:
+            if all(m in per_row for m in judge.inputs):
+                out[f"{judge.name}-prob"] = judge.prob(per_row, self.prior)
+                out[f"{judge.name}-correct"] = judge.decide(per_row, self.prior)
+        return out
+
+    def signatures(self, signatures: Mapping[str, Signature]) -> dict[str, Signature]:
+        """The decision columns' signatures: their metric's (in ``signatures``) plus ``cal:`` (the calibration's
+        digest) and ``prior:`` when one is set; a judge's: its inputs, ``cal:`` and ``prior:``."""
+        cal = [("cal", self.calibration.digest)] + ([("prior", f"{self.prior:g}")] if self.prior is not None else [])
+        decided = {c: signatures[c].with_fields(cal) for c in self.entries}
+        decided.update({j.name: Signature.of(j.name, [("inputs", "+".join(j.inputs)), *cal]) for j in self.judges})
+        return {column + suffix: signature for column, signature in decided.items() for suffix in DECISION_SUFFIXES}

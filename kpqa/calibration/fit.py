@@ -1,0 +1,165 @@
+"""Fitting calibrations on arrays of scores and human labels: one metric's map and thresholds
+(:func:`fit_metric`), a judge (:func:`fit_judge`), several at once (:func:`fit`); the labels' rule
+(:func:`binary_labels`) and checks. See :mod:`kpqa.calibration`."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from kpqa.calibration.model import (
+    JUDGE, JUDGE_INPUTS, METHODS, RULES, Calibration, DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticMap,
+    MetricCalibration, Quality,
+)
+from kpqa.errors import InputError, Param, UsageError
+from kpqa.signature import Signature
+from kpqa.types import Floats
+
+MIN_ROWS = 20
+
+
+def as_binary(values: Floats, positive_above: float | None = None) -> np.ndarray | None:
+    """Numeric human labels as 0/1: ``value > positive_above`` when it is set, else the values themselves when all
+    are 0 or 1, else None."""
+    numeric = np.asarray(values, dtype=float)
+    if positive_above is not None:
+        return (numeric > positive_above).astype(float)
+    return numeric if np.isin(numeric, (0.0, 1.0)).all() else None
+
+
+def binary_labels(values: Sequence[Any], positive_above: float | None = None, *, source: str = "<labels>",
+                  column: str = "scores") -> np.ndarray:
+    """Human labels as a 0/1 array (:func:`as_binary`); InputError naming the first row that is not a number (or
+    not 0/1 without ``positive_above``)."""
+    import pandas as pd
+
+    raw = pd.Series(list(values), dtype=object)
+    numeric = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(numeric)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(f"human label {raw.iloc[row]!r} is not a number", file=source, row=row + 1, column=column)
+    labels = as_binary(numeric, positive_above)
+    if labels is None:
+        row = int(np.flatnonzero(~np.isin(numeric, (0.0, 1.0)))[0])
+        raise InputError(f"human label {raw.iloc[row]!r} is not 0 or 1; set ", Param("positive_above"),
+                         " to T to count labels above T as correct", file=source, row=row + 1, column=column)
+    return labels
+
+
+def check_labels(labels: np.ndarray, source: str = "the calibration data") -> None:
+    """InputError unless there are at least ``MIN_ROWS`` labels, of both classes."""
+    if len(labels) < MIN_ROWS:
+        raise InputError(f"{len(labels)} labelled rows: a calibration needs at least {MIN_ROWS}", file=source)
+    if labels.min() == labels.max():
+        which = "correct (1)" if labels[0] else "wrong (0)"
+        raise InputError(f"every label is {which}: a calibration needs both classes", file=source)
+
+
+def thresholds(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(candidate thresholds, accuracy, kappa, balanced accuracy) of the rules ``score >= t``: the lowest score
+    (all correct), the midpoints between adjacent distinct scores, and just above the highest (none correct).
+    ``weights``: what each row counts for (default 1)."""
+    w = np.ones(len(labels)) if weights is None else np.asarray(weights, dtype=float)
+    values, inverse = np.unique(scores, return_inverse=True)
+    pos = np.bincount(inverse, labels * w, minlength=len(values))
+    neg = np.bincount(inverse, (1 - labels) * w, minlength=len(values))
+    n, p = w.sum(), (labels * w).sum()
+    cut = np.concatenate([values[:1], (values[:-1] + values[1:]) / 2, [np.nextafter(values[-1], np.inf)]])
+    tp = p - np.concatenate([[0], np.cumsum(pos)])  # positives at or above each cut
+    tn = np.concatenate([[0], np.cumsum(neg)])  # negatives below it
+    acc = (tp + tn) / n
+    predicted = tp + (n - p - tn)  # rows judged correct
+    chance = (p / n) * (predicted / n) + (1 - p / n) * (1 - predicted / n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kap = np.where(chance < 1, (acc - chance) / (1 - chance), np.nan)
+    balanced = (tp / max(p, 1) + tn / max(n - p, 1)) / 2
+    return cut, acc, kap, balanced
+
+
+def balanced_weights(labels: Floats, sources: np.ndarray | Sequence[Any] | None = None) -> np.ndarray:
+    """Per-row weights (mean 1) under which each class weighs half and, given each row's source (the file it came
+    from), each source weighs the same: ``n / (sources * classes in the source * rows of that source and class)``."""
+    y = np.asarray(labels, dtype=float)
+    keys = np.zeros(len(y), dtype=int) if sources is None else np.unique(np.asarray(sources, dtype=str),
+                                                                          return_inverse=True)[1]
+    cells = {(k, c): int(((keys == k) & (y == c)).sum()) for k in np.unique(keys) for c in (0.0, 1.0)}
+    classes = {k: sum(1 for c in (0.0, 1.0) if cells[(k, c)]) for k in np.unique(keys)}
+    return np.array([len(y) / (len(classes) * classes[k] * cells[(k, c)]) for k, c in zip(keys, y)])
+
+
+def _fit_map(method: str, s: np.ndarray, y: np.ndarray, w: np.ndarray) -> IsotonicMap | LogisticMap:
+    """The score -> P(correct) map of ``method``, fitted with row weights ``w``."""
+    if method == "isotonic":
+        from sklearn.isotonic import IsotonicRegression
+
+        iso = IsotonicRegression(y_min=0.0, y_max=1.0, increasing=True, out_of_bounds="clip")
+        iso.fit(s, y, sample_weight=w)
+        return IsotonicMap.from_steps(iso.X_thresholds_, iso.y_thresholds_)
+    if method == "logistic":
+        from sklearn.linear_model import LogisticRegression
+
+        # effectively unpenalised: a one-feature fit
+        lr = LogisticRegression(C=1e6).fit(s[:, None], y, sample_weight=w)
+        return LogisticMap(float(lr.coef_[0, 0]), float(lr.intercept_[0]))
+    raise UsageError(f"unknown calibration method {method!r}; one of {', '.join(METHODS)}")
+
+
+def fit_metric(metric: str, signature: Signature | str, scores: Floats, labels: Floats,
+               method: str = "isotonic", rule: str = RULES[0], weights: Floats | None = None) -> MetricCalibration:
+    """Fit one metric's map and thresholds (deciding by ``rule``'s); InputError with fewer than ``MIN_ROWS`` rows,
+    one class, or non-finite scores."""
+    if rule not in RULES:
+        raise UsageError(f"unknown threshold rule {rule!r}; one of {', '.join(RULES)}")
+    s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
+    check_labels(y)
+    w = balanced_weights(y) if weights is None else np.asarray(weights, dtype=float)
+    if not np.all(np.isfinite(s)):
+        raise InputError(f"{metric}: {int(np.sum(~np.isfinite(s)))} scores are not finite numbers")
+    params = _fit_map(method, s, y, w)
+    cut, acc, kap, bal = thresholds(s, y, None if weights is None else w)
+    best = {"balanced": int(np.argmax(bal)), "accuracy": int(np.argmax(acc)), "kappa": int(np.nanargmax(kap))}
+    quality = {r: Quality(float(acc[i]), float(kap[i]), float(bal[i])) for r, i in best.items()}
+    chosen = quality[rule]
+    fitted = Fit(len(y), int(y.sum()), chosen.accuracy, chosen.kappa, chosen.balanced_accuracy,
+                 quality["balanced"], quality["accuracy"], quality["kappa"])
+    return MetricCalibration(metric, str(signature), method, rule, float(cut[best[rule]]),
+                             {r: float(cut[i]) for r, i in best.items()}, params, fitted)
+
+
+def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, Signature | str],
+              labels: Floats, method: str = "isotonic", rule: str = RULES[0],
+              weights: Floats | None = None) -> JudgeCalibration:
+    """Fit a judge on the columns of ``scores`` (scikit-learn's L2-regularised logistic regression, C=1, classes
+    weighed equally, on standardised scores), then calibrate its logit with :func:`fit_metric`."""
+    from sklearn.linear_model import LogisticRegression
+
+    inputs = list(scores)
+    x = np.stack([np.asarray(scores[m], dtype=float) for m in inputs], axis=1)
+    y = np.asarray(labels, dtype=float)
+    check_labels(y)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    w = balanced_weights(y) if weights is None else np.asarray(weights, dtype=float)
+    lr = LogisticRegression().fit((x - mean) / scale, y, sample_weight=w)
+    judge = JudgeCalibration(name, inputs, {m: str(signatures[m]) for m in inputs}, mean.tolist(), scale.tolist(),
+                             lr.coef_[0].tolist(), float(lr.intercept_[0]), None)  # type: ignore[arg-type]
+    judge.calibration = fit_metric(name, f"{name}|logit", judge.logit(scores), y, method, rule, weights)
+    return judge
+
+
+def fit(scores: Mapping[str, Floats], signatures: Mapping[str, Signature], labels: Floats, *,
+        method: str = "isotonic", rule: str = RULES[0], data: list[DataFile] | None = None,
+        label_rule: str = "", sources: np.ndarray | Sequence[Any] | None = None) -> Calibration:
+    """One :class:`MetricCalibration` per column of ``scores`` (all on the same ``labels``), and the
+    ``KPQA-judge`` when its inputs are all there. ``sources`` (each row's file): each weighs the same
+    (:func:`balanced_weights`), as each class does."""
+    y = np.asarray(labels, dtype=float)
+    check_labels(y)
+    w = None if sources is None else balanced_weights(y, sources)
+    metrics = {name: fit_metric(name, signatures[name], s, y, method, rule, w) for name, s in scores.items()}
+    judges = {}
+    if all(m in scores for m in JUDGE_INPUTS):
+        judges[JUDGE] = fit_judge(JUDGE, {m: scores[m] for m in JUDGE_INPUTS}, signatures, y, method, rule, w)
+    return Calibration(metrics, data or [], label_rule, judges)

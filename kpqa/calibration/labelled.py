@@ -1,0 +1,127 @@
+"""Labelled files: human-judgment files read, their human column checked, and every metric's per-row scores taken
+from the file's column of that name or scored, with the scores' signatures. The one path of ``kpqa calibrate``
+(:func:`fit_files`) and ``kpqa meta-eval`` (:func:`kpqa.metaeval.load_dataset`). It drives a
+:class:`~kpqa.scoring.Scorer`, so it comes a stage after the scorer; the rest of :mod:`kpqa.calibration` knows
+nothing of how scores were computed."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from kpqa.calibration.fit import binary_labels, check_labels, fit
+from kpqa.calibration.model import RULES, Calibration, DataFile
+from kpqa.errors import InputError, Param, Part
+from kpqa.input import Table, frame_to_table, read_input
+from kpqa.rows import select_rows
+from kpqa.scoring import Scorer
+from kpqa.signature import Signature
+
+#: rows of a file rescored to check the metric columns it already has (``reuse="check"``)
+SPOT_CHECK = 32
+#: how far a reused score may lie from its rescore: fp32 scores move by a few 1e-6 with the texts a batch holds
+#: (padding, the forward pass's token cap; at most 3.1e-6 on EVOUNA-TQ dev), another weighter or setting by far more
+REUSE_TOLERANCE = 1e-5
+#: how the metric columns a file already has are used: ``trust`` them (their signature unknown: None), ``check``
+#: them against a rescore of :data:`SPOT_CHECK` rows (the rescore's signature), or ``never`` (score every metric)
+REUSE = ("trust", "check", "never")
+
+ScorerFactory = Callable[[list[str]], Scorer]
+"""``factory(metric names)`` -> the :class:`~kpqa.scoring.Scorer` of those metrics."""
+
+
+def read_labelled(path: str | Path, column: str, what: str = "score") -> tuple[Table, np.ndarray]:
+    """A labelled file (read without a length limit: :func:`metric_scores` applies the scorer's) and its human
+    column as numbers; InputError naming the file / row / column when the column is missing or holds a value that is
+    not a number (``what``: the human ``score`` or ``label``)."""
+    table = read_input(path, max_chars=None)
+    return table, human_column(table, column, what)
+
+
+def human_column(table: Table, column: str, what: str = "score") -> np.ndarray:
+    """The human column of ``table`` as numbers (see :func:`read_labelled`)."""
+    if column not in table.frame.columns:
+        raise InputError(f"no human {what} column {column!r} (columns: {', '.join(map(str, table.frame.columns))}); "
+                         "pick one with ", Param("human_column"), file=table.source, column=column)
+    return _numbers(table, column, (f"human {what} ",), " is not a number")
+
+
+def _numbers(table: Table, column: str, before: tuple[Part, ...], after: str) -> np.ndarray:
+    """The column as numbers; InputError naming the first cell that is not one (``before`` its value ``after``)."""
+    values = pd.to_numeric(table.frame[column], errors="coerce").to_numpy(dtype=float)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if len(bad):
+        i = int(bad[0])
+        raise InputError(*before, f"{table.frame[column].iloc[i]!r}{after}", file=table.source,
+                         row=table.numbers[i], column=column)
+    return values
+
+
+def metric_scores(table: Table, metrics: Sequence[str], scorers: ScorerFactory, reuse: str = "trust"
+                  ) -> tuple[dict[str, np.ndarray], dict[str, Signature | None]]:
+    """Every metric's per-row scores and signature: the columns ``table`` has of those names, as ``reuse`` says
+    (:data:`REUSE`), then the other metrics scored by ``scorers(their names)`` over the rows (checked against the
+    longest text that scorer takes)."""
+    given: dict[str, np.ndarray] = {}
+    for metric in metrics if reuse != "never" else []:
+        if metric in table.frame.columns:
+            before: tuple[Part, ...] = (Param("reuse_scores", True), ": ") if reuse == "check" else ("metric score ",)
+            given[metric] = _numbers(table, metric, before, " is not a score" if reuse == "check" else
+                                     " is not a number")
+    scores: dict[str, np.ndarray] = dict(given)
+    signatures: dict[str, Signature | None] = dict.fromkeys(given)
+    missing = [m for m in metrics if m not in given]
+    if missing:
+        scorer = scorers(missing)
+        per_row, _, found = scorer.score_rows(_within(table, scorer).rows, table.source, table.numbers)
+        scores.update({c: np.asarray(v, dtype=float) for c, v in per_row.items() if c not in given})
+        signatures.update({c: s for c, s in found.items() if c in per_row and c not in given})
+    if reuse == "check" and given:
+        signatures.update(_spot_check(_within(table, scorers(list(given))), given, scorers(list(given))))
+    return scores, signatures
+
+
+def _within(table: Table, scorer: Scorer) -> Table:
+    """``table`` checked against the longest text ``scorer`` takes (a longer one is an InputError)."""
+    limit = getattr(scorer, "max_chars", None)  # a stand-in scorer may say nothing of it
+    return table if limit is None else frame_to_table(table.frame, table.source, table.numbers, max_chars=limit)
+
+
+def _spot_check(table: Table, given: dict[str, np.ndarray], scorer: Scorer) -> dict[str, Signature]:
+    """The signatures of a rescore of :data:`SPOT_CHECK` seeded rows, once every ``given`` column agrees with it
+    within :data:`REUSE_TOLERANCE`; InputError naming the first cell that does not."""
+    rows = sorted(np.random.default_rng(0).choice(len(table.rows), min(SPOT_CHECK, len(table.rows)), replace=False))
+    fresh, _, signatures = scorer.score_rows(select_rows(table.rows, rows), table.source,
+                                             [table.numbers[i] for i in rows])
+    for c, values in given.items():
+        off = np.flatnonzero(~np.isclose(values[rows], fresh[c], rtol=0, atol=REUSE_TOLERANCE))
+        if len(off):
+            j = int(off[0])
+            raise InputError(Param("reuse_scores", True), f": the column holds {values[rows[j]]:.6g}, a rescore "
+                             f"gives {fresh[c][j]:.6g} (scored with other settings? drop the column or the option)",
+                             file=table.source, row=table.numbers[rows[j]], column=c)
+    return signatures
+
+
+def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scores",
+              positive_above: float | None = None, method: str = "isotonic", rule: str = RULES[0],
+              reuse_scores: bool = False) -> Calibration:
+    """:func:`~kpqa.calibration.fit` on the human labels of the files ``paths`` (column ``human_column``: 0/1, or
+    numbers counted correct above ``positive_above``) and the ``scorer``'s scores of their rows (each file weighing
+    the same); ``reuse_scores`` takes the metric columns a file already has, checked against a rescore of
+    :data:`SPOT_CHECK` rows (:func:`metric_scores`). The labels are checked before any scoring."""
+    tables = [read_labelled(path, human_column, "label")[0] for path in paths]
+    labels = [binary_labels(t.frame[human_column], positive_above, source=t.source, column=human_column)
+              for t in tables]
+    check_labels(np.concatenate(labels), ", ".join(paths))
+    columns = scorer.score_columns
+    parts = [metric_scores(t, columns, lambda names: scorer, "check" if reuse_scores else "never") for t in tables]
+    scores = {c: np.concatenate([s[c] for s, _ in parts]) for c in columns}
+    signatures = {c: s for c, s in parts[0][1].items() if s is not None}
+    sources = np.repeat(np.arange(len(tables)), [len(y) for y in labels])
+    label_rule = f"{human_column!r} " + ("0/1" if positive_above is None else f"> {positive_above:g}")
+    data = [DataFile.of(t.source, len(y), int(y.sum())) for t, y in zip(tables, labels)]
+    return fit(scores, signatures, np.concatenate(labels), method=method, rule=rule, data=data,
+               label_rule=label_rule, sources=sources if len(tables) > 1 else None)

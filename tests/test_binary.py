@@ -1,0 +1,51 @@
+"""kpqa.binary: the statistics of yes/no decisions against human labels (against scikit-learn, by hand) and the
+answer-length bands."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics import average_precision_score, brier_score_loss, cohen_kappa_score, roc_auc_score
+
+from kpqa import binary
+
+
+def test_binary_statistics_agree_with_sklearn_on_ties():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 200).astype(float)
+    s = np.round(rng.random(200) + 0.4 * y, 1)  # many ties
+    d = (s >= 0.7).astype(float)
+    assert binary.auroc(y[None], s[None])[0] == pytest.approx(roc_auc_score(y, s))
+    assert binary.average_precision(y[None], s[None])[0] == pytest.approx(average_precision_score(y, s))
+    assert binary.kappa(y[None], d[None])[0] == pytest.approx(cohen_kappa_score(y, d))
+    p = np.clip(s, 0, 1)
+    assert binary.brier(y[None], p[None])[0] == pytest.approx(brier_score_loss(y, p))
+
+
+def test_brier_and_ece_by_hand():
+    y = np.array([1, 0, 1, 1, 0, 0.0])
+    p = np.array([0.9, 0.8, 0.15, 0.1, 0.12, 1.0])
+    assert binary.brier(y[None], p[None])[0] == pytest.approx(
+        (0.01 + 0.64 + 0.7225 + 0.81 + 0.0144 + 1.0) / 6)
+    # bins: [0.1, 0.2) holds 0.15, 0.1, 0.12 (labels 1, 1, 0): |2 - 0.37|; [0.8, 0.9) holds 0.8 (label 0): 0.8;
+    # the last bin [0.9, 1.0] holds 0.9 and 1.0 (labels 1, 0): |1 - 1.9|
+    assert binary.ece(y[None], p[None])[0] == pytest.approx((1.63 + 0.8 + 0.9) / 6)
+
+
+def test_evaluate_gives_intervals_around_the_value_and_notes_one_class():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 300).astype(float)
+    s = y + rng.normal(0, 1, 300)
+    out = binary.evaluate(y, scores=s, probs=1 / (1 + np.exp(-s)), decisions=(s > 0.5).astype(float),
+                          bootstrap=200)
+    assert set(out) == set(binary.STATISTICS)
+    for e in out.values():
+        assert e.ci_low <= e.value <= e.ci_high
+    one = binary.evaluate(np.ones(10), scores=np.arange(10.0), bootstrap=0)
+    assert one["auroc"].value is None and "one class" in one["auroc"].note
+
+
+def test_length_bands():
+    texts = ["Paris", "in Paris, France", "one two three four", "x " * 10, "x " * 11, "x " * 30, "x " * 31, ""]
+    assert binary.length_bands(texts).tolist() == [0, 0, 1, 1, 2, 2, 3, 0]
+    assert [binary.band_name(b) for b in binary.LENGTH_BANDS] == ["1-3 words", "4-10 words", "11-30 words",
+                                                                 "31+ words"]

@@ -1,0 +1,41 @@
+"""kpqa.scoring: the Scorer's seam for a keyphrase weighter, and its results (no model loaded)."""
+from __future__ import annotations
+
+import pytest
+from stubs import WordWeighter
+
+from kpqa.scoring import Scorer
+from kpqa.stream import score_stream
+from kpqa.input import iter_input
+
+ROWS = [{"question": "who wrote hamlet", "answer": "shakespeare wrote hamlet", "references": ["william shakespeare"]},
+        {"question": "what is water", "answer": "water is wet", "references": ["water is wet", "it is wet"]}]
+
+
+def test_a_handed_in_weighter_weighs_every_weighted_metric_and_nothing_is_loaded():
+    weighter = WordWeighter()  # one piece per word, every weight 1: the KPQA forms are the plain metrics
+    scorer = Scorer(["BLEU-1", "BLEU-1-KPQA", "ROUGE-L", "ROUGE-L-KPQA"], weighter=weighter)
+    frame = scorer.score(ROWS).frame
+    assert frame["BLEU-1-KPQA"].tolist() == pytest.approx(frame["BLEU-1"].tolist(), abs=1e-12)
+    assert frame["ROUGE-L-KPQA"].tolist() == pytest.approx(frame["ROUGE-L"].tolist(), abs=1e-12)
+    texts = [r["answer"] for r in ROWS] + [t for r in ROWS for t in r["references"]]
+    assert set(weighter.asked) == {(r["question"], t) for r in ROWS for t in [r["answer"], *r["references"]]}
+    assert len({t for _, t in weighter.asked}) == len(set(texts))
+    assert list(scorer.models) == []  # the scorer loaded no model of its own
+    assert "kpw:stub|backbone:stub|question:yes" in scorer.signatures["BLEU-1-KPQA"]
+
+
+def test_a_kp_metric_hands_the_weighter_no_question():
+    weighter = WordWeighter()
+    Scorer(["BLEU-1-KP"], weighter=weighter).score(ROWS)
+    assert weighter.asked and {q for q, _ in weighter.asked} == {""}
+
+
+def test_one_summary_for_a_result_and_a_stream(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(__import__("json").dumps(r) for r in ROWS) + "\n")
+    scorer = Scorer(["BLEU-1", "ROUGE-L"])
+    whole, streamed = scorer.score(path), score_stream(scorer, iter_input(path, 1))
+    assert streamed.rows == 2 and whole.summary() == streamed.summary()
+    assert whole.summary().splitlines()[0].split() == "metric score signature".split()
+    assert whole.summary(verbose=True).splitlines()[0].startswith("BLEU-1  ")
