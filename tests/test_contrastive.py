@@ -1,10 +1,16 @@
-"""The contrastive answer data (kpqa.train.contrastive): span types, the rows of a hand-made article, seeding,
-the fit / check split by article; on the shared data, the whole build."""
+"""The contrastive answer data (kpqa.train.contrastive and its rule-made forms): span types, the rows of a hand-made
+article, each form's rule on hand-written fixtures, seeding, the fit / check split by article; on the shared data,
+the whole build and the train part."""
 from __future__ import annotations
+
+import random
+import re
 
 import pytest
 
-from kpqa.train.contrastive import KINDS_CORRECT, KINDS_WRONG, Article, Builder, Question, build, in_check, span_type
+from kpqa.train import contrastive_forms as forms
+from kpqa.train.contrastive import (FORM_KINDS, KINDS_CORRECT, KINDS_WRONG, Article, Builder, Question, build,
+                                    build_train, in_check, polar_rows, span_type)
 
 CONTEXT = ("The Treaty of Turin was signed in 1860. In this treaty, Savoy and Nice were annexed into France from "
            "the Kingdom of Sardinia. Napoleon III met Cavour at Plombieres in 1858. The plebiscite in Nice was held "
@@ -78,3 +84,118 @@ def test_build_on_the_shared_data(shared_data):
     # no text of the human-judgment sets: the questions are the QA sources' own
     human = (root / "human_eval" / "evouna_tq_dev.csv").read_text(encoding="utf-8")
     assert not any(f'\n{r["question"]},' in human for r in fit + check)
+
+
+def _balanced(rows) -> None:
+    by_question: dict[str, list] = {}
+    for r in rows:
+        by_question.setdefault(r["qid"], []).append(r)
+    for found in by_question.values():
+        assert sum(r["scores"] for r in found) * 2 == len(found), found
+
+
+@pytest.mark.parametrize(("question", "yes", "echo"), [
+    ("Does copper attract magnets?", False, "It doesn't."),
+    ("Does copper conduct electricity?", True, "It does."),
+    ("Were the Beatles British?", False, "They weren't."),
+    ("Can I claim Carer's Allowance?", True, "You can."),
+    ("Am I eligible for a refund?", True, "You are."),
+    ("Is Mike Pence older than Al Gore?", False, "Mike Pence isn't."),
+    ("Are Giuseppe Verdi and Ambroise Thomas both composers?", True, "They are."),
+    ("My son is 17. Can he work full time?", True, "He can."),
+    ("Can my landlord evict me?", False, "They can't."),  # a person: singular they
+    ("Can dogs eat chocolate?", False, "They can't."),
+    ("Can diabetes cause blindness?", True, "It can."),
+    ("Is there a fee?", False, "There isn't."),
+    ("Who opposed the treaty? Is it Garibaldi?", False, "It isn't."),
+    ("Who opposed the treaty?", True, None),
+])
+def test_polar_echo(question, yes, echo):
+    assert forms.polar_echo(question, yes) == echo
+
+
+def test_polar_echo_full_negation_and_lead_ins():
+    assert forms.polar_echo("Did it rain in Leeds?", False, contracted=False) == "It did not."
+    assert forms.polar_echo("Can you color grout?", False, contracted=False) == "You cannot."
+    assert forms.lower_first("The treaty was signed.") == "the treaty was signed."
+    assert forms.lower_first("Napoleon met Cavour.") == "Napoleon met Cavour."
+    for seed in range(30):  # the wrong answer is the right one's form with the other polarity
+        right, wrong = forms.implicit_pair("Does copper attract magnets?", False, random.Random(seed),
+                                           "Copper is not magnetic.")
+        assert right.lower().endswith("copper is not magnetic.") and wrong.lower().endswith("copper is not magnetic.")
+        echo_right, echo_wrong = (a[: a.lower().index("copper is")] for a in (right, wrong))
+        assert "doesn't" in echo_right or "does not" in echo_right
+        assert "does" in echo_wrong and "not" not in echo_wrong and "n't" not in echo_wrong
+        assert not {"yes", "no"} & set(re.split(r"\W+", right.lower()))
+
+
+def test_implicit_pair_is_seeded():
+    one = forms.implicit_pair("Does copper attract magnets?", False, random.Random(3))
+    assert one == forms.implicit_pair("Does copper attract magnets?", False, random.Random(3))
+    assert one is not None and one[0].endswith(("it doesn't.", "it does not.", "It doesn't.", "It does not."))
+    assert one[1].endswith(("it does.", "It does."))
+
+
+def test_long_pair():
+    sentence = "The Treaty of Turin was signed in 1860."
+    swapped = "The Treaty of Turin was signed in 1858."
+    hows = set()
+    for seed in range(40):
+        right, wrong, how = forms.long_pair("1860", "1858", sentence, swapped, ["Nice was annexed."],
+                                            random.Random(seed))
+        hows.add(how)
+        assert sentence in right and "1858" in right and len(right.split(". ")) >= 2
+        assert "1860" in wrong and "1858" in wrong
+        if how == "asserts":  # the same words with the two answers swapped
+            assert wrong == right.replace("1860", "#").replace("1858", "1860").replace("#", "1858")
+        else:
+            assert wrong.count("Nice was annexed.") == 1
+    assert hows == {"asserts", "undecided"}
+    right, wrong, how = forms.long_pair("1860", "1858", sentence, swapped, [], random.Random(0))
+    assert how == "asserts"  # no sentence to go with a declining answer
+
+
+def test_form_rows_of_a_hand_made_article():
+    rows = list(Builder(seed=1).rows(_article()))
+    kinds = {r["kind"] for r in rows}
+    assert {"polar-implicit", "polar-implicit-flip", "long-asserts", "long-mentions"} <= kinds
+    _balanced(rows)
+    pairs = dict(FORM_KINDS)
+    for r in rows:
+        if r["kind"] in pairs:  # a right form row and its wrong twin, on the same question
+            twin = [x for x in rows if x["qid"] == r["qid"] and x["kind"] == pairs[r["kind"]]]
+            assert len(twin) == 1 and twin[0]["question"] == r["question"] and r["scores"] == 1
+        if r["kind"] == "polar-implicit":
+            assert r["question"].endswith("?") and "? Is it " in r["question"]
+            yes = r["references"][0].startswith("Yes")
+            assert (" is" in r["answer"].split(".")[0].split(":")[0].split(";")[0]) and \
+                (("n't" in r["answer"] or " not" in r["answer"]) != yes)
+    assert list(Builder(seed=1).rows(_article())) == list(Builder(seed=1).rows(_article()))
+    assert [r for r in Builder(seed=1, form_pairs=0).rows(_article())] == \
+        [r for r in Builder(seed=1).rows(_article()) if r["kind"] not in dict(FORM_KINDS).keys() | set(pairs.values())]
+
+
+def test_polar_rows_gain_implicit_answers():
+    records = [("1", "Does copper attract magnets?", "no", ""), ("2", "Who knows?", "yes", ""),
+               ("3", "Are whales mammals?", "yes", "Whales are mammals.")]
+    rows = list(polar_rows(records, "test", seed=5))
+    assert rows == list(polar_rows(records, "test", seed=5))
+    _balanced(rows)
+    got = {(r["qid"], r["kind"]): r for r in rows}
+    assert got["1", "polar-implicit"]["answer"].lower().endswith(("it doesn't.", "it does not."))
+    assert got["1", "polar-implicit-flip"]["answer"].lower().endswith("it does.")
+    assert ("2", "polar-implicit") not in got  # no auxiliary to echo
+    assert got["3", "polar-implicit"]["scores"] == 1 and "they are" in got["3", "polar-implicit"]["answer"].lower()
+
+
+@pytest.mark.shared_data
+@pytest.mark.slow
+def test_train_part_on_the_shared_data(shared_data):
+    root = shared_data("squad/train-v1.1.json").parents[1]
+    rows = build_train(root, seed=13, n_questions=60)
+    assert rows == build_train(root, seed=13, n_questions=60)
+    assert {r["source"] for r in rows} == {"squad-train", "conditionalqa-train"}
+    _balanced(rows)
+    kinds = {r["kind"] for r in rows}
+    assert {k for pair in FORM_KINDS for k in pair} <= kinds and {"swap", "polar-flip", "clause"} <= kinds
+    assert len({r["qid"] for r in rows if r["source"] == "squad-train"}) == 60

@@ -1,0 +1,218 @@
+"""The answer forms of the contrastive data (``kpqa.train.contrastive``) that need rules beyond a span swap.
+
+Every rule gives a RIGHT and a WRONG answer in the same form, so that a judge cannot learn "this form is always
+wrong":
+
+- :func:`polar_echo` / :func:`implicit_pair`: a yes/no question answered without the polar word, by echoing its
+  auxiliary with a pronoun ("Does copper attract magnets?" -> "It doesn't."), bare or with the evidence
+  (``polar-implicit`` / ``polar-implicit-flip``);
+- :func:`long_pair`: a multi-sentence answer that asserts one answer and names the other in passing ("It was X,
+  not Y. ..."), or (wrong only) declines or lists both options (``long-asserts`` / ``long-mentions``).
+
+Every function is deterministic given its arguments (a seeded ``random.Random`` where it chooses).
+"""
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+#: the negative form of each auxiliary: contracted, then full
+AUX_NEGATIVE = {"is": ("isn't", "is not"), "are": ("aren't", "are not"), "was": ("wasn't", "was not"),
+                "were": ("weren't", "were not"), "do": ("don't", "do not"), "does": ("doesn't", "does not"),
+                "did": ("didn't", "did not"), "can": ("can't", "cannot"), "could": ("couldn't", "could not"),
+                "will": ("won't", "will not"), "would": ("wouldn't", "would not"),
+                "should": ("shouldn't", "should not"), "has": ("hasn't", "has not"), "have": ("haven't", "have not"),
+                "had": ("hadn't", "had not"), "may": ("may not", "may not"), "might": ("might not", "might not"),
+                "must": ("mustn't", "must not")}
+_SINGULAR_AUX = {"is": "are", "was": "were", "does": "do", "has": "have", "am": "are"}  # -> its plural
+_PLURAL_AUX = {"are", "were", "do", "have"}
+_DETERMINERS = {"the", "a", "an", "my", "your", "his", "her", "our", "their", "its", "any", "every", "each", "no",
+                "mine", "one's"}
+_PLURAL_WORDS = {"these", "those", "both", "all", "many", "most", "some", "several", "they", "we", "people"}
+_NAME_PARTICLES = {"of", "the", "and", "de", "la", "von", "van", "du", "del", "da", "&"}
+#: what may come before an echo: (for an affirming echo, for a denying one)
+_ECHO_LEADS = (("", "That's right, ", "Indeed, ", "Correct, "), ("", "Actually, ", "I'm afraid ", "In fact, "))
+
+
+@lru_cache(maxsize=1)
+def _wordnet():  # type: ignore[no-untyped-def]
+    from kpqa.metrics.meteor import wordnet
+
+    return wordnet()
+
+
+def _is_person(noun: str) -> bool:
+    """Whether the first WordNet sense of a noun is a person (an employer, a landlord)."""
+    wn = _wordnet()
+    synsets = wn.synsets(noun, "n")
+    if not synsets:
+        return False
+    person = wn.synset("person.n.01")
+    return person in synsets[0].closure(lambda s: s.hypernyms() + s.instance_hypernyms())
+
+
+def _is_plural(noun: str) -> bool:
+    """A plural noun: it ends in -s (not -ss, -us, -is) and WordNet knows it without the ending."""
+    wn = _wordnet()
+    low = noun.lower()
+    if not low.endswith("s") or low.endswith(("ss", "us", "is")):
+        return False
+    return (wn.morphy(low, "n") not in (None, low)) or bool(wn.synsets(low[:-1], "n")) or \
+        (low.endswith("es") and bool(wn.synsets(low[:-2], "n")))
+
+
+def _noun_head(words: Sequence[str]) -> str | None:
+    """The head of a noun phrase without its determiners: its first noun, or the pure nouns right after it
+    ("tax office" -> "office"); None when no word is a noun."""
+    wn = _wordnet()
+    head = None
+    for w in words[:4]:
+        if head is None:
+            if wn.synsets(w, "n"):
+                head = w
+            elif wn.synsets(w, "v"):
+                return None
+        elif wn.synsets(w, "n") and not wn.synsets(w, "v") and not wn.synsets(w, "a"):
+            head = w
+        else:
+            break
+    return head
+
+
+def polar_clause(question: str) -> list[str] | None:
+    """The words of the question's last sentence that starts with an auxiliary ("My son is 17. Can he work?" ->
+    ["Can", "he", "work?"]), or None."""
+    for part in reversed(re.split(r"(?<=[.?!])\s+", question.strip())):
+        words = part.split()
+        if len(words) > 1 and (words[0].lower() in AUX_NEGATIVE or words[0].lower() == "am"):
+            return words
+    return None
+
+
+def echo_subject(question: str) -> tuple[str, str] | None:
+    """The subject and auxiliary an echo answer uses ("Does copper attract magnets?" -> ("it", "does"); "Can I
+    claim?" -> ("you", "can"); "Is Mike Pence older?" -> ("Mike Pence", "is")), or None (no auxiliary first)."""
+    words = polar_clause(question)
+    if not words:
+        return None
+    aux = words[0].lower()
+    rest = [re.sub(r"^\W+|\W+$", "", w) for w in words[1:]]
+    rest = [w for w in rest if w]
+    if not rest:
+        return None
+    low = rest[0].lower()
+    if low in ("i", "we", "you"):
+        return "you", _SINGULAR_AUX.get(aux, aux)
+    if low in ("he", "she", "it", "there"):
+        return low, aux
+    if low in ("this", "that"):
+        return "it", aux
+    if low in _PLURAL_WORDS:
+        return "they", _SINGULAR_AUX.get(aux, aux)
+    if rest[0][0].isupper() and low not in _DETERMINERS:
+        run: list[str] = []
+        for w in rest:
+            if w[0].isupper() or (run and w.lower() in _NAME_PARTICLES):
+                run.append(w)
+            else:
+                break
+        while run and run[-1].lower() in _NAME_PARTICLES:
+            run.pop()
+        if "and" in (w.lower() for w in run) or "both" in (w.lower() for w in rest):
+            return "they", _SINGULAR_AUX.get(aux, aux)
+        return " ".join(run), aux
+    phrase = rest[1:] if low in _DETERMINERS else rest
+    head = _noun_head([w.lower() for w in phrase])
+    if head is None:
+        return None
+    if _is_person(head) or _is_plural(head) or aux in _PLURAL_AUX:
+        return "they", _SINGULAR_AUX.get(aux, aux)
+    return "it", aux
+
+
+def polar_echo(question: str, yes: bool, contracted: bool = True) -> str | None:
+    """The bare echo answer to a yes/no question: "It does." / "It doesn't." / "They weren't." / "You can." (None
+    when the question does not start a sentence with an auxiliary)."""
+    found = echo_subject(question)
+    if not found:
+        return None
+    subject, aux = found
+    verb = aux if yes else AUX_NEGATIVE[aux][0 if contracted else 1]
+    return f"{subject[0].upper()}{subject[1:]} {verb}."
+
+
+_COMMON_STARTS = set("the a an in on at it its this that these those there if when you your we our they their he she "
+                     "his her for after before during as by with from some many most all one each".split())
+
+
+def lower_first(text: str) -> str:
+    """The text with its first word lowercased when that is a common word ("The treaty ..." -> "the treaty ...",
+    "Napoleon ..." unchanged)."""
+    first = text.split(" ", 1)[0]
+    plain = first.lower() in _COMMON_STARTS and (len(first) == 1 or first[1:].islower())
+    return text[0].lower() + text[1:] if plain else text
+
+
+def implicit_answer(question: str, yes: bool, rng: random.Random, evidence: str = "") -> str | None:
+    """An echo answer with a lead-in ("That's right, it was.") and, when given, the evidence after it ("It is:
+    ..." / "It is. ...")."""
+    echo = polar_echo(question, yes, contracted=rng.random() < 0.7)
+    if echo is None:
+        return None
+    lead = rng.choice(_ECHO_LEADS[0 if yes else 1])
+    if lead:
+        echo = lead + lower_first(echo)
+    if evidence:
+        joint = rng.choice((". ", ": ", "; "))
+        body = evidence if joint == ". " else lower_first(evidence)
+        echo = echo[:-1] + joint + body
+    return echo
+
+
+def implicit_pair(question: str, yes: bool, rng: random.Random, evidence: str = "",
+                  wrong_evidence: str | None = None) -> tuple[str, str] | None:
+    """(right, wrong) echo answers: the right one affirms or denies as the reference does, the wrong one the
+    opposite, both in the same form; ``evidence`` follows the right one, ``wrong_evidence`` (default the same
+    evidence) the wrong one."""
+    state = rng.getstate()
+    right = implicit_answer(question, yes, rng, evidence)
+    if right is None:
+        return None
+    rng.setstate(state)  # the same joint and contraction for the wrong answer
+    wrong = implicit_answer(question, not yes, rng, evidence if wrong_evidence is None else wrong_evidence)
+    return (right, wrong) if wrong else None
+
+
+#: assertions of {a} that name {b} in passing; {s} is a sentence that supports {a}
+ASSERTS = ("It was {a}, not {b}. {s}",
+           "Some say {b}, but it was {a}. {s}",
+           "{a}. {b} is sometimes named as well, but the answer is {a}. {s}",
+           "The answer is {a}, not {b}, although {b} is often named. {s}",
+           "It is sometimes said to be {b}, but that is a mistake: it is {a}. {s}",
+           "{s} So the answer is {a}; {b} is a common mix-up.")
+#: answers that do not choose between {a} and {b}; {n} is a sentence of the article that names neither
+UNDECIDED = ("It is hard to say; {a} and {b} are both given as the answer. {n}",
+             "It could be {a} or {b}; the sources do not agree. {n}",
+             "{n} Both {a} and {b} are mentioned, and I cannot tell which is right.",
+             "Either {a} or {b}. {n}")
+
+
+def long_pair(span: str, other: str, sentence: str, swapped: str, neighbours: Sequence[str],
+              rng: random.Random) -> tuple[str, str, str]:
+    """(right, wrong, how) long answers: the right one asserts ``span`` naming ``other`` in passing, with the
+    answer ``sentence``; the wrong one (``how``) either ``asserts`` ``other`` naming ``span`` in the same form
+    with the ``swapped`` sentence, or is ``undecided`` (declines, or lists both)."""
+    template = rng.choice(ASSERTS)
+    extra = " ".join(neighbours[: rng.randint(0, 1)])
+    right = template.format(a=span, b=other, s=sentence)
+    if rng.random() < 0.6 or not neighbours:
+        wrong, how = template.format(a=other, b=span, s=swapped), "asserts"
+    else:
+        a, b = (span, other) if rng.random() < 0.5 else (other, span)
+        wrong, how = rng.choice(UNDECIDED).format(a=a, b=b, n=neighbours[-1]), "undecided"
+        extra = ""
+    if extra:
+        right, wrong = f"{right} {extra}", (f"{wrong} {extra}" if how == "asserts" else wrong)
+    return right.strip(), wrong.strip(), how
