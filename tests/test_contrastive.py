@@ -199,3 +199,32 @@ def test_train_part_on_the_shared_data(shared_data):
     kinds = {r["kind"] for r in rows}
     assert {k for pair in FORM_KINDS for k in pair} <= kinds and {"swap", "polar-flip", "clause"} <= kinds
     assert len({r["qid"] for r in rows if r["source"] == "squad-train"}) == 60
+
+
+@pytest.mark.parametrize(("span", "question", "expected"), [
+    ("Galileo", "Who observed the moons of Jupiter?", ("Galileo Galilei", "Omar Khayyam", "synonym")),
+    ("World Health Organization", "Who recommends it?",
+     ("WHO", "United Nations Educational Scientific and Cultural Organization", "synonym")),
+    ("Welsh", "What nationality was Dylan Thomas?", ("from Wales", "from Muscovy", "demonym")),
+    ("Welsh", "What language is spoken in Cardiff?", None),  # not a nationality question; two noun senses
+    ("anterior", "Which segment is the prothorax?", None),  # an adjective first ("front tooth" as a noun)
+    ("7", "How far is it?", None),
+    ("traders", "Who brought the missionaries?", None),  # a plural: the lemmas are singular
+])
+def test_alias_pair(span, question, expected):
+    # the same in every process: nltk keeps a synset's relations in a set, the siblings are sorted
+    assert forms.alias_pair(span, question, random.Random(0)) == expected
+
+
+def test_alias_rows():
+    context = "Galileo observed the moons of Jupiter in 1610. Kepler wrote to him in 1611."
+    article = Article("test", "Moons", [
+        Question("1", "Who observed the moons of Jupiter?", context, ["Galileo"], 0),
+        Question("2", "Who wrote to him?", context, ["Kepler"], context.index("Kepler")),
+    ])
+    rows = [r for seed in range(6) for r in Builder(seed).rows(article) if r["qid"] == "1"]
+    right = [r for r in rows if r["kind"] == "alias"]
+    wrong = [r for r in rows if r["kind"] == "alias-wrong"]
+    assert right and len(right) == len(wrong)
+    assert all("Galileo Galilei" in r["answer"] and r["scores"] == 1 for r in right)
+    assert all("Galileo" not in r["answer"] and r["scores"] == 0 for r in wrong)

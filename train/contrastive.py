@@ -20,7 +20,9 @@ rule-made classes (:mod:`kpqa.train.contrastive_forms`), each a right and a wron
     ``polar-implicit`` / ``polar-implicit-flip`` a yes/no question answered by echoing its auxiliary ("It
     doesn't.", "That's right, they were: ..."), as the reference does / the opposite; ``long-asserts`` /
     ``long-mentions`` a multi-sentence answer asserting the reference's answer while naming another in passing /
-    asserting the other while naming the reference's, or declining, or listing both.
+    asserting the other while naming the reference's, or declining, or listing both; ``alias`` / ``alias-wrong``
+    the answer by another name from WordNet ("Decalogue" for "Ten Commandments", "a native of Wales" for "Welsh")
+    / a sibling's name ("Copernicus" for "Galileo"), bare, in a clause or in the answer sentence.
 
 The reference is the answer sentence (MS-MARCO style) or the bare spans of every annotator (TriviaQA style), half
 each. Synthetic polar questions come from a SQuAD question and a candidate fact ("Q Is it X?"). Each question
@@ -51,7 +53,8 @@ from .sentences import find_occurrences, sentence_bounds
 from .sources import read_json
 
 #: the rule-made classes (:mod:`kpqa.train.contrastive_forms`): (right kind, wrong kind)
-FORM_KINDS: tuple[tuple[str, str], ...] = (("polar-implicit", "polar-implicit-flip"), ("long-asserts", "long-mentions"))
+FORM_KINDS: tuple[tuple[str, str], ...] = (("polar-implicit", "polar-implicit-flip"), ("long-asserts", "long-mentions"),
+                                           ("alias", "alias-wrong"))
 KINDS_CORRECT: tuple[str, ...] = ("span", "clause", "other-sentence", "verbose", "polar-same",
                                   *(k for k, _ in FORM_KINDS))
 KINDS_WRONG: tuple[str, ...] = ("swap", "swap-span", "swap-verbose", "choice-other", "polar-flip",
@@ -271,7 +274,18 @@ class Builder:
         right, wrong, _ = forms.long_pair(span, other, sentence, swapped, neighbours, rng)
         pairs.append((row(right, 1, "long-asserts"), row(wrong, 0, "long-mentions")))
         rng.shuffle(pairs)
-        return pairs[: self.form_pairs]
+        rare: list[tuple[dict[str, Any], dict[str, Any]]] = []  # the classes few questions allow come first
+        gold = {_norm(a) for a in q.answers}
+        alias = forms.alias_pair(span, q.question, rng)
+        if alias and not {_norm(alias[0]), _norm(alias[1])} & gold:
+            how = rng.random()
+            sentence_form = alias[2] == "synonym" and span[:1].isupper() and how < 0.4
+            forms_of = [_swap(sentence, span, a) if sentence_form else
+                        rng.choice(CLAUSES).format(a) if how < 0.7 else a for a in alias[:2]]
+            if forms_of[0] and forms_of[1]:
+                rare.append((row(forms_of[0], 1, "alias"), row(forms_of[1], 0, "alias-wrong")))
+        rng.shuffle(rare)
+        return (rare + pairs)[: self.form_pairs]
 
 
 def polar_rows(records: Sequence[tuple[str, str, str, str]], source: str, seed: int,
@@ -292,8 +306,8 @@ def polar_rows(records: Sequence[tuple[str, str, str, str]], source: str, seed: 
         form_rng = builder.rng(source, f"{rid}|forms")
         found = forms.implicit_pair(question, truth == "Yes", form_rng,
                                     evidence if evidence and form_rng.random() < 0.5 else "")
-        if found and form_pairs > 0:
-            answers += [(found[0], 1, "polar-implicit"), (found[1], 0, "polar-implicit-flip")]
+        pairs = [[(found[0], 1, "polar-implicit"), (found[1], 0, "polar-implicit-flip")]] if found else []
+        answers += [a for pair in pairs[:form_pairs] for a in pair]
         for answer, label, kind in answers:
             yield {"question": question, "answer": answer, "references": refs, "scores": label, "kind": kind,
                    "article": article, "source": source, "qid": rid}

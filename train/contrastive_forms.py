@@ -7,7 +7,9 @@ wrong":
   auxiliary with a pronoun ("Does copper attract magnets?" -> "It doesn't."), bare or with the evidence
   (``polar-implicit`` / ``polar-implicit-flip``);
 - :func:`long_pair`: a multi-sentence answer that asserts one answer and names the other in passing ("It was X,
-  not Y. ..."), or (wrong only) declines or lists both options (``long-asserts`` / ``long-mentions``).
+  not Y. ..."), or (wrong only) declines or lists both options (``long-asserts`` / ``long-mentions``);
+- :func:`alias_pair`: the answer by another name, WordNet synonyms of a one-sense noun or the place of a
+  nationality adjective, against a co-hyponym's name (``alias`` / ``alias-wrong``).
 
 Every function is deterministic given its arguments (a seeded ``random.Random`` where it chooses).
 """
@@ -31,6 +33,10 @@ _PLURAL_AUX = {"are", "were", "do", "have"}
 _DETERMINERS = {"the", "a", "an", "my", "your", "his", "her", "our", "their", "its", "any", "every", "each", "no",
                 "mine", "one's"}
 _PLURAL_WORDS = {"these", "those", "both", "all", "many", "most", "some", "several", "they", "we", "people"}
+_GENDERED = {**dict.fromkeys("mother wife daughter sister girlfriend aunt niece grandmother mum mom girl woman "
+                              "stepmother stepdaughter".split(), "she"),
+             **dict.fromkeys("father husband son brother boyfriend uncle nephew grandfather dad boy man stepfather "
+                              "stepson".split(), "he")}
 _NAME_PARTICLES = {"of", "the", "and", "de", "la", "von", "van", "du", "del", "da", "&"}
 #: what may come before an echo: (for an affirming echo, for a denying one)
 _ECHO_LEADS = (("", "That's right, ", "Indeed, ", "Correct, "), ("", "Actually, ", "I'm afraid ", "In fact, "))
@@ -107,8 +113,10 @@ def echo_subject(question: str) -> tuple[str, str] | None:
         return "you", _SINGULAR_AUX.get(aux, aux)
     if low in ("he", "she", "it", "there"):
         return low, aux
-    if low in ("this", "that"):
-        return "it", aux
+    wn = _wordnet()
+    if low in ("this", "that") and not (len(rest) > 1 and wn.synsets(rest[1].lower(), "n")
+                                        and not wn.synsets(rest[1].lower(), "v")):
+        return "it", aux  # "Is this legal?"; "this employee" is a noun phrase
     if low in _PLURAL_WORDS:
         return "they", _SINGULAR_AUX.get(aux, aux)
     if rest[0][0].isupper() and low not in _DETERMINERS:
@@ -123,10 +131,12 @@ def echo_subject(question: str) -> tuple[str, str] | None:
         if "and" in (w.lower() for w in run) or "both" in (w.lower() for w in rest):
             return "they", _SINGULAR_AUX.get(aux, aux)
         return " ".join(run), aux
-    phrase = rest[1:] if low in _DETERMINERS else rest
+    phrase = rest[1:] if low in _DETERMINERS | {"this", "that"} else rest
     head = _noun_head([w.lower() for w in phrase])
     if head is None:
         return None
+    if head in _GENDERED and aux not in _PLURAL_AUX:
+        return _GENDERED[head], aux
     if _is_person(head) or _is_plural(head) or aux in _PLURAL_AUX:
         return "they", _SINGULAR_AUX.get(aux, aux)
     return "it", aux
@@ -216,3 +226,76 @@ def long_pair(span: str, other: str, sentence: str, swapped: str, neighbours: Se
     if extra:
         right, wrong = f"{right} {extra}", (f"{wrong} {extra}" if how == "asserts" else wrong)
     return right.strip(), wrong.strip(), how
+
+
+_NATIONALITY = re.compile(r"\b(nationality|nationalities|ethnicity|ethnic|citizen|citizens|people|folks|born|origin|"
+                          r"come from|came from|was from|were from|descent)\b", re.IGNORECASE)
+_ROMAN = re.compile(r"^[IVXLCDM]+$")
+
+
+def _lemma_text(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _same_style(a: str, b: str) -> bool:
+    """Both capitalised (names) or both not."""
+    return a[:1].isupper() == b[:1].isupper()
+
+
+def _usable(lemma: str, span: str) -> bool:
+    """A lemma an alias or a sibling may be: not a letter, numeral or Roman numeral, written as the span is
+    (capitalised or not), and not the span itself or its singular."""
+    wn = _wordnet()
+    low, span_low = lemma.lower(), re.sub(r"^the ", "", span.lower())
+    if len(lemma) <= 2 or _ROMAN.match(lemma) or re.search(r"\d", lemma) or not _same_style(lemma, span):
+        return False
+    return low != span_low and low != (wn.morphy(span_low.replace(" ", "_"), "n") or "").replace("_", " ")
+
+
+def _siblings(synset: object, span: str) -> list[str]:
+    """The first lemmas of the synset's co-hyponyms (the other hyponyms, or instances, of its hypernyms), sorted:
+    nltk keeps a synset's relations in a set, whose order changes from one process to the next."""
+    out: set[str] = set()
+    for hyper in synset.hypernyms() + synset.instance_hypernyms():  # type: ignore[attr-defined]
+        for sib in hyper.hyponyms() + hyper.instance_hyponyms():
+            if sib != synset:
+                name = _lemma_text(sib.lemmas()[0].name())
+                if _usable(name, span):
+                    out.add(name)
+    return sorted(out)
+
+
+def alias_pair(span: str, question: str, rng: random.Random) -> tuple[str, str, str] | None:
+    """(alias, sibling, how) of an answer span from WordNet 3.0, or None:
+
+    - ``synonym``: the span names one noun sense only (no sense to guess); the alias is another lemma of it
+      ("Ten Commandments" -> "Decalogue", "Galileo" -> "Galileo Galilei"), the sibling the first lemma of a
+      co-hyponym ("Copernicus");
+    - ``demonym``: a nationality question answered with an adjective whose pertainym is a place ("Welsh" ->
+      "Wales"); the alias is "a native of Wales", the sibling a native of another place of the same kind.
+    """
+    wn = _wordnet()
+    key = re.sub(r"^the ", "", span.strip(), flags=re.IGNORECASE).replace(" ", "_")
+    if not key or len(span.split()) > 4:
+        return None
+    adjectives = wn.synsets(key, "a")
+    if adjectives and _NATIONALITY.search(question) and span[:1].isupper():
+        places = [p for lemma in adjectives[0].lemmas()  # the span's own lemma first; nltk keeps a set
+                  for p in sorted(lemma.pertainyms(), key=lambda p: p.name()) if p.name()[:1].isupper()]
+        if places:
+            place = places[0]
+            siblings = [s for s in _siblings(place.synset(), place.name()) if s != _lemma_text(place.name())]
+            if siblings:
+                lead = rng.choice(("a native of {}", "from {}", "someone from {}"))
+                return lead.format(_lemma_text(place.name())), lead.format(rng.choice(siblings)), "demonym"
+    nouns = wn.synsets(key, "n")
+    if len(nouns) != 1 or len(wn.synsets(key)) != 1 or re.search(r"\d", span):
+        return None  # a word of another part of speech too ("anterior"), a number ("7" -> "septet")
+    if span[:1].islower() and wn.morphy(key.lower(), "n") != key.lower():
+        return None  # a plural: the lemmas are singular
+    aliases = [t for t in (_lemma_text(lemma.name()) for lemma in nouns[0].lemmas()) if _usable(t, span)]
+    siblings = [s for s in _siblings(nouns[0], span) if s not in aliases]
+    if not aliases or not siblings:
+        return None
+    return rng.choice(aliases), rng.choice(siblings), "synonym"
+
