@@ -228,3 +228,36 @@ def test_alias_rows():
     assert right and len(right) == len(wrong)
     assert all("Galileo Galilei" in r["answer"] and r["scores"] == 1 for r in right)
     assert all("Galileo" not in r["answer"] and r["scores"] == 0 for r in wrong)
+
+
+@pytest.mark.parametrize(("question", "statements"), [
+    ("Am I eligible for a refund?",
+     ("You are eligible for a refund.", "You are ineligible for a refund.", "You are not eligible for a refund.")),
+    ("Is it legal for my landlord to keep my deposit?",
+     ("It is legal for your landlord to keep your deposit.", "It is illegal for your landlord to keep your deposit.",
+      "It is not legal for your landlord to keep your deposit.")),
+    ("Is bismuth radioactive?", ("It is radioactive.", "It is nonradioactive.", "It is not radioactive.")),
+    ("Is my son eligible for a permit?",
+     ("He is eligible for a permit.", "He is ineligible for a permit.", "He is not eligible for a permit.")),
+    ("Am I able to appeal after I was fired?", ("You are able to appeal after you were fired.",
+                                                 "You are unable to appeal after you were fired.",
+                                                 "You are not able to appeal after you were fired.")),
+    ("Are there any bursaries available?", None),  # the adjective is not the subject's
+    ("Is the theory test just a quiz?", None),  # "just" / "unjust": another sense
+    ("Can I claim a refund?", None),
+])
+def test_predicate_statements(question, statements):
+    assert forms.predicate_statements(question) == statements
+
+
+def test_negation_pair_sides():
+    plain, antonym, negated = forms.predicate_statements("Am I eligible for a refund?") or ("", "", "")
+    no = {forms.negation_pair("Am I eligible for a refund?", False, random.Random(s)) for s in range(30)}
+    yes = {forms.negation_pair("Am I eligible for a refund?", True, random.Random(s)) for s in range(30)}
+    assert no == {(antonym, plain), (negated, plain)}  # "not eligible" said another way, or said so
+    assert yes == {(plain, antonym), (plain, negated)}  # the negation added, or the antonym
+    rows = list(polar_rows([("1", "Am I eligible for a refund?", "no", "")], "test", seed=2))
+    _balanced(rows)
+    got = {r["kind"]: r for r in rows}
+    assert got["negation-paraphrase"]["answer"] in (antonym, negated) and got["negation-paraphrase"]["scores"] == 1
+    assert got["negation-flip"]["answer"] == plain and got["negation-flip"]["scores"] == 0

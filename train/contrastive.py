@@ -22,7 +22,10 @@ rule-made classes (:mod:`kpqa.train.contrastive_forms`), each a right and a wron
     ``long-mentions`` a multi-sentence answer asserting the reference's answer while naming another in passing /
     asserting the other while naming the reference's, or declining, or listing both; ``alias`` / ``alias-wrong``
     the answer by another name from WordNet ("Decalogue" for "Ten Commandments", "a native of Wales" for "Welsh")
-    / a sibling's name ("Copernicus" for "Galileo"), bare, in a clause or in the answer sentence.
+    / a sibling's name ("Copernicus" for "Galileo"), bare, in a clause or in the answer sentence;
+    ``negation-paraphrase`` / ``negation-flip`` a yes/no question on an adjective answered by a statement, the
+    adjective, its negation or its WordNet antonym ("Am I eligible?" / no: "You are ineligible." / "You are
+    eligible.").
 
 The reference is the answer sentence (MS-MARCO style) or the bare spans of every annotator (TriviaQA style), half
 each. Synthetic polar questions come from a SQuAD question and a candidate fact ("Q Is it X?"). Each question
@@ -54,7 +57,7 @@ from .sources import read_json
 
 #: the rule-made classes (:mod:`kpqa.train.contrastive_forms`): (right kind, wrong kind)
 FORM_KINDS: tuple[tuple[str, str], ...] = (("polar-implicit", "polar-implicit-flip"), ("long-asserts", "long-mentions"),
-                                           ("alias", "alias-wrong"))
+                                           ("alias", "alias-wrong"), ("negation-paraphrase", "negation-flip"))
 KINDS_CORRECT: tuple[str, ...] = ("span", "clause", "other-sentence", "verbose", "polar-same",
                                   *(k for k, _ in FORM_KINDS))
 KINDS_WRONG: tuple[str, ...] = ("swap", "swap-span", "swap-verbose", "choice-other", "polar-flip",
@@ -307,6 +310,9 @@ def polar_rows(records: Sequence[tuple[str, str, str, str]], source: str, seed: 
         found = forms.implicit_pair(question, truth == "Yes", form_rng,
                                     evidence if evidence and form_rng.random() < 0.5 else "")
         pairs = [[(found[0], 1, "polar-implicit"), (found[1], 0, "polar-implicit-flip")]] if found else []
+        negation = forms.negation_pair(question, truth == "Yes", form_rng)
+        if negation:  # the rarer class first
+            pairs.insert(0, [(negation[0], 1, "negation-paraphrase"), (negation[1], 0, "negation-flip")])
         answers += [a for pair in pairs[:form_pairs] for a in pair]
         for answer, label, kind in answers:
             yield {"question": question, "answer": answer, "references": refs, "scores": label, "kind": kind,

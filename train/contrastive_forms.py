@@ -9,7 +9,9 @@ wrong":
 - :func:`long_pair`: a multi-sentence answer that asserts one answer and names the other in passing ("It was X,
   not Y. ..."), or (wrong only) declines or lists both options (``long-asserts`` / ``long-mentions``);
 - :func:`alias_pair`: the answer by another name, WordNet synonyms of a one-sense noun or the place of a
-  nationality adjective, against a co-hyponym's name (``alias`` / ``alias-wrong``).
+  nationality adjective, against a co-hyponym's name (``alias`` / ``alias-wrong``);
+- :func:`negation_pair`: a copula question on an adjective answered by a statement, with the adjective, its
+  negation or its antonym ("You are ineligible." for "not eligible"; ``negation-paraphrase`` / ``negation-flip``).
 
 Every function is deterministic given its arguments (a seeded ``random.Random`` where it chooses).
 """
@@ -299,3 +301,74 @@ def alias_pair(span: str, question: str, rng: random.Random) -> tuple[str, str, 
         return None
     return rng.choice(aliases), rng.choice(siblings), "synonym"
 
+
+_COPULAS = {"is", "are", "was", "were", "am"}
+#: what may follow a predicative adjective ("eligible for", "legal to", "able to"): not a noun it qualifies
+_AFTER_PREDICATE = {"", "to", "for", "in", "of", "with", "about", "on", "at", "by", "from", "if", "when", "as",
+                    "under", "during", "after", "before", "without", "while", "because", "since"}
+_DEICTIC = {"i": "you", "me": "you", "my": "your", "mine": "yours", "am": "are", "myself": "yourself",
+            "we": "you", "us": "you", "our": "your"}
+#: adjectives whose first sense's antonym is another sense's ("responsible for" is not "irresponsible for")
+_UNSAFE_ANTONYMS = {"sure", "just", "many", "much", "other", "different", "same", "new", "old", "mental",
+                    "physical", "financial", "on", "off", "up", "down", "first", "last", "responsible",
+                    "instrumental", "critical", "peaceful", "general", "major", "minor", "present", "absent",
+                    "due", "free", "open", "close", "direct", "single", "simple", "high", "low", "long", "short"}
+
+
+def adjective_antonym(word: str) -> str | None:
+    """The direct WordNet antonym of an adjective whose first sense is an adjective ("eligible" -> "ineligible",
+    "legal" -> "illegal"), or None."""
+    wn = _wordnet()
+    low = word.lower()
+    synsets = wn.synsets(low)
+    if not synsets or synsets[0].pos() not in ("a", "s") or low in _UNSAFE_ANTONYMS:
+        return None
+    for synset in wn.synsets(low, "a")[:1]:
+        for lemma in synset.lemmas():
+            if lemma.name().lower() == low:
+                antonyms = sorted(a.name() for a in lemma.antonyms())  # nltk keeps a set
+                if antonyms and "_" not in antonyms[0]:
+                    return antonyms[0]
+    return None
+
+
+def predicate_statements(question: str) -> tuple[str, str, str] | None:
+    """For a copula question with a predicative adjective that has an antonym ("Am I eligible for X?"), the
+    statements (adjective, antonym, negated adjective) in the echo's person: ("You are eligible for X.", "You are
+    ineligible for X.", "You are not eligible for X."), or None."""
+    words = polar_clause(question)
+    found = echo_subject(question)
+    if not words or not found or words[0].lower() not in _COPULAS:
+        return None
+    subject, verb = found
+    if subject == "there":
+        return None  # "Are there any bursaries available?": the adjective is not the subject's
+    for i in range(2, min(len(words), 6)):
+        word = re.sub(r"\W+$", "", words[i])
+        follows = re.sub(r"\W+", "", words[i + 1]).lower() if i + 1 < len(words) else ""
+        antonym = adjective_antonym(word)
+        if antonym and follows in _AFTER_PREDICATE and words[i - 1].lower() not in _DETERMINERS | {"a", "an"} \
+                and (i + 1 == len(words) or not re.search(r"[?.!]$", words[i])):
+            rest = [_DEICTIC.get(w.lower(), w) for w in words[i + 1:]]
+            rest = [("were" if w == "was" and k and words[i + k].lower() == "i" else w) for k, w in enumerate(rest)]
+            tail = re.sub(r"\s*[?.!]+$", "", " ".join(["", *rest])) + "."
+            head = f"{subject[0].upper()}{subject[1:]} {verb}"
+            return f"{head} {word.lower()}{tail}", f"{head} {antonym}{tail}", f"{head} not {word.lower()}{tail}"
+    return None
+
+
+def _choose(statements: tuple[str, str, str], yes: bool, rng: random.Random, antonym_share: float = 0.7
+            ) -> tuple[str, str]:
+    """(right, wrong) of the (adjective, antonym, negated adjective) statements: when the truth is yes, the
+    adjective against its antonym or its negation; when no, the antonym or the negation against the adjective."""
+    plain, antonym, negated = statements
+    if yes:
+        return plain, (antonym if rng.random() < 0.6 else negated)
+    return (antonym if rng.random() < antonym_share else negated), plain
+
+
+def negation_pair(question: str, yes: bool, rng: random.Random) -> tuple[str, str] | None:
+    """(right, wrong) statements answering a copula question with an adjective (:func:`_choose`): "Am I eligible?"
+    / no -> ("You are ineligible.", "You are eligible.") or ("You are not eligible.", "You are eligible.")."""
+    found = predicate_statements(question)
+    return None if found is None else _choose(found, yes, rng)
