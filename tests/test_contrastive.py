@@ -261,3 +261,50 @@ def test_negation_pair_sides():
     got = {r["kind"]: r for r in rows}
     assert got["negation-paraphrase"]["answer"] in (antonym, negated) and got["negation-paraphrase"]["scores"] == 1
     assert got["negation-flip"]["answer"] == plain and got["negation-flip"]["scores"] == 0
+
+
+@pytest.mark.parametrize(("word", "expected"), [
+    ("difficult", ("hard", "easy")), ("largest", ("biggest", "smallest")), ("highest", (None, "lowest")),
+    ("important", ("significant", "unimportant")), ("oldest", (None, "youngest")), ("table", (None, None)),
+])
+def test_adjective_variants(word, expected):
+    assert forms.adjective_variants(word) == expected
+
+
+@pytest.mark.parametrize(("question", "sentence", "span", "expected"), [
+    ("What is the largest city in Wales?", "Cardiff is the largest city in Wales and an important port.", "Cardiff",
+     ("Cardiff is the biggest city in Wales and an important port.",
+      "Cardiff is the smallest city in Wales and an important port.", "largest")),
+    ("What is an important industry in Israel?", "Tourism is an important industry in Israel.", "Tourism",
+     ("Tourism is a significant industry in Israel.", "Tourism is an unimportant industry in Israel.", "important")),
+    # no synonym for "highest": the right answer puts one in place of another adjective, the qualifier kept
+    ("What is the highest peak of the range?", "The highest peak of the huge range is Mont Blanc.", "Mont Blanc",
+     ("The highest peak of the enormous range is Mont Blanc.", "The lowest peak of the huge range is Mont Blanc.",
+      "highest")),
+    # every occurrence outside the span: "largest" twice
+    ("Which is the largest?", "Leeds is the largest, not the largest port.", "Leeds",
+     ("Leeds is the biggest, not the biggest port.", "Leeds is the smallest, not the smallest port.", "largest")),
+    ("When did the war end?", "The war ended in 1945.", "1945", None),  # no adjective
+    ("Is it legal?", "It is hard to tell legal and illegal actions apart.", "actions", None),  # antonym already there
+])
+def test_qualifier_pair(question, sentence, span, expected):
+    assert forms.qualifier_pair(question, sentence, span, random.Random(0)) == expected
+
+
+def test_qualifier_rows():
+    context = ("Cardiff is the largest city in Wales. Swansea is the second city of Wales. Newport is a city "
+               "in Wales.")
+    article = Article("test", "Wales", [
+        Question("1", "What is the largest city in Wales?", context, ["Cardiff"], 0),
+        Question("2", "What is the second city of Wales?", context, ["Swansea"], context.index("Swansea")),
+        Question("3", "What else is a city in Wales?", context, ["Newport"], context.index("Newport")),
+    ])
+    rows = [r for seed in range(8) for r in Builder(seed).rows(article) if r["qid"] == "1"]
+    right = [r for r in rows if r["kind"] == "qualifier-synonym"]
+    wrong = [r for r in rows if r["kind"] == "qualifier-swap"]
+    assert right and len(right) == len(wrong)
+    assert {r["answer"] for r in right} <= {"Cardiff is the biggest city in Wales.",
+                                            "Yes, Cardiff is the biggest city in Wales."}
+    assert {r["answer"] for r in wrong} <= {"Cardiff is the smallest city in Wales.",
+                                            "Yes, Cardiff is the smallest city in Wales."}
+    assert all(r["question"].endswith("? Is it Cardiff?") for r in right + wrong if r["answer"].startswith("Yes"))

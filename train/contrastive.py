@@ -25,7 +25,9 @@ rule-made classes (:mod:`kpqa.train.contrastive_forms`), each a right and a wron
     / a sibling's name ("Copernicus" for "Galileo"), bare, in a clause or in the answer sentence;
     ``negation-paraphrase`` / ``negation-flip`` a yes/no question on an adjective answered by a statement, the
     adjective, its negation or its WordNet antonym ("Am I eligible?" / no: "You are ineligible." / "You are
-    eligible.").
+    eligible."); ``qualifier-synonym`` / ``qualifier-swap`` the answer sentence (or "Yes, <sentence>" to "Q? Is it
+    <span>?") with an adjective the question and the sentence share put in other words ("the biggest city" for
+    "the largest city") / turned into its antonym ("the smallest city").
 
 The reference is the answer sentence (MS-MARCO style) or the bare spans of every annotator (TriviaQA style), half
 each. Synthetic polar questions come from a SQuAD question and a candidate fact ("Q Is it X?"). Each question
@@ -57,7 +59,8 @@ from .sources import read_json
 
 #: the rule-made classes (:mod:`kpqa.train.contrastive_forms`): (right kind, wrong kind)
 FORM_KINDS: tuple[tuple[str, str], ...] = (("polar-implicit", "polar-implicit-flip"), ("long-asserts", "long-mentions"),
-                                           ("alias", "alias-wrong"), ("negation-paraphrase", "negation-flip"))
+                                           ("alias", "alias-wrong"), ("negation-paraphrase", "negation-flip"),
+                                           ("qualifier-synonym", "qualifier-swap"))
 KINDS_CORRECT: tuple[str, ...] = ("span", "clause", "other-sentence", "verbose", "polar-same",
                                   *(k for k, _ in FORM_KINDS))
 KINDS_WRONG: tuple[str, ...] = ("swap", "swap-span", "swap-verbose", "choice-other", "polar-flip",
@@ -287,6 +290,17 @@ class Builder:
                         rng.choice(CLAUSES).format(a) if how < 0.7 else a for a in alias[:2]]
             if forms_of[0] and forms_of[1]:
                 rare.append((row(forms_of[0], 1, "alias"), row(forms_of[1], 0, "alias-wrong")))
+        qualifier = forms.qualifier_pair(q.question, sentence, span, rng)
+        if qualifier:
+            if rng.random() < 0.5:  # the sentence answer, or a right polar answer to "Q? Is it <span>?"
+                rare.append((row(qualifier[0], 1, "qualifier-synonym"), row(qualifier[1], 0, "qualifier-swap")))
+            else:
+                ask = f"{q.question.rstrip(' ?')}? Is it {span}?"
+                ref = [f"Yes, {forms.lower_first(sentence)}"]
+                rare.append((row(f"Yes, {forms.lower_first(qualifier[0])}", 1, "qualifier-synonym", question=ask,
+                                 references=ref),
+                             row(f"Yes, {forms.lower_first(qualifier[1])}", 0, "qualifier-swap", question=ask,
+                                 references=ref)))
         rng.shuffle(rare)
         return (rare + pairs)[: self.form_pairs]
 

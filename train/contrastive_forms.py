@@ -11,7 +11,10 @@ wrong":
 - :func:`alias_pair`: the answer by another name, WordNet synonyms of a one-sense noun or the place of a
   nationality adjective, against a co-hyponym's name (``alias`` / ``alias-wrong``);
 - :func:`negation_pair`: a copula question on an adjective answered by a statement, with the adjective, its
-  negation or its antonym ("You are ineligible." for "not eligible"; ``negation-paraphrase`` / ``negation-flip``).
+  negation or its antonym ("You are ineligible." for "not eligible"; ``negation-paraphrase`` / ``negation-flip``);
+- :func:`qualifier_pair`: the answer sentence with the question's qualifier ("the *largest* city") put in other
+  words ("the biggest city") or turned into its antonym ("the smallest city") (``qualifier-synonym`` /
+  ``qualifier-swap``).
 
 Every function is deterministic given its arguments (a seeded ``random.Random`` where it chooses).
 """
@@ -308,6 +311,7 @@ _AFTER_PREDICATE = {"", "to", "for", "in", "of", "with", "about", "on", "at", "b
                     "under", "during", "after", "before", "without", "while", "because", "since"}
 _DEICTIC = {"i": "you", "me": "you", "my": "your", "mine": "yours", "am": "are", "myself": "yourself",
             "we": "you", "us": "you", "our": "your"}
+_DEGREE_SAFE = {"high", "low", "long", "short", "old", "new", "first", "last"}
 #: adjectives whose first sense's antonym is another sense's ("responsible for" is not "irresponsible for")
 _UNSAFE_ANTONYMS = {"sure", "just", "many", "much", "other", "different", "same", "new", "old", "mental",
                     "physical", "financial", "on", "off", "up", "down", "first", "last", "responsible",
@@ -315,13 +319,28 @@ _UNSAFE_ANTONYMS = {"sure", "just", "many", "much", "other", "different", "same"
                     "due", "free", "open", "close", "direct", "single", "simple", "high", "low", "long", "short"}
 
 
-def adjective_antonym(word: str) -> str | None:
-    """The direct WordNet antonym of an adjective whose first sense is an adjective ("eligible" -> "ineligible",
-    "legal" -> "illegal"), or None."""
+def _mostly_adjective(word: str) -> bool:
+    """Whether a word is first an adjective: its first sense is one, or its adjective senses are seen in SemCor
+    at least as often as all its other senses ("large": also a noun, "at large")."""
+    wn = _wordnet()
+    synsets = wn.synsets(word)
+    if not synsets:
+        return False
+    if synsets[0].pos() in ("a", "s"):
+        return True
+    seen = [(s.pos() in ("a", "s"), sum(lemma.count() for lemma in s.lemmas() if lemma.name() == word))
+            for s in synsets]
+    adjective = sum(c for a, c in seen if a)
+    return adjective > 0 and adjective >= sum(c for a, c in seen if not a)
+
+
+def adjective_antonym(word: str, degree: bool = False) -> str | None:
+    """The direct WordNet antonym of a word that is first an adjective ("eligible" -> "ineligible", "legal" ->
+    "illegal"), or None; ``degree``: for a comparative or superlative, where "high" / "low", "old" / "young" are
+    safe ("the highest peak")."""
     wn = _wordnet()
     low = word.lower()
-    synsets = wn.synsets(low)
-    if not synsets or synsets[0].pos() not in ("a", "s") or low in _UNSAFE_ANTONYMS:
+    if not _mostly_adjective(low) or (low in _UNSAFE_ANTONYMS and not (degree and low in _DEGREE_SAFE)):
         return None
     for synset in wn.synsets(low, "a")[:1]:
         for lemma in synset.lemmas():
@@ -372,3 +391,187 @@ def negation_pair(question: str, yes: bool, rng: random.Random) -> tuple[str, st
     / no -> ("You are ineligible.", "You are eligible.") or ("You are not eligible.", "You are eligible.")."""
     found = predicate_statements(question)
     return None if found is None else _choose(found, yes, rng)
+
+
+def _word_synonym(word: str, pos: str) -> str | None:
+    """A one-word WordNet synonym of a word in its first sense ("difficult" -> "hard"), or None: the word in its
+    base form, its first sense of part of speech ``pos`` (``a`` adjective, ``n`` noun) and at least twice as
+    frequent in SemCor as any other, the synonym the most frequent one in SemCor; nouns only when their first
+    sense has two lemmas at most (little room for another sense)."""
+    wn = _wordnet()
+    low = word.lower()
+    synsets = wn.synsets(low)
+    if not synsets or synsets[0].pos() not in (("a", "s") if pos == "a" else (pos,)):
+        return None
+    if wn.morphy(low, "a" if pos == "a" else "n") != low:
+        return None
+    counts = [sum(lemma.count() for lemma in s.lemmas() if lemma.name().lower() == low) for s in synsets]
+    if counts[0] < 2 or any(c * 2 > counts[0] for c in counts[1:]):
+        return None
+    lemmas = sorted(synsets[0].lemmas(), key=lambda lemma: (-lemma.count(), lemma.name()))
+    names = [lemma.name() for lemma in lemmas if lemma.name() != low and lemma.count() >= 1
+             and lemma.name().isalpha() and lemma.name().islower() and len(lemma.name()) > 2]
+    if pos == "n" and len(synsets[0].lemmas()) > 2:
+        return None
+    return names[0] if names else None
+
+
+_QUALIFIER_STOP = {"is", "was", "are", "were", "the", "a", "an", "of", "in", "on", "at", "to", "for", "by", "with",
+                   "what", "which", "who", "when", "where", "how", "why", "did", "does", "do", "has", "have", "had",
+                   "many", "much", "first", "last", "one", "two", "new", "old", "other", "same", "only", "most",
+                   "more", "main", "known", "called", "name", "named", "type", "kind", "part", "year", "time",
+                   "number", "also", "used", "use", "can", "could", "would", "should", "will", "be", "been",
+                   "near", "far", "less", "few", "more", "dependent", "independent", "like", "unlike", "due",
+                   "longer"}
+
+
+#: adjectives that can stand for each other in most sentences (WordNet's synonyms are mostly of rarer senses)
+QUALIFIER_SYNONYMS = dict(pair for a, b in (
+    ("large", "big"), ("largest", "biggest"), ("larger", "bigger"), ("important", "significant"),
+    ("difficult", "hard"), ("main", "principal"), ("fast", "quick"), ("fastest", "quickest"),
+    ("famous", "well-known"), ("modern", "contemporary"), ("huge", "enormous"),
+    ("strong", "powerful"), ("weak", "feeble"), ("easy", "simple"), ("easier", "simpler"), ("easiest", "simplest"),
+    ("dangerous", "hazardous"), ("rare", "uncommon"), ("wide", "broad"), ("widest", "broadest"),
+    ("entire", "whole"), ("ill", "sick"), ("intelligent", "clever"), ("cheap", "inexpensive"),
+    ("expensive", "costly"), ("false", "untrue"), ("safe", "secure"), ("annual", "yearly"),
+) for pair in ((a, b), (b, a)))
+QUALIFIER_SYNONYMS.update({"small": "little", "smallest": "tiniest", "final": "last", "correct": "right",
+                           "necessary": "needed", "possible": "feasible", "daily": "everyday"})  # one way only
+for _drop in ("principal", "simple", "powerful", "hard", "secure", "quick", "big"):
+    QUALIFIER_SYNONYMS.pop(_drop, None)  # the way back has other senses ("principal" of a school)
+
+
+def _inflect(base: str, suffix: str) -> str | None:
+    """A one-syllable adjective with -er / -est ("small" -> "smallest", "big" -> "biggest", "easy" ->
+    "easiest"); None for longer words (their comparison takes "more" / "most")."""
+    if len(re.findall(r"[aeiouy]+", base.rstrip("e"))) != 1 and not (base.endswith("y") and len(base) <= 5):
+        return None
+    if base.endswith("e"):
+        return base + suffix[1:]
+    if base.endswith("y") and len(base) > 2 and base[-2] not in "aeiou":
+        return base[:-1] + "i" + suffix
+    if re.search(r"[^aeiou][aeiou][^aeiouwy]$", base):
+        return base + base[-1] + suffix
+    return base + suffix
+
+
+def adjective_variants(word: str) -> tuple[str | None, str | None]:
+    """(synonym, antonym) of an adjective in the same degree ("difficult" -> ("hard", "easy"), "largest" ->
+    ("biggest", "smallest")): the synonym from :data:`QUALIFIER_SYNONYMS`, the antonym from WordNet; each None
+    when none fits."""
+    wn = _wordnet()
+    low = word.lower()
+    base = wn.morphy(low, "a")
+    if not base or not _mostly_adjective(base) or low in _QUALIFIER_STOP:
+        return None, None
+    if base == low:
+        return QUALIFIER_SYNONYMS.get(low), adjective_antonym(low)
+    suffix = "est" if low.endswith("est") else "er" if low.endswith("er") else None
+    if not base or not suffix or _inflect(base, suffix) != low:
+        return None, None
+    antonym = adjective_antonym(base, degree=True)
+    return QUALIFIER_SYNONYMS.get(low), (_inflect(antonym, suffix) if antonym else None)
+
+
+def _replace_word(sentence: str, span: str, word: str, new: str) -> str:
+    """The sentence with every ``word`` outside the answer span replaced by ``new``, and "a" / "an" before it
+    made to agree ("an important" -> "a significant")."""
+    at = sentence.find(span)
+    parts = [sentence[:at], sentence[at + len(span):]] if at >= 0 else [sentence, ""]
+    swapped = [re.sub(rf"\b{re.escape(word)}\b", new, part) for part in parts]
+    out = swapped[0] + (span if at >= 0 else "") + swapped[1]
+
+    def article(m: re.Match[str]) -> str:
+        a = "an" if new[0] in "aeiou" else "a"
+        return (a.capitalize() if m.group(1)[0].isupper() else a) + " " + new
+
+    return re.sub(rf"\b(an|a|An|A) {re.escape(new)}\b", article, out)
+
+
+def qualifier_pair(question: str, sentence: str, span: str, rng: random.Random) -> tuple[str, str, str] | None:
+    """(right, wrong, qualifier) answer sentences, each one adjective changed: the wrong one changes a qualifier
+    the question and the sentence share outside the answer span ("the *largest* city" -> "the smallest city":
+    the antonym, in the same degree, wherever it stands outside the span); the right one puts a synonym in its
+    place ("the biggest city"), or, when it has none, in the place of another adjective of the sentence (the
+    qualifier kept). None when no adjective fits."""
+    wn = _wordnet()
+    asked = {w.lower() for w in re.findall(r"[A-Za-z]+", question)}
+    at = sentence.find(span)
+    words = sorted({m.group() for m in re.finditer(r"\b[a-z]{3,}\b", sentence)
+                    if not (at <= m.start() < at + len(span))})
+    words = [w for w in words if not (wn.morphy(w, "v") or w) != w]  # not an inflected verb ("written")
+    variants = {w: adjective_variants(w) for w in words}
+    present = set(re.findall(r"[a-z]+", sentence))
+    qualifiers = [w for w in words if w in asked and variants[w][1] and variants[w][1] not in present]
+    if not qualifiers:
+        return None
+    word = rng.choice(qualifiers)
+    wrong = _replace_word(sentence, span, word, variants[word][1] or "")
+    if variants[word][0]:
+        return _replace_word(sentence, span, word, variants[word][0] or ""), wrong, word
+    others = [w for w in words if w not in asked and variants[w][0]]
+    if not others:
+        return None
+    other = rng.choice(others)
+    return _replace_word(sentence, span, other, variants[other][0] or ""), wrong, word
+
+
+_NAME_RUN = re.compile(r"\b[A-Z][\w'.-]*(?:(?: (?:of|the|de|von|van|da|del|du|la|al))* [A-Z][\w'.-]*)*")
+_NOT_NAMES = set("january february march april may june july august september october november december monday "
+                 "tuesday wednesday thursday friday saturday sunday".split()) | _COMMON_STARTS | {"i"}
+#: words between two names that make their roles symmetric ("A met B", "A and B") or unclear
+_SYMMETRIC = {"and", "or", "with", "met", "meet", "meets", "married", "marry", "fought", "played", "versus", "vs",
+              "between", "both", "against", "beat", "like", "as", "than", "nor", "also", "joined", "allied"}
+_TIME_TAIL = re.compile(r"^(?P<body>.+?),? (?P<adv>(?:in|on|during|by|after|before|around|since|until) "
+                        r"[^,;()]{0,25}?\b1?\d{3}0?s?)\.$")
+_TIME_HEAD = re.compile(r"^(?P<adv>(?:In|On|During|By|After|Before|Around|Since|Until) [^,;()]{0,25}?\b1?\d{3}0?s?),"
+                        r" (?P<body>.+)\.$")
+
+
+def move_adverbial(sentence: str) -> str | None:
+    """The sentence with its time adverbial moved from the end to the front or back ("X defeated Y in 1066." <->
+    "In 1066, X defeated Y."), or None when it has none."""
+    text = sentence.strip()
+    m = _TIME_HEAD.match(text)
+    if m:
+        body = m["body"]
+        return f"{body[0].upper()}{body[1:]} {lower_first(m['adv'])}."
+    m = _TIME_TAIL.match(text)
+    if m and len(m["body"].split()) >= 3:
+        return f"{m['adv'][0].upper()}{m['adv'][1:]}, {lower_first(m['body'])}."
+    return None
+
+
+def role_pair(sentence: str, span: str, rng: random.Random) -> tuple[str, str] | None:
+    """(right, wrong) answer sentences about who did what to whom: the wrong one swaps the answer span (a name)
+    with the other name across the verb between them ("Harold was defeated by William in 1066." -> "William was
+    defeated by Harold in 1066."), its time adverbial moved too half the time; the right one keeps the roles and
+    moves the time adverbial ("In 1066, Harold was defeated by William."). None when the span is not a name, no
+    other name stands within six words across an asymmetric verb, or the sentence has no time adverbial to
+    move."""
+    wn = _wordnet()
+    if not span[:1].isupper() or sentence.count(span) != 1:
+        return None
+    right = move_adverbial(sentence)
+    if right is None or right.count(span) != 1:
+        return None
+    at = sentence.index(span)
+    names = [m for m in _NAME_RUN.finditer(sentence)
+             if m.group().lower() not in _NOT_NAMES and len(m.group().split()) <= 4 and not re.search(r"\d", m.group())
+             and (m.end() <= at or m.start() >= at + len(span)) and m.group() not in span and span not in m.group()
+             and not (m.start() == 0 and m.group().split()[0].lower() in _NOT_NAMES)]
+    for m in sorted(names, key=lambda m: abs(m.start() - at)):
+        a, b = sorted([(at, at + len(span)), (m.start(), m.end())])
+        between = sentence[a[1]:b[0]]
+        words = re.findall(r"[A-Za-z']+", between)
+        if not 1 <= len(words) <= 6 or re.search(r"[,;:()]", between) or {w.lower() for w in words} & _SYMMETRIC:
+            continue
+        if not any(wn.synsets(w.lower(), "v") for w in words if len(w) > 2):
+            continue
+        other = m.group()
+        first, second = sentence[a[0]:a[1]], sentence[b[0]:b[1]]
+        wrong = sentence[:a[0]] + second + between + first + sentence[b[1]:]
+        if other not in right or wrong == sentence:
+            return None
+        return right, ((move_adverbial(wrong) or wrong) if rng.random() < 0.5 else wrong)
+    return None
