@@ -308,3 +308,46 @@ def test_qualifier_rows():
     assert {r["answer"] for r in wrong} <= {"Cardiff is the smallest city in Wales.",
                                             "Yes, Cardiff is the smallest city in Wales."}
     assert all(r["question"].endswith("? Is it Cardiff?") for r in right + wrong if r["answer"].startswith("Yes"))
+
+
+@pytest.mark.parametrize(("question", "span", "right", "wrong"), [
+    ("Who replaced Wilkinson as president?", "Dallin H. Oaks",
+     {"Dallin H. Oaks replaced Wilkinson as president.", "Wilkinson was replaced as president by Dallin H. Oaks."},
+     {"Wilkinson replaced Dallin H. Oaks as president.", "Dallin H. Oaks was replaced as president by Wilkinson."}),
+    ("Who was defeated by William in 1066?", "Harold",
+     {"William defeated Harold in 1066.", "Harold was defeated in 1066 by William."},
+     {"Harold defeated William in 1066.", "William was defeated in 1066 by Harold."}),
+    ("Who succeeded Carrion Jr.?", "Rubén Díaz, Jr.",
+     {"Rubén Díaz, Jr. succeeded Carrion Jr.", "Carrion Jr. was succeeded by Rubén Díaz, Jr."},
+     {"Carrion Jr. succeeded Rubén Díaz, Jr.", "Rubén Díaz, Jr. was succeeded by Carrion Jr."}),
+])
+def test_role_pair(question, span, right, wrong):
+    got = [forms.role_pair(question, span, random.Random(seed)) for seed in range(20)]
+    assert {g[0] for g in got if g} == right and {g[1] for g in got if g} == wrong
+    assert {g[2] for g in got if g} == {"active-active", "active-passive", "passive-active", "passive-passive"}
+
+
+@pytest.mark.parametrize(("question", "span"), [
+    ("Who met Cavour?", "Napoleon"),  # symmetric: both met
+    ("Who led Chopin's funeral procession?", "Prince Adam"),  # no name object
+    ("Who discovered the planet?", "Galle"),
+    ("Who replaced Abdul?", "a comedian"),  # the answer is not a name
+])
+def test_role_pair_does_not_fit(question, span):
+    assert forms.role_pair(question, span, random.Random(0)) is None
+
+
+def test_role_rows():
+    context = "Dallin H. Oaks replaced Wilkinson as president in 1971. Jeffrey R. Holland followed Oaks."
+    article = Article("test", "BYU", [
+        Question("1", "Who replaced Wilkinson as president?", context, ["Dallin H. Oaks"], 0),
+        Question("2", "Who followed Oaks?", context, ["Jeffrey R. Holland"], context.index("Jeffrey")),
+    ])
+    rows = [r for seed in range(4) for r in Builder(seed).rows(article) if r["qid"] == "1"]
+    _balanced(rows)
+    right = {r["answer"] for r in rows if r["kind"] == "role-reorder" and r["scores"] == 1}
+    wrong = {r["answer"] for r in rows if r["kind"] == "role-swap" and r["scores"] == 0}
+    assert right and right <= {"Dallin H. Oaks replaced Wilkinson as president.",
+                               "Wilkinson was replaced as president by Dallin H. Oaks."}
+    assert wrong and wrong <= {"Wilkinson replaced Dallin H. Oaks as president.",
+                               "Dallin H. Oaks was replaced as president by Wilkinson."}

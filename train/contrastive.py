@@ -27,7 +27,9 @@ rule-made classes (:mod:`kpqa.train.contrastive_forms`), each a right and a wron
     adjective, its negation or its WordNet antonym ("Am I eligible?" / no: "You are ineligible." / "You are
     eligible."); ``qualifier-synonym`` / ``qualifier-swap`` the answer sentence (or "Yes, <sentence>" to "Q? Is it
     <span>?") with an adjective the question and the sentence share put in other words ("the biggest city" for
-    "the largest city") / turned into its antonym ("the smallest city").
+    "the largest city") / turned into its antonym ("the smallest city"); ``role-reorder`` / ``role-swap`` "Who
+    replaced Wilkinson?" answered by a statement keeping the roles, active or passive ("Wilkinson was replaced by
+    Oaks.") / with the two names swapped ("Wilkinson replaced Oaks.").
 
 The reference is the answer sentence (MS-MARCO style) or the bare spans of every annotator (TriviaQA style), half
 each. Synthetic polar questions come from a SQuAD question and a candidate fact ("Q Is it X?"). Each question
@@ -60,7 +62,7 @@ from .sources import read_json
 #: the rule-made classes (:mod:`kpqa.train.contrastive_forms`): (right kind, wrong kind)
 FORM_KINDS: tuple[tuple[str, str], ...] = (("polar-implicit", "polar-implicit-flip"), ("long-asserts", "long-mentions"),
                                            ("alias", "alias-wrong"), ("negation-paraphrase", "negation-flip"),
-                                           ("qualifier-synonym", "qualifier-swap"))
+                                           ("qualifier-synonym", "qualifier-swap"), ("role-reorder", "role-swap"))
 KINDS_CORRECT: tuple[str, ...] = ("span", "clause", "other-sentence", "verbose", "polar-same",
                                   *(k for k, _ in FORM_KINDS))
 KINDS_WRONG: tuple[str, ...] = ("swap", "swap-span", "swap-verbose", "choice-other", "polar-flip",
@@ -301,6 +303,9 @@ class Builder:
                                  references=ref),
                              row(f"Yes, {forms.lower_first(qualifier[1])}", 0, "qualifier-swap", question=ask,
                                  references=ref)))
+        role = forms.role_pair(q.question, span, rng)
+        if role:
+            rare.append((row(role[0], 1, "role-reorder"), row(role[1], 0, "role-swap")))
         rng.shuffle(rare)
         return (rare + pairs)[: self.form_pairs]
 

@@ -14,7 +14,9 @@ wrong":
   negation or its antonym ("You are ineligible." for "not eligible"; ``negation-paraphrase`` / ``negation-flip``);
 - :func:`qualifier_pair`: the answer sentence with the question's qualifier ("the *largest* city") put in other
   words ("the biggest city") or turned into its antonym ("the smallest city") (``qualifier-synonym`` /
-  ``qualifier-swap``).
+  ``qualifier-swap``);
+- :func:`role_pair`: "Who replaced Wilkinson?" answered by a statement that keeps the roles, active or passive
+  ("Wilkinson was replaced by Oaks."), or swaps the two names (``role-reorder`` / ``role-swap``).
 
 Every function is deterministic given its arguments (a seeded ``random.Random`` where it chooses).
 """
@@ -516,62 +518,39 @@ def qualifier_pair(question: str, sentence: str, span: str, rng: random.Random) 
     return _replace_word(sentence, span, other, variants[other][0] or ""), wrong, word
 
 
-_NAME_RUN = re.compile(r"\b[A-Z][\w'.-]*(?:(?: (?:of|the|de|von|van|da|del|du|la|al))* [A-Z][\w'.-]*)*")
-_NOT_NAMES = set("january february march april may june july august september october november december monday "
-                 "tuesday wednesday thursday friday saturday sunday".split()) | _COMMON_STARTS | {"i"}
-#: words between two names that make their roles symmetric ("A met B", "A and B") or unclear
-_SYMMETRIC = {"and", "or", "with", "met", "meet", "meets", "married", "marry", "fought", "played", "versus", "vs",
-              "between", "both", "against", "beat", "like", "as", "than", "nor", "also", "joined", "allied"}
-_TIME_TAIL = re.compile(r"^(?P<body>.+?),? (?P<adv>(?:in|on|during|by|after|before|around|since|until) "
-                        r"[^,;()]{0,25}?\b1?\d{3}0?s?)\.$")
-_TIME_HEAD = re.compile(r"^(?P<adv>(?:In|On|During|By|After|Before|Around|Since|Until) [^,;()]{0,25}?\b1?\d{3}0?s?),"
-                        r" (?P<body>.+)\.$")
+
+_WHO_DID = re.compile(r"^Who (?:(?P<passive>was|were) )?(?P<verb>[a-z]{3,}ed) (?:by )?"
+                      r"(?P<obj>[A-Z][\w.-]*(?: (?:of|the|de|von|van) )?(?: [A-Z][\w.-]*)*)"
+                      r"(?P<rest>(?: (?:as|in|to|during|for|from|at|on|after|before|with|into|over)\b[^?]*)?)\?$")
+_NOT_NAMES = _COMMON_STARTS | {"i", "what", "which", "who"}
+#: verbs whose two roles can be swapped without changing the fact ("A met B") or that are not about two roles
+_SYMMETRIC_VERBS = {"met", "married", "fought", "played", "joined", "allied", "faced", "divorced", "called",
+                    "named", "resembled", "debated", "partnered", "dated", "used", "needed", "wanted"}
 
 
-def move_adverbial(sentence: str) -> str | None:
-    """The sentence with its time adverbial moved from the end to the front or back ("X defeated Y in 1066." <->
-    "In 1066, X defeated Y."), or None when it has none."""
-    text = sentence.strip()
-    m = _TIME_HEAD.match(text)
-    if m:
-        body = m["body"]
-        return f"{body[0].upper()}{body[1:]} {lower_first(m['adv'])}."
-    m = _TIME_TAIL.match(text)
-    if m and len(m["body"].split()) >= 3:
-        return f"{m['adv'][0].upper()}{m['adv'][1:]}, {lower_first(m['body'])}."
-    return None
-
-
-def role_pair(sentence: str, span: str, rng: random.Random) -> tuple[str, str] | None:
-    """(right, wrong) answer sentences about who did what to whom: the wrong one swaps the answer span (a name)
-    with the other name across the verb between them ("Harold was defeated by William in 1066." -> "William was
-    defeated by Harold in 1066."), its time adverbial moved too half the time; the right one keeps the roles and
-    moves the time adverbial ("In 1066, Harold was defeated by William."). None when the span is not a name, no
-    other name stands within six words across an asymmetric verb, or the sentence has no time adverbial to
-    move."""
+def role_pair(question: str, span: str, rng: random.Random) -> tuple[str, str, str] | None:
+    """(right, wrong, form) statements answering "Who <verb>ed <Name> ...?" (or "Who was <verb>ed by <Name>?")
+    with the answer span, a name: the right one keeps the roles, said actively or with the phrase order turned
+    into the passive ("Who replaced Wilkinson as president?" -> "Dallin H. Oaks replaced Wilkinson as
+    president." / "Wilkinson was replaced as president by Dallin H. Oaks."); the wrong one swaps the two names
+    in one of the two forms ("Wilkinson replaced Dallin H. Oaks as president."). ``form`` says which forms the
+    pair took (``active-passive``, ...). None when the question does not fit, the verb is symmetric ("met") or
+    the span is not a name."""
     wn = _wordnet()
-    if not span[:1].isupper() or sentence.count(span) != 1:
+    m = _WHO_DID.match(question.strip())
+    if not m or not span[:1].isupper() or len(m["obj"].split()) > 4 or m["verb"] in _SYMMETRIC_VERBS \
+            or wn.morphy(m["verb"], "v") is None or m["obj"].split()[0].lower() in _NOT_NAMES:
         return None
-    right = move_adverbial(sentence)
-    if right is None or right.count(span) != 1:
-        return None
-    at = sentence.index(span)
-    names = [m for m in _NAME_RUN.finditer(sentence)
-             if m.group().lower() not in _NOT_NAMES and len(m.group().split()) <= 4 and not re.search(r"\d", m.group())
-             and (m.end() <= at or m.start() >= at + len(span)) and m.group() not in span and span not in m.group()
-             and not (m.start() == 0 and m.group().split()[0].lower() in _NOT_NAMES)]
-    for m in sorted(names, key=lambda m: abs(m.start() - at)):
-        a, b = sorted([(at, at + len(span)), (m.start(), m.end())])
-        between = sentence[a[1]:b[0]]
-        words = re.findall(r"[A-Za-z']+", between)
-        if not 1 <= len(words) <= 6 or re.search(r"[,;:()]", between) or {w.lower() for w in words} & _SYMMETRIC:
-            continue
-        if not any(wn.synsets(w.lower(), "v") for w in words if len(w) > 2):
-            continue
-        other = m.group()
-        first, second = sentence[a[0]:a[1]], sentence[b[0]:b[1]]
-        wrong = sentence[:a[0]] + second + between + first + sentence[b[1]:]
-        if other not in right or wrong == sentence:
-            return None
-        return right, ((move_adverbial(wrong) or wrong) if rng.random() < 0.5 else wrong)
-    return None
+    verb, obj, rest = m["verb"], m["obj"], m["rest"]
+    agent, patient = (obj, span) if m["passive"] else (span, obj)
+    be = "were" if m["passive"] == "were" else "was"
+
+    def active(a: str, p: str) -> str:
+        return f"{a} {verb} {p}{rest}".rstrip(".") + "."
+
+    def passive(a: str, p: str) -> str:
+        return f"{p} {be} {verb}{rest} by {a}".rstrip(".") + "."
+
+    right_form, wrong_form = rng.choice([(active, passive), (passive, active), (passive, passive), (active, active)])
+    right, wrong = right_form(agent, patient), wrong_form(patient, agent)
+    return right, wrong, f"{right_form.__name__}-{wrong_form.__name__}"
