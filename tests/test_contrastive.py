@@ -1,10 +1,16 @@
-"""The contrastive answer data (kpqa.train.contrastive): span types, the rows of a hand-made article, seeding,
-the fit / check split by article; on the shared data, the whole build."""
+"""The contrastive answer data (kpqa.train.contrastive and its rule-made forms): span types, the rows of a hand-made
+article, each form's rule on hand-written fixtures, seeding, the fit / check split by article; on the shared data,
+the whole build and the train part."""
 from __future__ import annotations
+
+import random
+import re
 
 import pytest
 
-from kpqa.train.contrastive import KINDS_CORRECT, KINDS_WRONG, Article, Builder, Question, build, in_check, span_type
+from kpqa.train import contrastive_forms as forms
+from kpqa.train.contrastive import (FORM_KINDS, KINDS_CORRECT, KINDS_WRONG, Article, Builder, Question, build,
+                                    build_train, in_check, polar_rows, span_type)
 
 CONTEXT = ("The Treaty of Turin was signed in 1860. In this treaty, Savoy and Nice were annexed into France from "
            "the Kingdom of Sardinia. Napoleon III met Cavour at Plombieres in 1858. The plebiscite in Nice was held "
@@ -78,3 +84,270 @@ def test_build_on_the_shared_data(shared_data):
     # no text of the human-judgment sets: the questions are the QA sources' own
     human = (root / "human_eval" / "evouna_tq_dev.csv").read_text(encoding="utf-8")
     assert not any(f'\n{r["question"]},' in human for r in fit + check)
+
+
+def _balanced(rows) -> None:
+    by_question: dict[str, list] = {}
+    for r in rows:
+        by_question.setdefault(r["qid"], []).append(r)
+    for found in by_question.values():
+        assert sum(r["scores"] for r in found) * 2 == len(found), found
+
+
+@pytest.mark.parametrize(("question", "yes", "echo"), [
+    ("Does copper attract magnets?", False, "It doesn't."),
+    ("Does copper conduct electricity?", True, "It does."),
+    ("Were the Beatles British?", False, "They weren't."),
+    ("Can I claim Carer's Allowance?", True, "You can."),
+    ("Am I eligible for a refund?", True, "You are."),
+    ("Is Mike Pence older than Al Gore?", False, "Mike Pence isn't."),
+    ("Are Giuseppe Verdi and Ambroise Thomas both composers?", True, "They are."),
+    ("My son is 17. Can he work full time?", True, "He can."),
+    ("Can my landlord evict me?", False, "They can't."),  # a person: singular they
+    ("Can dogs eat chocolate?", False, "They can't."),
+    ("Can diabetes cause blindness?", True, "It can."),
+    ("Is there a fee?", False, "There isn't."),
+    ("Who opposed the treaty? Is it Garibaldi?", False, "It isn't."),
+    ("Who opposed the treaty?", True, None),
+])
+def test_polar_echo(question, yes, echo):
+    assert forms.polar_echo(question, yes) == echo
+
+
+def test_polar_echo_full_negation_and_lead_ins():
+    assert forms.polar_echo("Did it rain in Leeds?", False, contracted=False) == "It did not."
+    assert forms.polar_echo("Can you color grout?", False, contracted=False) == "You cannot."
+    assert forms.lower_first("The treaty was signed.") == "the treaty was signed."
+    assert forms.lower_first("Napoleon met Cavour.") == "Napoleon met Cavour."
+    for seed in range(30):  # the wrong answer is the right one's form with the other polarity
+        right, wrong = forms.implicit_pair("Does copper attract magnets?", False, random.Random(seed),
+                                           "Copper is not magnetic.")
+        assert right.lower().endswith("copper is not magnetic.") and wrong.lower().endswith("copper is not magnetic.")
+        echo_right, echo_wrong = (a[: a.lower().index("copper is")] for a in (right, wrong))
+        assert "doesn't" in echo_right or "does not" in echo_right
+        assert "does" in echo_wrong and "not" not in echo_wrong and "n't" not in echo_wrong
+        assert not {"yes", "no"} & set(re.split(r"\W+", right.lower()))
+
+
+def test_implicit_pair_is_seeded():
+    one = forms.implicit_pair("Does copper attract magnets?", False, random.Random(3))
+    assert one == forms.implicit_pair("Does copper attract magnets?", False, random.Random(3))
+    assert one is not None and one[0].endswith(("it doesn't.", "it does not.", "It doesn't.", "It does not."))
+    assert one[1].endswith(("it does.", "It does."))
+
+
+def test_long_pair():
+    sentence = "The Treaty of Turin was signed in 1860."
+    swapped = "The Treaty of Turin was signed in 1858."
+    hows = set()
+    for seed in range(40):
+        right, wrong, how = forms.long_pair("1860", "1858", sentence, swapped, ["Nice was annexed."],
+                                            random.Random(seed))
+        hows.add(how)
+        assert sentence in right and "1858" in right and len(right.split(". ")) >= 2
+        assert "1860" in wrong and "1858" in wrong
+        if how == "asserts":  # the same words with the two answers swapped
+            assert wrong == right.replace("1860", "#").replace("1858", "1860").replace("#", "1858")
+        else:
+            assert wrong.count("Nice was annexed.") == 1
+    assert hows == {"asserts", "undecided"}
+    right, wrong, how = forms.long_pair("1860", "1858", sentence, swapped, [], random.Random(0))
+    assert how == "asserts"  # no sentence to go with a declining answer
+
+
+def test_form_rows_of_a_hand_made_article():
+    rows = list(Builder(seed=1).rows(_article()))
+    kinds = {r["kind"] for r in rows}
+    assert {"polar-implicit", "polar-implicit-flip", "long-asserts", "long-mentions"} <= kinds
+    _balanced(rows)
+    pairs = dict(FORM_KINDS)
+    for r in rows:
+        if r["kind"] in pairs:  # a right form row and its wrong twin, on the same question
+            twin = [x for x in rows if x["qid"] == r["qid"] and x["kind"] == pairs[r["kind"]]]
+            assert len(twin) == 1 and twin[0]["question"] == r["question"] and r["scores"] == 1
+        if r["kind"] == "polar-implicit":
+            assert r["question"].endswith("?") and "? Is it " in r["question"]
+            yes = r["references"][0].startswith("Yes")
+            assert (" is" in r["answer"].split(".")[0].split(":")[0].split(";")[0]) and \
+                (("n't" in r["answer"] or " not" in r["answer"]) != yes)
+    assert list(Builder(seed=1).rows(_article())) == list(Builder(seed=1).rows(_article()))
+    assert [r for r in Builder(seed=1, form_pairs=0).rows(_article())] == \
+        [r for r in Builder(seed=1).rows(_article()) if r["kind"] not in dict(FORM_KINDS).keys() | set(pairs.values())]
+
+
+def test_polar_rows_gain_implicit_answers():
+    records = [("1", "Does copper attract magnets?", "no", ""), ("2", "Who knows?", "yes", ""),
+               ("3", "Are whales mammals?", "yes", "Whales are mammals.")]
+    rows = list(polar_rows(records, "test", seed=5))
+    assert rows == list(polar_rows(records, "test", seed=5))
+    _balanced(rows)
+    got = {(r["qid"], r["kind"]): r for r in rows}
+    assert got["1", "polar-implicit"]["answer"].lower().endswith(("it doesn't.", "it does not."))
+    assert got["1", "polar-implicit-flip"]["answer"].lower().endswith("it does.")
+    assert ("2", "polar-implicit") not in got  # no auxiliary to echo
+    assert got["3", "polar-implicit"]["scores"] == 1 and "they are" in got["3", "polar-implicit"]["answer"].lower()
+
+
+@pytest.mark.shared_data
+@pytest.mark.slow
+def test_train_part_on_the_shared_data(shared_data):
+    root = shared_data("squad/train-v1.1.json").parents[1]
+    rows = build_train(root, seed=13, n_questions=60)
+    assert rows == build_train(root, seed=13, n_questions=60)
+    assert {r["source"] for r in rows} == {"squad-train", "conditionalqa-train"}
+    _balanced(rows)
+    kinds = {r["kind"] for r in rows}
+    assert {k for pair in FORM_KINDS for k in pair} <= kinds and {"swap", "polar-flip", "clause"} <= kinds
+    assert len({r["qid"] for r in rows if r["source"] == "squad-train"}) == 60
+
+
+@pytest.mark.parametrize(("span", "question", "expected"), [
+    ("Galileo", "Who observed the moons of Jupiter?", ("Galileo Galilei", "Omar Khayyam", "synonym")),
+    ("World Health Organization", "Who recommends it?",
+     ("WHO", "United Nations Educational Scientific and Cultural Organization", "synonym")),
+    ("Welsh", "What nationality was Dylan Thomas?", ("from Wales", "from Muscovy", "demonym")),
+    ("Welsh", "What language is spoken in Cardiff?", None),  # not a nationality question; two noun senses
+    ("anterior", "Which segment is the prothorax?", None),  # an adjective first ("front tooth" as a noun)
+    ("7", "How far is it?", None),
+    ("traders", "Who brought the missionaries?", None),  # a plural: the lemmas are singular
+])
+def test_alias_pair(span, question, expected):
+    # the same in every process: nltk keeps a synset's relations in a set, the siblings are sorted
+    assert forms.alias_pair(span, question, random.Random(0)) == expected
+
+
+def test_alias_rows():
+    context = "Galileo observed the moons of Jupiter in 1610. Kepler wrote to him in 1611."
+    article = Article("test", "Moons", [
+        Question("1", "Who observed the moons of Jupiter?", context, ["Galileo"], 0),
+        Question("2", "Who wrote to him?", context, ["Kepler"], context.index("Kepler")),
+    ])
+    rows = [r for seed in range(6) for r in Builder(seed).rows(article) if r["qid"] == "1"]
+    right = [r for r in rows if r["kind"] == "alias"]
+    wrong = [r for r in rows if r["kind"] == "alias-wrong"]
+    assert right and len(right) == len(wrong)
+    assert all("Galileo Galilei" in r["answer"] and r["scores"] == 1 for r in right)
+    assert all("Galileo" not in r["answer"] and r["scores"] == 0 for r in wrong)
+
+
+@pytest.mark.parametrize(("question", "statements"), [
+    ("Am I eligible for a refund?",
+     ("You are eligible for a refund.", "You are ineligible for a refund.", "You are not eligible for a refund.")),
+    ("Is it legal for my landlord to keep my deposit?",
+     ("It is legal for your landlord to keep your deposit.", "It is illegal for your landlord to keep your deposit.",
+      "It is not legal for your landlord to keep your deposit.")),
+    ("Is bismuth radioactive?", ("It is radioactive.", "It is nonradioactive.", "It is not radioactive.")),
+    ("Is my son eligible for a permit?",
+     ("He is eligible for a permit.", "He is ineligible for a permit.", "He is not eligible for a permit.")),
+    ("Am I able to appeal after I was fired?", ("You are able to appeal after you were fired.",
+                                                 "You are unable to appeal after you were fired.",
+                                                 "You are not able to appeal after you were fired.")),
+    ("Are there any bursaries available?", None),  # the adjective is not the subject's
+    ("Is the theory test just a quiz?", None),  # "just" / "unjust": another sense
+    ("Can I claim a refund?", None),
+])
+def test_predicate_statements(question, statements):
+    assert forms.predicate_statements(question) == statements
+
+
+def test_negation_pair_sides():
+    plain, antonym, negated = forms.predicate_statements("Am I eligible for a refund?") or ("", "", "")
+    no = {forms.negation_pair("Am I eligible for a refund?", False, random.Random(s)) for s in range(30)}
+    yes = {forms.negation_pair("Am I eligible for a refund?", True, random.Random(s)) for s in range(30)}
+    assert no == {(antonym, plain), (negated, plain)}  # "not eligible" said another way, or said so
+    assert yes == {(plain, antonym), (plain, negated)}  # the negation added, or the antonym
+    rows = list(polar_rows([("1", "Am I eligible for a refund?", "no", "")], "test", seed=2))
+    _balanced(rows)
+    got = {r["kind"]: r for r in rows}
+    assert got["negation-paraphrase"]["answer"] in (antonym, negated) and got["negation-paraphrase"]["scores"] == 1
+    assert got["negation-flip"]["answer"] == plain and got["negation-flip"]["scores"] == 0
+
+
+@pytest.mark.parametrize(("word", "expected"), [
+    ("difficult", ("hard", "easy")), ("largest", ("biggest", "smallest")), ("highest", (None, "lowest")),
+    ("important", ("significant", "unimportant")), ("oldest", (None, "youngest")), ("table", (None, None)),
+])
+def test_adjective_variants(word, expected):
+    assert forms.adjective_variants(word) == expected
+
+
+@pytest.mark.parametrize(("question", "sentence", "span", "expected"), [
+    ("What is the largest city in Wales?", "Cardiff is the largest city in Wales and an important port.", "Cardiff",
+     ("Cardiff is the biggest city in Wales and an important port.",
+      "Cardiff is the smallest city in Wales and an important port.", "largest")),
+    ("What is an important industry in Israel?", "Tourism is an important industry in Israel.", "Tourism",
+     ("Tourism is a significant industry in Israel.", "Tourism is an unimportant industry in Israel.", "important")),
+    # no synonym for "highest": the right answer puts one in place of another adjective, the qualifier kept
+    ("What is the highest peak of the range?", "The highest peak of the huge range is Mont Blanc.", "Mont Blanc",
+     ("The highest peak of the enormous range is Mont Blanc.", "The lowest peak of the huge range is Mont Blanc.",
+      "highest")),
+    # every occurrence outside the span: "largest" twice
+    ("Which is the largest?", "Leeds is the largest, not the largest port.", "Leeds",
+     ("Leeds is the biggest, not the biggest port.", "Leeds is the smallest, not the smallest port.", "largest")),
+    ("When did the war end?", "The war ended in 1945.", "1945", None),  # no adjective
+    ("Is it legal?", "It is hard to tell legal and illegal actions apart.", "actions", None),  # antonym already there
+])
+def test_qualifier_pair(question, sentence, span, expected):
+    assert forms.qualifier_pair(question, sentence, span, random.Random(0)) == expected
+
+
+def test_qualifier_rows():
+    context = ("Cardiff is the largest city in Wales. Swansea is the second city of Wales. Newport is a city "
+               "in Wales.")
+    article = Article("test", "Wales", [
+        Question("1", "What is the largest city in Wales?", context, ["Cardiff"], 0),
+        Question("2", "What is the second city of Wales?", context, ["Swansea"], context.index("Swansea")),
+        Question("3", "What else is a city in Wales?", context, ["Newport"], context.index("Newport")),
+    ])
+    rows = [r for seed in range(8) for r in Builder(seed).rows(article) if r["qid"] == "1"]
+    right = [r for r in rows if r["kind"] == "qualifier-synonym"]
+    wrong = [r for r in rows if r["kind"] == "qualifier-swap"]
+    assert right and len(right) == len(wrong)
+    assert {r["answer"] for r in right} <= {"Cardiff is the biggest city in Wales.",
+                                            "Yes, Cardiff is the biggest city in Wales."}
+    assert {r["answer"] for r in wrong} <= {"Cardiff is the smallest city in Wales.",
+                                            "Yes, Cardiff is the smallest city in Wales."}
+    assert all(r["question"].endswith("? Is it Cardiff?") for r in right + wrong if r["answer"].startswith("Yes"))
+
+
+@pytest.mark.parametrize(("question", "span", "right", "wrong"), [
+    ("Who replaced Wilkinson as president?", "Dallin H. Oaks",
+     {"Dallin H. Oaks replaced Wilkinson as president.", "Wilkinson was replaced as president by Dallin H. Oaks."},
+     {"Wilkinson replaced Dallin H. Oaks as president.", "Dallin H. Oaks was replaced as president by Wilkinson."}),
+    ("Who was defeated by William in 1066?", "Harold",
+     {"William defeated Harold in 1066.", "Harold was defeated in 1066 by William."},
+     {"Harold defeated William in 1066.", "William was defeated in 1066 by Harold."}),
+    ("Who succeeded Carrion Jr.?", "Rubén Díaz, Jr.",
+     {"Rubén Díaz, Jr. succeeded Carrion Jr.", "Carrion Jr. was succeeded by Rubén Díaz, Jr."},
+     {"Carrion Jr. succeeded Rubén Díaz, Jr.", "Rubén Díaz, Jr. was succeeded by Carrion Jr."}),
+])
+def test_role_pair(question, span, right, wrong):
+    got = [forms.role_pair(question, span, random.Random(seed)) for seed in range(20)]
+    assert {g[0] for g in got if g} == right and {g[1] for g in got if g} == wrong
+    assert {g[2] for g in got if g} == {"active-active", "active-passive", "passive-active", "passive-passive"}
+
+
+@pytest.mark.parametrize(("question", "span"), [
+    ("Who met Cavour?", "Napoleon"),  # symmetric: both met
+    ("Who led Chopin's funeral procession?", "Prince Adam"),  # no name object
+    ("Who discovered the planet?", "Galle"),
+    ("Who replaced Abdul?", "a comedian"),  # the answer is not a name
+])
+def test_role_pair_does_not_fit(question, span):
+    assert forms.role_pair(question, span, random.Random(0)) is None
+
+
+def test_role_rows():
+    context = "Dallin H. Oaks replaced Wilkinson as president in 1971. Jeffrey R. Holland followed Oaks."
+    article = Article("test", "BYU", [
+        Question("1", "Who replaced Wilkinson as president?", context, ["Dallin H. Oaks"], 0),
+        Question("2", "Who followed Oaks?", context, ["Jeffrey R. Holland"], context.index("Jeffrey")),
+    ])
+    rows = [r for seed in range(4) for r in Builder(seed).rows(article) if r["qid"] == "1"]
+    _balanced(rows)
+    right = {r["answer"] for r in rows if r["kind"] == "role-reorder" and r["scores"] == 1}
+    wrong = {r["answer"] for r in rows if r["kind"] == "role-swap" and r["scores"] == 0}
+    assert right and right <= {"Dallin H. Oaks replaced Wilkinson as president.",
+                               "Wilkinson was replaced as president by Dallin H. Oaks."}
+    assert wrong and wrong <= {"Wilkinson replaced Dallin H. Oaks as president.",
+                               "Dallin H. Oaks was replaced as president by Wilkinson."}

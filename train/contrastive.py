@@ -1,4 +1,5 @@
-"""Contrastive answer data for fitting and checking correct / incorrect decisions (``kpqa.calibration``).
+"""Contrastive answer data for fitting and checking correct / incorrect decisions (``kpqa.calibration``) and for
+training an answer-equivalence model.
 
 From extractive QA data (SQuAD layout: SQuADShifts Wikipedia and Amazon reviews, SQuAD dev; ConditionalQA, MS-MARCO and HotpotQA for real yes/no
 questions) every question gives a reference answer and candidates labelled correct (1) or wrong (0), of these
@@ -15,14 +16,31 @@ wrong (the reference's wording, the key fact changed)
     answer with the span swapped; ``choice-other`` the other option of a choice question ("Q: A or B?");
     ``polar-flip`` the other yes/no word (bare, or before the evidence); ``polar-wrong-statement`` the right
     polar word followed by the answer sentence with its fact swapped.
+rule-made classes (:mod:`kpqa.train.contrastive_forms`), each a right and a wrong side in the same form
+    ``polar-implicit`` / ``polar-implicit-flip`` a yes/no question answered by echoing its auxiliary ("It
+    doesn't.", "That's right, they were: ..."), as the reference does / the opposite; ``long-asserts`` /
+    ``long-mentions`` a multi-sentence answer asserting the reference's answer while naming another in passing /
+    asserting the other while naming the reference's, or declining, or listing both; ``alias`` / ``alias-wrong``
+    the answer by another name from WordNet ("Decalogue" for "Ten Commandments", "a native of Wales" for "Welsh")
+    / a sibling's name ("Copernicus" for "Galileo"), bare, in a clause or in the answer sentence;
+    ``negation-paraphrase`` / ``negation-flip`` a yes/no question on an adjective answered by a statement, the
+    adjective, its negation or its WordNet antonym ("Am I eligible?" / no: "You are ineligible." / "You are
+    eligible."); ``qualifier-synonym`` / ``qualifier-swap`` the answer sentence (or "Yes, <sentence>" to "Q? Is it
+    <span>?") with an adjective the question and the sentence share put in other words ("the biggest city" for
+    "the largest city") / turned into its antonym ("the smallest city"); ``role-reorder`` / ``role-swap`` "Who
+    replaced Wilkinson?" answered by a statement keeping the roles, active or passive ("Wilkinson was replaced by
+    Oaks.") / with the two names swapped ("Wilkinson replaced Oaks.").
 
 The reference is the answer sentence (MS-MARCO style) or the bare spans of every annotator (TriviaQA style), half
-each. Synthetic polar questions come from a SQuAD question and a candidate fact ("Q Is it X?"). Questions are
-split by article into ``fit`` and ``check`` parts (``--check-share``), so no article's text is in both. Every
-choice is seeded per question (seed, source, id): the output does not depend on the order of the sources.
-No human-judgment set is read.
+each. Synthetic polar questions come from a SQuAD question and a candidate fact ("Q Is it X?"). Each question
+gets up to ``--form-pairs`` pairs of the rule-made classes (0: the rows of the other kinds only, unchanged).
+Questions are split by article into ``fit`` and ``check`` parts (``--check-share``), so no article's text is in
+both. The ``train`` part is drawn from other sources only (SQuAD v1.1 train, ConditionalQA train). Every choice
+is seeded per question (seed, source, id): the output does not depend on the order of the sources. No
+human-judgment set is read.
 
-    python -m kpqa.train.contrastive --out runs/contrastive          # writes fit.csv and check.csv
+    python -m kpqa.train.contrastive --out runs/contrastive               # writes fit.csv and check.csv
+    python -m kpqa.train.contrastive --out runs/contrastive --part train  # writes train.csv
 """
 from __future__ import annotations
 
@@ -36,12 +54,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import contrastive_forms as forms
 from .examples import polar_answers
 from .sentences import find_occurrences, sentence_bounds
 from .sources import read_json
 
-KINDS_CORRECT = ("span", "clause", "other-sentence", "verbose", "polar-same")
-KINDS_WRONG = ("swap", "swap-span", "swap-verbose", "choice-other", "polar-flip", "polar-wrong-statement")
+#: the rule-made classes (:mod:`kpqa.train.contrastive_forms`): (right kind, wrong kind)
+FORM_KINDS: tuple[tuple[str, str], ...] = (("polar-implicit", "polar-implicit-flip"), ("long-asserts", "long-mentions"),
+                                           ("alias", "alias-wrong"), ("negation-paraphrase", "negation-flip"),
+                                           ("qualifier-synonym", "qualifier-swap"), ("role-reorder", "role-swap"))
+KINDS_CORRECT: tuple[str, ...] = ("span", "clause", "other-sentence", "verbose", "polar-same",
+                                  *(k for k, _ in FORM_KINDS))
+KINDS_WRONG: tuple[str, ...] = ("swap", "swap-span", "swap-verbose", "choice-other", "polar-flip",
+                                "polar-wrong-statement", *(k for _, k in FORM_KINDS))
 FIELDS = ("question", "answer", "reference1", "reference2", "reference3", "scores", "kind", "article", "source")
 
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -133,8 +158,9 @@ def _swap(text: str, old: str, new: str) -> str | None:
 class Builder:
     """Makes the rows of one article's questions (:meth:`rows`); ``seed`` fixes every choice per question."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, form_pairs: int = 2) -> None:
         self.seed = seed
+        self.form_pairs = form_pairs
 
     def rng(self, source: str, key: str) -> random.Random:
         digest = hashlib.sha256(f"{self.seed}|{source}|{key}".encode()).digest()
@@ -232,12 +258,63 @@ class Builder:
         n = min(len(correct), len(wrong), 3)
         yield from correct[:n]
         yield from wrong[:n]
+        if other and swapped:
+            plain = [x for x in neighbours if span not in x and other not in x]
+            for right, wrong_row in self._form_pairs(article, q, span, other, sentence, swapped, plain, row):
+                yield right
+                yield wrong_row
+
+    def _form_pairs(self, article: Article, q: Question, span: str, other: str, sentence: str, swapped: str,
+                    neighbours: list[str], row: Any) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """Up to ``form_pairs`` (right, wrong) rows of the rule-made classes, each from another class, drawn
+        with their own seed (the rows above do not change with them)."""
+        rng = self.rng(article.source, f"{q.id}|forms")
+        pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        asked, yes = (span, True) if rng.random() < 0.5 else (other, False)
+        polar_q = f"{q.question.rstrip(' ?')}? Is it {asked}?"
+        polar_ref = [f"{'Yes' if yes else 'No'}, {forms.lower_first(sentence)}"]
+        with_reason = rng.random() < 0.5
+        found = forms.implicit_pair(polar_q, yes, rng, sentence if with_reason else "",
+                                    (swapped if rng.random() < 0.5 else sentence) if with_reason else "")
+        if found:
+            pairs.append((row(found[0], 1, "polar-implicit", question=polar_q, references=polar_ref),
+                          row(found[1], 0, "polar-implicit-flip", question=polar_q, references=polar_ref)))
+        right, wrong, _ = forms.long_pair(span, other, sentence, swapped, neighbours, rng)
+        pairs.append((row(right, 1, "long-asserts"), row(wrong, 0, "long-mentions")))
+        rng.shuffle(pairs)
+        rare: list[tuple[dict[str, Any], dict[str, Any]]] = []  # the classes few questions allow come first
+        gold = {_norm(a) for a in q.answers}
+        alias = forms.alias_pair(span, q.question, rng)
+        if alias and not {_norm(alias[0]), _norm(alias[1])} & gold:
+            how = rng.random()
+            sentence_form = alias[2] == "synonym" and span[:1].isupper() and how < 0.4
+            forms_of = [_swap(sentence, span, a) if sentence_form else
+                        rng.choice(CLAUSES).format(a) if how < 0.7 else a for a in alias[:2]]
+            if forms_of[0] and forms_of[1]:
+                rare.append((row(forms_of[0], 1, "alias"), row(forms_of[1], 0, "alias-wrong")))
+        qualifier = forms.qualifier_pair(q.question, sentence, span, rng)
+        if qualifier:
+            if rng.random() < 0.5:  # the sentence answer, or a right polar answer to "Q? Is it <span>?"
+                rare.append((row(qualifier[0], 1, "qualifier-synonym"), row(qualifier[1], 0, "qualifier-swap")))
+            else:
+                ask = f"{q.question.rstrip(' ?')}? Is it {span}?"
+                ref = [f"Yes, {forms.lower_first(sentence)}"]
+                rare.append((row(f"Yes, {forms.lower_first(qualifier[0])}", 1, "qualifier-synonym", question=ask,
+                                 references=ref),
+                             row(f"Yes, {forms.lower_first(qualifier[1])}", 0, "qualifier-swap", question=ask,
+                                 references=ref)))
+        role = forms.role_pair(q.question, span, rng)
+        if role:
+            rare.append((row(role[0], 1, "role-reorder"), row(role[1], 0, "role-swap")))
+        rng.shuffle(rare)
+        return (rare + pairs)[: self.form_pairs]
 
 
-def polar_rows(records: Sequence[tuple[str, str, str, str]], source: str, seed: int) -> Iterator[dict[str, Any]]:
+def polar_rows(records: Sequence[tuple[str, str, str, str]], source: str, seed: int,
+               form_pairs: int = 2) -> Iterator[dict[str, Any]]:
     """Rows of real yes/no questions, ``(id, question, 'yes'|'no', evidence)``: the reference is the polar word
     (before the evidence when there is one); candidates ``polar-same`` and ``polar-flip``, bare or with the
-    evidence."""
+    evidence, and (when ``form_pairs``) ``polar-implicit`` and ``polar-implicit-flip``."""
     builder = Builder(seed)
     for rid, question, polar, evidence in records:
         rng = builder.rng(source, rid)
@@ -246,10 +323,19 @@ def polar_rows(records: Sequence[tuple[str, str, str, str]], source: str, seed: 
         tail = f", {evidence[0].lower()}{evidence[1:]}" if evidence else ""
         refs = [f"{truth}{tail}" if tail and rng.random() < 0.5 else truth]
         article = f"{source}:{rid}"
-        for word, label, kind in ((truth, 1, "polar-same"), (flip, 0, "polar-flip")):
-            answer = word + (tail if tail and rng.random() < 0.5 else rng.choice(POLAR_TAILS[word]))
+        answers = [(word + (tail if tail and rng.random() < 0.5 else rng.choice(POLAR_TAILS[word])), label, kind)
+                   for word, label, kind in ((truth, 1, "polar-same"), (flip, 0, "polar-flip"))]
+        form_rng = builder.rng(source, f"{rid}|forms")
+        found = forms.implicit_pair(question, truth == "Yes", form_rng,
+                                    evidence if evidence and form_rng.random() < 0.5 else "")
+        pairs = [[(found[0], 1, "polar-implicit"), (found[1], 0, "polar-implicit-flip")]] if found else []
+        negation = forms.negation_pair(question, truth == "Yes", form_rng)
+        if negation:  # the rarer class first
+            pairs.insert(0, [(negation[0], 1, "negation-paraphrase"), (negation[1], 0, "negation-flip")])
+        answers += [a for pair in pairs[:form_pairs] for a in pair]
+        for answer, label, kind in answers:
             yield {"question": question, "answer": answer, "references": refs, "scores": label, "kind": kind,
-                   "article": article, "source": source}
+                   "article": article, "source": source, "qid": rid}
 
 
 def conditionalqa_polar(path: str | Path) -> list[tuple[str, str, str, str]]:
@@ -303,36 +389,59 @@ def write(rows: Sequence[dict[str, Any]], path: Path) -> None:
     tmp.replace(path)
 
 
-def build(data: Path, seed: int = 13, per_source: int = 500, check_share: float = 0.4) -> dict[str, list[dict]]:
+def squad_rows(builder: Builder, path: Path, name: str, n: int) -> list[dict[str, Any]]:
+    """The rows of ``n`` questions (a seeded sample of those with a swappable answer) of a SQuAD-layout file."""
+    articles = list(squad_articles(path, name))
+    questions = sorted(i for a in articles for i in builder.swappable(a))
+    chosen = set(builder.rng(name, "sample").sample(questions, min(n, len(questions))))
+    return [r for article in articles for r in builder.rows(article, chosen)]
+
+
+def build(data: Path, seed: int = 13, per_source: int = 500, check_share: float = 0.4,
+          form_pairs: int = 2) -> dict[str, list[dict]]:
     """The fit and check rows from the shared data folder ``data`` (``../shared/data``)."""
-    builder = Builder(seed)
+    builder = Builder(seed, form_pairs)
     rows: list[dict[str, Any]] = []
     for name, rel in (("squadshifts-wiki", "squadshifts/new_wiki_v1.0.json"),
                       ("squadshifts-amazon", "squadshifts/amazon_reviews_v1.0.json"),
                       ("squad-dev", "squad/dev-v1.1.json")):
-        articles = list(squad_articles(data / rel, name))
-        questions = sorted(i for a in articles for i in builder.swappable(a))
-        chosen = set(builder.rng(name, "sample").sample(questions, min(per_source, len(questions))))
-        rows += [r for article in articles for r in builder.rows(article, chosen)]
-    rows += polar_rows(conditionalqa_polar(data / "conditionalqa/dev.json"), "conditionalqa-dev", seed)
-    rows += polar_rows(msmarco_polar(data / "msmarco/qna-sample.jsonl"), "msmarco", seed)
-    rows += polar_rows(hotpotqa_polar(data / "hotpotqa/dev-sample.json"), "hotpotqa", seed)
+        rows += squad_rows(builder, data / rel, name, per_source)
+    rows += polar_rows(conditionalqa_polar(data / "conditionalqa/dev.json"), "conditionalqa-dev", seed, form_pairs)
+    rows += polar_rows(msmarco_polar(data / "msmarco/qna-sample.jsonl"), "msmarco", seed, form_pairs)
+    rows += polar_rows(hotpotqa_polar(data / "hotpotqa/dev-sample.json"), "hotpotqa", seed, form_pairs)
     parts: dict[str, list[dict]] = {"fit": [], "check": []}
     for r in rows:
         parts["check" if in_check(r["article"], seed, check_share) else "fit"].append(r)
     return parts
 
 
+def build_train(data: Path, seed: int = 13, n_questions: int = 3000, form_pairs: int = 2) -> list[dict[str, Any]]:
+    """The training rows, from sources that fit / check never read: ``n_questions`` questions of SQuAD v1.1
+    train and every yes/no question of ConditionalQA train."""
+    rows = squad_rows(Builder(seed, form_pairs), data / "squad/train-v1.1.json", "squad-train", n_questions)
+    rows += polar_rows(conditionalqa_polar(data / "conditionalqa/train.json"), "conditionalqa-train", seed, form_pairs)
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "data"),
                         help="the shared data folder (default: ../shared/data beside the repo)")
-    parser.add_argument("--out", required=True, help="folder for fit.csv and check.csv (created)")
+    parser.add_argument("--out", required=True, help="folder for the parts' CSVs (created)")
+    parser.add_argument("--part", choices=("fit-check", "train", "all"), default="fit-check",
+                        help="fit.csv and check.csv (default), train.csv (disjoint sources), or all three")
+    parser.add_argument("--train-questions", type=int, default=3000, help="SQuAD train questions in train.csv")
+    parser.add_argument("--form-pairs", type=int, default=2,
+                        help="pairs of rule-made classes per question (0: the parts as before they were added)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--per-source", type=int, default=500, help="questions taken from each SQuAD-layout file")
     parser.add_argument("--check-share", type=float, default=0.4, help="share of articles in the check part")
     args = parser.parse_args(argv)
-    parts = build(Path(args.data), args.seed, args.per_source, args.check_share)
+    parts: dict[str, list[dict]] = {}
+    if args.part in ("fit-check", "all"):
+        parts.update(build(Path(args.data), args.seed, args.per_source, args.check_share, args.form_pairs))
+    if args.part in ("train", "all"):
+        parts["train"] = build_train(Path(args.data), args.seed, args.train_questions, args.form_pairs)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for name, rows in parts.items():
@@ -340,6 +449,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         correct = sum(r["scores"] for r in rows)
         print(f"{out / name}.csv: {len(rows)} rows, {correct} correct, "
               f"{len({r['article'] for r in rows})} articles")
+        counts: dict[str, int] = {}
+        for r in rows:
+            counts[r["kind"]] = counts.get(r["kind"], 0) + 1
+        print("  " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
     return 0
 
 
