@@ -110,18 +110,14 @@ def apply(fitted: dict, test: Labelled, threshold: str, prior: float | None) -> 
 
 
 def cross_validate(data: Labelled, groups: list, folds: int, method: str, threshold: str = "balanced",
-                   mix: Labelled | None = None, prior: float | None = None,
-                   fold_of: list[int] | None = None) -> dict[str, dict]:
+                   mix: Labelled | None = None, prior: float | None = None) -> dict[str, dict]:
     """Held-out (prob, decision) per row of every metric, judge, fixed rule and the majority class; accuracy per
-    fold. Each fold's calibrations are fitted on the other folds plus ``mix``. ``fold_of``: each row's fold, given
-    (e.g. the folds the answer-equivalence model was trained under), instead of ``GroupKFold`` on ``groups``."""
-    from sklearn.model_selection import GroupKFold, PredefinedSplit
+    fold. Each fold's calibrations are fitted on the other folds plus ``mix``."""
+    from sklearn.model_selection import GroupKFold
 
     n = len(data.labels)
     out: dict[str, dict] = {}
-    splits = (PredefinedSplit(np.asarray(fold_of)).split() if fold_of is not None
-              else GroupKFold(n_splits=folds).split(data.labels, data.labels, groups))
-    for train, test in splits:
+    for train, test in GroupKFold(n_splits=folds).split(data.labels, data.labels, groups):
         fitting = data.take(train).plus(mix)
         held = apply(fit_all(fitting, method, 0 if mix is None else len(mix.labels)), data.take(test), threshold,
                      prior)
@@ -193,21 +189,16 @@ def main(argv: list[str] | None = None) -> int:
                         "instead of at a threshold (kpqa score --prior)")
     parser.add_argument("--group", default="question",
                         help="column the folds are grouped by (default: question; `system` holds each system out)")
-    parser.add_argument("--fold-column", help="column holding each row's fold (e.g. the folds the Equivalence column's "
-                        "models were trained under: its values must be held-out ones), instead of GroupKFold")
     parser.add_argument("-o", "--output", help="also write the tables here (markdown)")
     args = parser.parse_args(argv)
 
     data = load(args.input, args.human_column)
     mix = load(args.mix, args.human_column) if args.mix else None
     groups = data.frame[args.group].astype(str).tolist()
-    fold_of = data.frame[args.fold_column].astype(int).tolist() if args.fold_column else None
-    held = cross_validate(data, groups, args.folds, args.method, args.threshold, mix, args.prior, fold_of)
+    held = cross_validate(data, groups, args.folds, args.method, args.threshold, mix, args.prior)
     fitted_on = f" + every row of `{Path(args.mix).name}`" if mix else ""
     how = f"P(correct) >= 0.5 at prior {args.prior:g}" if args.prior is not None else f"max-{args.threshold} threshold"
-    how_split = (f"{len(set(fold_of))}-fold cross-validation on the folds of `{args.fold_column}`" if fold_of
-                 else f"{args.folds}-fold cross-validation grouped by {args.group}")
-    lines = cv_table(data, held, f"{how_split} on "
+    lines = cv_table(data, held, f"{args.folds}-fold cross-validation grouped by {args.group} on "
                      f"`{Path(args.input).name}` ({len(data.labels)} rows, {int(data.labels.sum())} correct); "
                      f"calibration: {args.method}, class-balanced, fitted on the other folds{fitted_on}; {how}; "
                      "held-out predictions pooled over folds.")

@@ -57,10 +57,10 @@ class JudgeConfig:
     output: str
     backbone: str = "minilm"
     trained_layers: int | None = None
-    pooling: str = "cls"
+    pooling: str = "mean"
     epochs: int = 2
     batch_size: int = 16
-    lr: float = 4e-5
+    lr: float = 1e-4
     warmup: float = 0.06
     weight_decay: float = 0.01
     max_length: int = MAX_LENGTH
