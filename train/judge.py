@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from kpqa.errors import InputError, KpqaError
+from kpqa.errors import InputError
 from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
 from kpqa.models.device import PRECISIONS, amp_dtype, resolve_device, training_precision
@@ -78,6 +78,8 @@ def read_examples(path: str | Path) -> list[Example]:
     """The labelled rows of a CSV (InputError naming file, row and column for a label that is not 0 / 1)."""
     import pandas as pd
 
+    if not Path(path).is_file():
+        raise InputError("no such file", file=str(path))
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     refs = sorted((c for c in frame.columns if c.startswith("reference")), key=lambda c: int(c[9:] or 0))
     for column in ("question", "answer", "scores"):
@@ -295,9 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KpqaError as error:
-        print(f"kpqa train-judge: error: {error}", file=sys.stderr)
-        sys.exit(error.exit_code)
+if __name__ == "__main__":  # the CLI's error handling: one line, its exit code
+    from kpqa.cli import main as kpqa_main
+
+    sys.exit(kpqa_main(["train-judge", *sys.argv[1:]]))

@@ -25,6 +25,7 @@ from kpqa.errors import CheckpointError
 from kpqa.models import checkpoint as ckpt
 from kpqa.models.device import amp_dtype, precision_name, resolve_device
 from kpqa.models.loader import load_pretrained
+from kpqa.models.tagger import layer_list, load_exactly
 from kpqa.models.windows import batches
 
 #: word pieces kept of the question and of the reference (the candidate takes the rest of ``max_length``)
@@ -43,14 +44,6 @@ POOLINGS = ("cls", "mean")
 Triple = tuple[str, str, str]
 
 
-def _layers(encoder: Any) -> tuple[str, nn.ModuleList]:
-    n = encoder.config.num_hidden_layers
-    for name, module in encoder.named_modules():
-        if isinstance(module, nn.ModuleList) and len(module) == n:
-            return name, module
-    raise CheckpointError(f"cannot find the {n} transformer layers of {type(encoder).__name__}")
-
-
 class EquivalenceModel(nn.Module):
     """Encoder and a linear head on ``[CLS]``; the top ``trained_layers`` transformer layers (default: all) and the
     head are trainable, the rest (embeddings included) stays as the backbone ships it."""
@@ -61,7 +54,7 @@ class EquivalenceModel(nn.Module):
         if pooling not in POOLINGS:
             raise ValueError(f"pooling must be {' or '.join(POOLINGS)}, not {pooling!r}")
         self.pooling = pooling
-        name, layers = _layers(encoder)
+        name, layers = layer_list(encoder)
         n = trained_layers or len(layers)
         if not 1 <= n <= len(layers):
             raise ValueError(f"trained_layers must be 1 to {len(layers)}, not {trained_layers}")
@@ -90,11 +83,7 @@ class EquivalenceModel(nn.Module):
 
     def load_trained(self, tensors: dict[str, torch.Tensor]) -> None:
         """Load stored tensors; CheckpointError unless they are exactly the trained ones."""
-        expected = set(self.trained_state())
-        if set(tensors) != expected:
-            missing, extra = sorted(expected - set(tensors)), sorted(set(tensors) - expected)
-            raise CheckpointError(f"checkpoint tensors do not fit the model (missing {missing[:3]}, extra {extra[:3]})")
-        self.load_state_dict(tensors, strict=False)
+        load_exactly(self, tensors, set(self.trained_state()))
 
 
 def encode(tokenizer: Any, triples: Sequence[Triple], max_length: int = MAX_LENGTH) -> list[dict[str, list[int]]]:

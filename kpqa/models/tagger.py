@@ -14,7 +14,8 @@ from kpqa.errors import CheckpointError, Param, Part, UsageError
 from kpqa.models import checkpoint as ckpt
 
 
-def _layer_list(encoder: Any) -> tuple[str, nn.ModuleList]:
+def layer_list(encoder: Any) -> tuple[str, nn.ModuleList]:
+    """(module path, list) of an encoder's transformer layers: the ModuleList as long as its configured depth."""
     n = encoder.config.num_hidden_layers
     for name, module in encoder.named_modules():
         if isinstance(module, nn.ModuleList) and len(module) == n:
@@ -24,8 +25,17 @@ def _layer_list(encoder: Any) -> tuple[str, nn.ModuleList]:
 
 def lora_targets(encoder: nn.Module) -> list[str]:
     """Names, relative to one transformer layer, of the layer's linear maps (the LoRA targets)."""
-    _, layers = _layer_list(encoder)
+    _, layers = layer_list(encoder)
     return [name for name, module in layers[0].named_modules() if isinstance(module, nn.Linear)]
+
+
+def load_exactly(module: nn.Module, tensors: dict[str, torch.Tensor], expected: set[str]) -> None:
+    """Load ``tensors`` into ``module``; CheckpointError unless their names are exactly ``expected`` (the trained
+    ones: a checkpoint of another model, or of the same model trained otherwise, does not fit)."""
+    if set(tensors) != expected:
+        missing, extra = sorted(expected - set(tensors)), sorted(set(tensors) - expected)
+        raise CheckpointError(f"checkpoint tensors do not fit the model (missing {missing[:3]}, extra {extra[:3]})")
+    module.load_state_dict(tensors, strict=False)
 
 
 class KeyphraseTagger(nn.Module):
@@ -40,7 +50,7 @@ class KeyphraseTagger(nn.Module):
         super().__init__()
         if lora_rank < 0:
             raise UsageError(Param("lora_rank", lora_rank), ": must be 0 (fine-tune the layers) or more")
-        layers_name, layers = _layer_list(encoder)
+        layers_name, layers = layer_list(encoder)
         if train_layers is not None and not (lora_rank == 0 and 1 <= train_layers <= len(layers)):
             given: list[Part] = [" (not ", Param("lora_rank", lora_rank), ")"] if lora_rank else []
             raise UsageError(Param("train_layers", train_layers), f": must be 1 to {len(layers)} (this backbone's "
@@ -99,11 +109,7 @@ class KeyphraseTagger(nn.Module):
 
     def load_trained(self, tensors: dict[str, torch.Tensor]) -> None:
         """Load stored tensors; CheckpointError unless they are exactly the trained ones."""
-        expected = set(self.trained_state())
-        if set(tensors) != expected:
-            missing, extra = sorted(expected - set(tensors)), sorted(set(tensors) - expected)
-            raise CheckpointError(f"checkpoint tensors do not fit the model (missing {missing[:3]}, extra {extra[:3]})")
-        self.load_state_dict(tensors, strict=False)
+        load_exactly(self, tensors, set(self.trained_state()))
 
     def merge(self) -> None:
         """Fold the adapter into the encoder's weights (same outputs, plain encoder speed); for inference only."""
