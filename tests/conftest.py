@@ -83,6 +83,12 @@ def minilm() -> tuple[Any, Any]:
 
 
 @pytest.fixture(scope="session")
+def tokenizer(minilm: tuple[Any, Any]) -> Any:
+    """The pip-shipped MiniLM's fast tokenizer (a test file may define its own ``tokenizer``)."""
+    return minilm[1]
+
+
+@pytest.fixture(scope="session")
 def minilm_encoder() -> Any:
     """BERTScore's encoder on MiniLM (CPU)."""
     from kpqa.models.encoder import Encoder

@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kpqa.models.encoder import Encoder
-from kpqa.models.windows import centred_windows as _windows
 from kpqa.errors import UsageError
 from kpqa.metrics import Context, Rows, get_metric
 from stubs import WordWeighter
@@ -94,16 +93,6 @@ def test_align_takes_max_of_overlapping_pieces():
     assert align(pieces, pieces, np.array([0.2, 0.9, 0.5])).tolist() == pytest.approx([0.2, 0.9, 0.5])
 
 
-def test_windows_cover_every_token_from_its_most_central_window():
-    spans, owner = _windows(23, 8)
-    assert spans[0][0] == 0 and spans[-1][1] == 23 and all(e - s == 8 for s, e in spans)
-    for t, w in enumerate(owner):
-        s, e = spans[w]
-        assert s <= t < e
-        best = max(min(t - a, b - 1 - t) for a, b in spans if a <= t < b)
-        assert min(t - s, e - 1 - t) == best
-
-
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 40), st.integers(1, 40), st.integers(1, 9), st.integers(0, 2**32 - 1))
 def test_best_matches_in_blocks_equal_the_whole_matrix(m, n, block, seed):
@@ -126,15 +115,6 @@ def test_greedy_matching_of_long_texts_keeps_blocks_of_rows():
     tracemalloc.stop()
     assert peak < 96 * 2**20  # the whole 12,000 x 12,000 matrix would take 549 MiB
     assert 0.9 < p <= 1 and 0.9 < r_ <= 1  # 12,000 directions in 4 dimensions: each has a close neighbour
-
-
-def test_windows_owner_equals_the_whole_comparison():
-    for n, width in [(0, 4), (3, 8), (23, 8), (100, 7), (1000, 510), (5000, 2)]:
-        spans, owner = _windows(n, width)
-        t = np.arange(n)[:, None]
-        lo, hi = np.array([s for s, _ in spans])[None, :], np.array([e for _, e in spans])[None, :]
-        context = np.where((t >= lo) & (t < hi), np.minimum(t - lo, hi - 1 - t), -1)
-        assert np.array_equal(owner, context.argmax(axis=1))
 
 
 # ---- with the pip-shipped MiniLM ------------------------------------------------------------------------------
@@ -298,15 +278,3 @@ def test_kpqa_weights_reach_the_tokens():
 def test_kpqa_needs_a_weighter():
     with pytest.raises(UsageError, match="weighter"):
         BERTScoreKPQA().score(ROWS, ctx())
-
-
-def test_batches_bound_the_padded_tokens_of_a_forward_pass():
-    from kpqa.models.windows import batches
-
-    lengths = [512] * 40 + [30] * 100 + [9_000]
-    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-    got = list(batches(order, lengths, 64, max_tokens=8_192))
-    # the one over the budget alone, then 16 x 512 padded tokens (the last 8 long with 8 short), then 64 short
-    assert [len(b) for b in got] == [1, 16, 16, 16, 64, 28]
-    assert [i for b in got for i in b] == order
-    assert [len(b) for b in batches(list(range(100)), [30] * 100, 64)] == [64, 36]  # short texts: batch_size rules

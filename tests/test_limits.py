@@ -1,6 +1,7 @@
 """Bounded work on any input: the longest text each metric takes (a longer one is a bad row), long answers scored,
 piece alignment in blocks, and the same limit in explain (meta-eval's: tests/test_meta.py). The blocked similarity
-and the encoder's windows: tests/test_bertscore.py; the weighted LCS one row at a time: tests/test_rouge.py."""
+and the encoder's windowed texts: tests/test_bertscore.py; the windows themselves: tests/test_windows.py; the weighted
+LCS one row at a time: tests/test_rouge.py."""
 from __future__ import annotations
 
 import numpy as np

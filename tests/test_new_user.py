@@ -1,5 +1,5 @@
-"""What a new user hits (issue 12): bad rows under --on-error, the device check, metric names and signatures,
-the Python API's words and results, progress, CJK text."""
+"""What a new user meets: bad rows (--on-error, --max-chars), the device check, metric names, descriptions and
+signatures, the Python API's words and results, the CLI's messages, progress, CJK text, the quick start's output."""
 from __future__ import annotations
 
 import io
@@ -19,6 +19,9 @@ from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa import scoring
 from kpqa.scoring import Scorer
 
+
+# ---- bad rows: strict by default, --on-error scores the others and says why, a text over --max-chars
+
 ROWS = "question,answer,reference1\nwho wrote hamlet,shakespeare wrote it,william shakespeare\n" \
        "q2, ,some reference\nq3,an answer,\nwhat is water,water is wet,water is wet\n"
 
@@ -29,8 +32,6 @@ def bad_rows(tmp_path):
     path.write_text(ROWS)
     return path
 
-
-# ---- 3. one bad row does not sink the run
 
 def test_strict_by_default(bad_rows):
     with pytest.raises(InputError, match="row 2, column 'answer': empty answer"):
@@ -73,7 +74,29 @@ def test_empty_question_under_kpqa_is_a_row_error_too(tmp_path):
     assert "empty question, needed by ROUGE-L-KPQA (use no_question=True" in result.errors[2]
 
 
-# ---- 4. one device check for every model metric
+def test_a_long_text_is_a_bad_row_in_score_calibrate_and_meta_eval(tmp_path, capsys):
+    rows = [{"question": f"q{i}", "answer": f"answer {i} " + "x" * (i % 3), "reference1": f"answer {i}",
+             "scores": i % 2, "grade": i % 3} for i in range(24)]
+    rows[4]["answer"] = "word " * 20  # 100 characters
+    path = tmp_path / "labelled.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    where = f"{path}, row 5, column 'answer': text of 100 characters, over the limit of 60 per text"
+    for argv in (["score", str(path), "--metrics", "BLEU-1", "-o", str(tmp_path / "out.csv")],
+                 ["calibrate", str(path), "--metrics", "BLEU-1,ROUGE-L", "-o", str(tmp_path / "cal.json")],
+                 ["meta-eval", str(path), "--metrics", "BLEU-1", "--human-column", "grade", "--bootstrap", "0", "-o",
+                  str(tmp_path / "r.md")]):
+        assert main(argv + ["--max-chars", "60", "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err == f"kpqa: error: {where} (raise it with --max-chars N)\n", err
+        assert main(argv + ["--max-chars", "100", "--quiet"]) == 0
+        capsys.readouterr()
+    assert main(["score", str(path), "--metrics", "BLEU-1", "--max-chars", "60", "--on-error", "skip", "--quiet",
+                 "-o", str(tmp_path / "skip.csv")]) == 0
+    assert "1 of 24 rows not scored" in capsys.readouterr().err
+    assert pd.read_csv(tmp_path / "skip.csv")["BLEU-1"].isna().tolist() == [i == 4 for i in range(24)]
+
+
+# ---- the device: one check for every model metric
 
 def test_cuda_without_gpu_is_one_clear_error_for_bertscore(bad_rows, capsys, monkeypatch):
     import torch
@@ -94,7 +117,7 @@ def test_unknown_device_is_a_usage_error():
         pick_device("gpu")
 
 
-# ---- 9. names and signatures
+# ---- metric names, descriptions and signatures
 
 def test_metric_names_are_case_insensitive_with_a_suggestion():
     assert Scorer(["bleu-1", "rouge-l-kpqa", "bertscore:idf=yes", "aev-0.3-2"]).columns == [
@@ -115,6 +138,14 @@ def test_kpqa_metrics_lists_every_name_with_a_description(capsys):
     assert any(line.startswith("ROUGE-L-KP ") and "without the question" in line for line in lines)
 
 
+def test_metric_descriptions_are_whole_first_paragraphs():
+    from kpqa.metrics.base import describe
+
+    described = {name: text for name, text, _ in describe()}
+    assert described["Contains"].endswith("the corpus score is the fraction of rows that contain one.")
+    assert not [name for name, text in described.items() if "``" in text or ":func:" in text or "\n" in text]
+
+
 def test_kp_columns_are_signed_with_their_own_name():
     from kpqa.metrics.base import Context, get_metric
 
@@ -124,7 +155,7 @@ def test_kp_columns_are_signed_with_their_own_name():
     assert str(metric.signature(Context())).startswith("ROUGE-L-KP|tok:kpw-pieces|beta:1.2|")
 
 
-# ---- 10. the Python API
+# ---- the Python API's words and results
 
 def test_api_errors_speak_the_apis_words():
     with pytest.raises(UsageError, match=r"^batch_size=0: must be a positive integer$"):
@@ -146,12 +177,45 @@ def test_score_can_return_corpus_scores_and_signatures():
     assert result.frame["BLEU-1"].iloc[0] == pytest.approx(result.corpus["BLEU-1"])
 
 
+# ---- the CLI's messages: python -m kpqa, extras checked before any input is read, --unit's help
+
 def test_python_dash_m_kpqa():
     proc = subprocess.run([sys.executable, "-m", "kpqa", "--version"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == f"kpqa {kpqa.__version__}"
 
 
-# ---- 2. progress with a total, advanced per block of rows
+@pytest.mark.parametrize("argv", [
+    ["meta-eval", "{d}/human.csv", "--metrics", "BLEU-1", "--plots", "{d}/plots", "--bootstrap", "0"],
+    ["explain", "{d}/human.csv", "--row", "1", "--png", "{d}/fig.png"],
+    ["explain", "--question", "q", "--reference", "a b", "--candidate", "a", "-o", "{d}/fig.html"],
+])
+def test_a_missing_extra_stops_the_command_before_it_reads_anything(argv, tmp_path, monkeypatch, capsys):
+    """matplotlib missing (simulated): one line naming the extra, exit 2, and no input read, scored or loaded."""
+    pd.DataFrame({"question": ["q"] * 12, "answer": [f"a {i}" for i in range(12)], "reference1": "a",
+                  "scores": [i % 3 for i in range(12)]}).to_csv(tmp_path / "human.csv", index=False)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ModuleNotFoundError
+
+    def never(*args, **kwargs):
+        raise AssertionError("input read before the extras were checked")
+
+    monkeypatch.setattr("kpqa.input.iter_input", never)
+    monkeypatch.setattr("kpqa.models.weighter.Weighter.load", never)
+    code = main([a.format(d=tmp_path) for a in argv])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "needs matplotlib: pip install 'kpqa[plots]'" in err
+    assert not (tmp_path / "plots").exists() and not (tmp_path / "fig.png").exists()
+
+
+def test_explain_help_says_what_each_unit_is(capsys):
+    with pytest.raises(SystemExit):
+        main(["explain", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "the metrics' tokens" not in text
+    assert "piece: the weighter's word pieces, the tokens the KPQA metrics use by default" in text
+
+
+# ---- progress: a total, advanced per block of rows, quiet off a terminal
 
 class _Terminal(io.StringIO):
     def isatty(self) -> bool:
@@ -226,7 +290,7 @@ def test_progress_is_quiet_off_a_terminal(tmp_path, monkeypatch):
     assert quiet.getvalue() == ""
 
 
-# ---- 6. CJK text
+# ---- CJK text
 
 def test_cjk_text_under_ptb_warns_and_auto_picks_zh():
     rows = {"question": ["水的沸点是多少"], "answer": ["水在一百度沸腾"], "reference1": ["一百摄氏度，水会沸腾"]}
@@ -249,124 +313,8 @@ def test_a_few_cjk_names_among_english_answers_do_not_warn():
         Scorer(["BLEU-1"]).score(rows)  # 1 of 302 texts (0.3%) is CJK: below CJK_WARN_SHARE
 
 
-def _reproduce_module():
-    import importlib.util
-    from pathlib import Path
-
-    script = Path(__file__).resolve().parents[1] / "scripts" / "reproduce.py"
-    spec = importlib.util.spec_from_file_location("reproduce", script)
-    reproduce = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(reproduce)
-    return reproduce, script
-
-
-def test_reproduce_writes_to_the_folder_it_is_given(tmp_path):
-    reproduce, script = _reproduce_module()
-    args = reproduce.parse_args([str(tmp_path / "out")])
-    assert (args.out, args.figures) == (tmp_path / "out" / "results.md", tmp_path / "out" / "figures")
-    defaults = reproduce.parse_args([])
-    assert defaults.out == script.parents[1] / "docs" / "results.md"
-    ablations = script.parents[1] / "ablations"
-    assert (defaults.no_marco_checkpoint, defaults.squad_only_checkpoint) == (ablations / "no-marco",
-                                                                             ablations / "squad-only")
-
-
-def test_reproduce_table4_gives_rows_the_paper_lacks_no_paper_figure():
-    reproduce, _ = _reproduce_module()
-    value = lambda r: {"pearson": {"value": r}, "spearman": {"value": r - 0.1}}  # noqa: E731
-    report = {"correlations": {"BLEU-1-KPQA": value(0.7), "ROUGE-L-KPQA": value(0.6), "BERTScore-KPQA": value(0.5),
-                               "BLEU-1-KPQA/MARCO": value(0.4), "BLEU-1-KPQA/SQuAD": value(0.3)}}
-    lines = reproduce.table4(report, [], {"BLEU-1-KPQA/MARCO": "BLEU-1-KPQA/MARCO",
-                                          "BLEU-1-KPQA/SQuAD": "BLEU-1-KPQA/SQuAD"}, ["a note"])
-    assert "| BLEU-1-KPQA | 0.700 | 0.600 | 0.675 | 0.634 |" in lines
-    assert "| BLEU-1-KP | — | — | 0.629 | 0.589 |" in lines
-    assert "| BLEU-1-KPQA/MARCO | 0.400 | 0.300 | 0.573 | 0.529 |" in lines  # the paper's /MARCO figures
-    assert "| BLEU-1-KPQA/SQuAD | 0.300 | 0.200 | n/a | n/a |" in lines  # not in the paper
-    assert lines[-1] == "- a note"
-
-
-def test_reproduce_table4_without_checkpoints_says_which_rows_are_missing(tmp_path):
-    reproduce, _ = _reproduce_module()
-    args = reproduce.parse_args([str(tmp_path), "--kp-checkpoint", str(tmp_path / "kp"),
-                                 "--no-marco-checkpoint", str(tmp_path / "nm"),
-                                 "--squad-only-checkpoint", str(tmp_path / "sq"),
-                                 "--mpnet-checkpoint", str(tmp_path / "mp")])
-    checkpoint = {"sources": [{"spec": "squad:train.json"}, {"spec": "hotpotqa:x.json"}]}
-    marco = {"correlations": {}}
-    report, kp_metrics, columns, notes = reproduce.table4_data(args, {}, tmp_path / "m.csv", None, marco, checkpoint)
-    assert report is marco and kp_metrics == []  # nothing scored
-    assert columns == {f"{m}/MARCO": m for m in reproduce.KPQA}  # a weighter that never saw MS-MARCO: our rows
-    assert [n.split(":")[0] for n in notes] == ["-KP rows not computed", "-KPQA/MARCO rows",
-                                                "-KPQA/SQuAD rows not computed", "-KPQA/MPNet rows not computed"]
-
-
-# ---- extras checked before any input is read
-
-@pytest.mark.parametrize("argv", [
-    ["meta-eval", "{d}/human.csv", "--metrics", "BLEU-1", "--plots", "{d}/plots", "--bootstrap", "0"],
-    ["explain", "{d}/human.csv", "--row", "1", "--png", "{d}/fig.png"],
-    ["explain", "--question", "q", "--reference", "a b", "--candidate", "a", "-o", "{d}/fig.html"],
-])
-def test_a_missing_extra_stops_the_command_before_it_reads_anything(argv, tmp_path, monkeypatch, capsys):
-    """matplotlib missing (simulated): one line naming the extra, exit 2, and no input read, scored or loaded."""
-    pd.DataFrame({"question": ["q"] * 12, "answer": [f"a {i}" for i in range(12)], "reference1": "a",
-                  "scores": [i % 3 for i in range(12)]}).to_csv(tmp_path / "human.csv", index=False)
-    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ModuleNotFoundError
-
-    def never(*args, **kwargs):
-        raise AssertionError("input read before the extras were checked")
-
-    monkeypatch.setattr("kpqa.input.iter_input", never)
-    monkeypatch.setattr("kpqa.models.weighter.Weighter.load", never)
-    code = main([a.format(d=tmp_path) for a in argv])
-    err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1, err
-    assert "needs matplotlib: pip install 'kpqa[plots]'" in err
-    assert not (tmp_path / "plots").exists() and not (tmp_path / "fig.png").exists()
-
-
-# ---- small things: whole descriptions, --unit's help, the quick start's output ignored
-
-def test_metric_descriptions_are_whole_first_paragraphs():
-    from kpqa.metrics.base import describe
-
-    described = {name: text for name, text, _ in describe()}
-    assert described["Contains"].endswith("the corpus score is the fraction of rows that contain one.")
-    assert not [name for name, text in described.items() if "``" in text or ":func:" in text or "\n" in text]
-
-
-def test_explain_help_says_what_each_unit_is(capsys):
-    with pytest.raises(SystemExit):
-        main(["explain", "--help"])
-    text = " ".join(capsys.readouterr().out.split())
-    assert "the metrics' tokens" not in text
-    assert "piece: the weighter's word pieces, the tokens the KPQA metrics use by default" in text
-
+# ---- the quick start's output ignored by git
 
 def test_the_quick_start_output_is_ignored_by_git():
     proc = subprocess.run(["git", "check-ignore", "-q", "sample_scores.csv"], cwd=Path(kpqa.__file__).parents[1])
     assert proc.returncode == 0
-
-
-# ---- a text longer than the metrics take: a bad row in every command that reads files
-
-def test_a_long_text_is_a_bad_row_in_score_calibrate_and_meta_eval(tmp_path, capsys):
-    rows = [{"question": f"q{i}", "answer": f"answer {i} " + "x" * (i % 3), "reference1": f"answer {i}",
-             "scores": i % 2, "grade": i % 3} for i in range(24)]
-    rows[4]["answer"] = "word " * 20  # 100 characters
-    path = tmp_path / "labelled.csv"
-    pd.DataFrame(rows).to_csv(path, index=False)
-    where = f"{path}, row 5, column 'answer': text of 100 characters, over the limit of 60 per text"
-    for argv in (["score", str(path), "--metrics", "BLEU-1", "-o", str(tmp_path / "out.csv")],
-                 ["calibrate", str(path), "--metrics", "BLEU-1,ROUGE-L", "-o", str(tmp_path / "cal.json")],
-                 ["meta-eval", str(path), "--metrics", "BLEU-1", "--human-column", "grade", "--bootstrap", "0", "-o",
-                  str(tmp_path / "r.md")]):
-        assert main(argv + ["--max-chars", "60", "--quiet"]) == 2
-        err = capsys.readouterr().err
-        assert err == f"kpqa: error: {where} (raise it with --max-chars N)\n", err
-        assert main(argv + ["--max-chars", "100", "--quiet"]) == 0
-        capsys.readouterr()
-    assert main(["score", str(path), "--metrics", "BLEU-1", "--max-chars", "60", "--on-error", "skip", "--quiet",
-                 "-o", str(tmp_path / "skip.csv")]) == 0
-    assert "1 of 24 rows not scored" in capsys.readouterr().err
-    assert pd.read_csv(tmp_path / "skip.csv")["BLEU-1"].isna().tolist() == [i == 4 for i in range(24)]

@@ -21,11 +21,6 @@ from kpqa.train.trainer import IGNORE, TrainConfig, _loss_and_counts, label_wind
 NAMES = ["anna", "boris", "clara", "dmitri", "elena", "felix", "greta", "hugo", "irene", "jonas", "karla", "lukas"]
 
 
-@pytest.fixture(scope="module")
-def tokenizer(minilm):  # minilm: the session fixture (conftest)
-    return minilm[1]
-
-
 def squad_file(path, n=12, answers=True):
     """A SQuAD v1.1 JSON file of ``n`` questions whose answer is always the name after 'is'."""
     qas, paragraphs = [], []

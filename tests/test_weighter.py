@@ -14,13 +14,7 @@ from kpqa.errors import CheckpointError, UsageError
 from kpqa.models.device import resolve_device
 from kpqa.models.tagger import KeyphraseTagger
 from kpqa.models.weighter import Weighter, load_encoder
-from kpqa.models.windows import Window, encode, pad
-from kpqa.models.windows import merge as _merge
-
-
-@pytest.fixture(scope="module")
-def tokenizer(minilm):  # minilm: the session fixture (conftest)
-    return minilm[1]
+from kpqa.models.windows import encode, pad
 
 
 class Stub(nn.Module):
@@ -58,25 +52,6 @@ def test_long_text_windows_cover_everything_and_keep_late_keywords(tokenizer):
     hit = np.flatnonzero(offsets[:, 0] == at)
     assert hit.size == 1 and hit[0] > 600 and probs[hit[0]] > 0.99
     assert np.delete(probs, hit[0]).max() < 1e-3
-
-
-def test_merge_takes_each_piece_from_its_most_central_window():
-    offs = np.array([[2 * i, 2 * i + 1] for i in range(9)])
-    a = Window(0, {}, np.arange(6), offs[0:6], first=True, last=False)
-    b = Window(0, {}, np.arange(6), offs[3:9], first=False, last=True)
-    [(offsets, probs)] = _merge([a, b], [np.full(6, 0.1), np.full(6, 0.9)], 1)
-    assert offsets.tolist() == offs.tolist()
-    # piece 3: 3rd from A's inner edge vs B's edge -> A; piece 5: A's edge vs 3rd in B -> B
-    assert probs.tolist() == pytest.approx([0.1, 0.1, 0.1, 0.1, 0.1, 0.9, 0.9, 0.9, 0.9])
-
-
-def test_encode_repeats_the_question_in_every_window(tokenizer):
-    windows = encode(tokenizer, ["who?"], ["word " * 300], 64)
-    assert len(windows) > 5
-    q = tokenizer("who?", add_special_tokens=False)["input_ids"]
-    assert all(w.inputs["input_ids"][1:1 + len(q)] == q for w in windows)
-    assert all(len(w.inputs["input_ids"]) <= 64 for w in windows)
-    assert [w.first for w in windows].count(True) == 1 and windows[-1].last
 
 
 def test_cache_is_keyed_by_question_and_text(tokenizer):

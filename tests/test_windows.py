@@ -1,0 +1,60 @@
+"""Windows over long texts (kpqa.models.windows): centred windows and their owners, batches bounded in padded
+tokens, the question repeated in every window, each piece merged from its most central window."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kpqa.models.windows import Window, encode
+from kpqa.models.windows import centred_windows as _windows
+from kpqa.models.windows import merge as _merge
+
+
+def test_windows_cover_every_token_from_its_most_central_window():
+    spans, owner = _windows(23, 8)
+    assert spans[0][0] == 0 and spans[-1][1] == 23 and all(e - s == 8 for s, e in spans)
+    for t, w in enumerate(owner):
+        s, e = spans[w]
+        assert s <= t < e
+        best = max(min(t - a, b - 1 - t) for a, b in spans if a <= t < b)
+        assert min(t - s, e - 1 - t) == best
+
+
+def test_windows_owner_equals_the_whole_comparison():
+    for n, width in [(0, 4), (3, 8), (23, 8), (100, 7), (1000, 510), (5000, 2)]:
+        spans, owner = _windows(n, width)
+        t = np.arange(n)[:, None]
+        lo, hi = np.array([s for s, _ in spans])[None, :], np.array([e for _, e in spans])[None, :]
+        context = np.where((t >= lo) & (t < hi), np.minimum(t - lo, hi - 1 - t), -1)
+        assert np.array_equal(owner, context.argmax(axis=1))
+
+
+def test_batches_bound_the_padded_tokens_of_a_forward_pass():
+    from kpqa.models.windows import batches
+
+    lengths = [512] * 40 + [30] * 100 + [9_000]
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    got = list(batches(order, lengths, 64, max_tokens=8_192))
+    # the one over the budget alone, then 16 x 512 padded tokens (the last 8 long with 8 short), then 64 short
+    assert [len(b) for b in got] == [1, 16, 16, 16, 64, 28]
+    assert [i for b in got for i in b] == order
+    assert [len(b) for b in batches(list(range(100)), [30] * 100, 64)] == [64, 36]  # short texts: batch_size rules
+
+
+def test_encode_repeats_the_question_in_every_window(tokenizer):
+    windows = encode(tokenizer, ["who?"], ["word " * 300], 64)
+    assert len(windows) > 5
+    q = tokenizer("who?", add_special_tokens=False)["input_ids"]
+    assert all(w.inputs["input_ids"][1:1 + len(q)] == q for w in windows)
+    assert all(len(w.inputs["input_ids"]) <= 64 for w in windows)
+    assert [w.first for w in windows].count(True) == 1 and windows[-1].last
+
+
+def test_merge_takes_each_piece_from_its_most_central_window():
+    offs = np.array([[2 * i, 2 * i + 1] for i in range(9)])
+    a = Window(0, {}, np.arange(6), offs[0:6], first=True, last=False)
+    b = Window(0, {}, np.arange(6), offs[3:9], first=False, last=True)
+    [(offsets, probs)] = _merge([a, b], [np.full(6, 0.1), np.full(6, 0.9)], 1)
+    assert offsets.tolist() == offs.tolist()
+    # piece 3: 3rd from A's inner edge vs B's edge -> A; piece 5: A's edge vs 3rd in B -> B
+    assert probs.tolist() == pytest.approx([0.1, 0.1, 0.1, 0.1, 0.1, 0.9, 0.9, 0.9, 0.9])
