@@ -357,3 +357,8 @@ def test_role_rows():
                                "Wilkinson was replaced as president by Dallin H. Oaks."}
     assert wrong and wrong <= {"Wilkinson replaced Dallin H. Oaks as president.",
                                "Dallin H. Oaks was replaced as president by Wilkinson."}
+
+
+def test_role_pair_needs_a_name_not_an_adjective():
+    assert forms.role_pair("Who invaded Portugal in 1808?", "French", random.Random(0)) is None
+    assert forms.role_pair("Who invaded Portugal in 1808?", "Napoleon", random.Random(0)) is not None

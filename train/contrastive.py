@@ -300,8 +300,9 @@ class Builder:
         if alias and not {_norm(alias[0]), _norm(alias[1])} & gold:
             how = rng.random()
             sentence_form = alias[2] == "synonym" and span[:1].isupper() and how < 0.4
+            clause = rng.choice(CLAUSES)  # the same form for the right and the wrong name
             forms_of = [_swap(sentence, span, a) if sentence_form else
-                        rng.choice(CLAUSES).format(a) if how < 0.7 else a for a in alias[:2]]
+                        clause.format(a) if how < 0.7 else a for a in alias[:2]]
             if forms_of[0] and forms_of[1]:
                 rare.append((row(forms_of[0], 1, "alias"), row(forms_of[1], 0, "alias-wrong")))
         qualifier = forms.qualifier_pair(q.question, sentence, span, rng)

@@ -535,10 +535,11 @@ def role_pair(question: str, span: str, rng: random.Random) -> tuple[str, str, s
     president." / "Wilkinson was replaced as president by Dallin H. Oaks."); the wrong one swaps the two names
     in one of the two forms ("Wilkinson replaced Dallin H. Oaks as president."). ``form`` says which forms the
     pair took (``active-passive``, ...). None when the question does not fit, the verb is symmetric ("met") or
-    the span is not a name."""
+    the span is not a name (nor an adjective: "French")."""
     wn = _wordnet()
     m = _WHO_DID.match(question.strip())
-    if not m or not span[:1].isupper() or len(m["obj"].split()) > 4 or m["verb"] in _SYMMETRIC_VERBS \
+    if not m or not span[:1].isupper() or wn.synsets(span, "a") or len(m["obj"].split()) > 4 \
+            or m["verb"] in _SYMMETRIC_VERBS \
             or wn.morphy(m["verb"], "v") is None or m["obj"].split()[0].lower() in _NOT_NAMES:
         return None
     verb, obj, rest = m["verb"], m["obj"], m["rest"]
