@@ -395,29 +395,6 @@ def negation_pair(question: str, yes: bool, rng: random.Random) -> tuple[str, st
     return None if found is None else _choose(found, yes, rng)
 
 
-def _word_synonym(word: str, pos: str) -> str | None:
-    """A one-word WordNet synonym of a word in its first sense ("difficult" -> "hard"), or None: the word in its
-    base form, its first sense of part of speech ``pos`` (``a`` adjective, ``n`` noun) and at least twice as
-    frequent in SemCor as any other, the synonym the most frequent one in SemCor; nouns only when their first
-    sense has two lemmas at most (little room for another sense)."""
-    wn = _wordnet()
-    low = word.lower()
-    synsets = wn.synsets(low)
-    if not synsets or synsets[0].pos() not in (("a", "s") if pos == "a" else (pos,)):
-        return None
-    if wn.morphy(low, "a" if pos == "a" else "n") != low:
-        return None
-    counts = [sum(lemma.count() for lemma in s.lemmas() if lemma.name().lower() == low) for s in synsets]
-    if counts[0] < 2 or any(c * 2 > counts[0] for c in counts[1:]):
-        return None
-    lemmas = sorted(synsets[0].lemmas(), key=lambda lemma: (-lemma.count(), lemma.name()))
-    names = [lemma.name() for lemma in lemmas if lemma.name() != low and lemma.count() >= 1
-             and lemma.name().isalpha() and lemma.name().islower() and len(lemma.name()) > 2]
-    if pos == "n" and len(synsets[0].lemmas()) > 2:
-        return None
-    return names[0] if names else None
-
-
 _QUALIFIER_STOP = {"is", "was", "are", "were", "the", "a", "an", "of", "in", "on", "at", "to", "for", "by", "with",
                    "what", "which", "who", "when", "where", "how", "why", "did", "does", "do", "has", "have", "had",
                    "many", "much", "first", "last", "one", "two", "new", "old", "other", "same", "only", "most",
