@@ -362,3 +362,8 @@ def test_role_rows():
 def test_role_pair_needs_a_name_not_an_adjective():
     assert forms.role_pair("Who invaded Portugal in 1808?", "French", random.Random(0)) is None
     assert forms.role_pair("Who invaded Portugal in 1808?", "Napoleon", random.Random(0)) is not None
+
+
+def test_qualifier_synonyms_one_way_where_the_way_back_has_another_sense():
+    assert forms.QUALIFIER_SYNONYMS["easier"] == "simpler" and "simpler" not in forms.QUALIFIER_SYNONYMS
+    assert forms.QUALIFIER_SYNONYMS["main"] == "principal" and "principal" not in forms.QUALIFIER_SYNONYMS

@@ -416,8 +416,9 @@ QUALIFIER_SYNONYMS = dict(pair for a, b in (
 ) for pair in ((a, b), (b, a)))
 QUALIFIER_SYNONYMS.update({"small": "little", "smallest": "tiniest", "final": "last", "correct": "right",
                            "necessary": "needed", "possible": "feasible", "daily": "everyday"})  # one way only
-for _drop in ("principal", "simple", "powerful", "hard", "secure", "quick", "big"):
-    QUALIFIER_SYNONYMS.pop(_drop, None)  # the way back has other senses ("principal" of a school)
+# one way only where the way back has other senses ("principal" of a school; "simpler in structure" is not "easier")
+for _drop in ("principal", "simple", "simpler", "simplest", "powerful", "hard", "secure", "quick", "big"):
+    QUALIFIER_SYNONYMS.pop(_drop, None)
 
 
 def _inflect(base: str, suffix: str) -> str | None:
