@@ -192,13 +192,19 @@ def test_polar_rows_gain_implicit_answers():
 @pytest.mark.slow
 def test_train_part_on_the_shared_data(shared_data):
     root = shared_data("squad/train-v1.1.json").parents[1]
-    rows = build_train(root, seed=13, n_questions=60)
-    assert rows == build_train(root, seed=13, n_questions=60)
+    rows = build_train(root, seed=13, n_questions=60, rare_questions=400)
+    assert rows == build_train(root, seed=13, n_questions=60, rare_questions=400)
     assert {r["source"] for r in rows} == {"squad-train", "conditionalqa-train"}
     _balanced(rows)
     kinds = {r["kind"] for r in rows}
-    assert {k for pair in FORM_KINDS for k in pair} <= kinds and {"swap", "polar-flip", "clause"} <= kinds
-    assert len({r["qid"] for r in rows if r["source"] == "squad-train"}) == 60
+    assert {k for pair in FORM_KINDS for k in pair} - {"role-reorder", "role-swap"} <= kinds
+    assert {"swap", "polar-flip", "clause"} <= kinds
+    without = build_train(root, seed=13, n_questions=60, rare_questions=0)
+    full = {r["qid"] for r in without if r["source"] == "squad-train"}
+    assert 40 <= len(full) <= 60 and all(r in rows for r in without)  # the sample's questions that give rows
+    rare = [r for r in rows if r["source"] == "squad-train" and r["qid"] not in full]
+    assert rare and {r["kind"] for r in rare} <= {"alias", "alias-wrong", "qualifier-synonym", "qualifier-swap",
+                                                  "role-reorder", "role-swap"}
 
 
 @pytest.mark.parametrize(("span", "question", "expected"), [
@@ -351,3 +357,13 @@ def test_role_rows():
                                "Wilkinson was replaced as president by Dallin H. Oaks."}
     assert wrong and wrong <= {"Wilkinson replaced Dallin H. Oaks as president.",
                                "Dallin H. Oaks was replaced as president by Wilkinson."}
+
+
+def test_role_pair_needs_a_name_not_an_adjective():
+    assert forms.role_pair("Who invaded Portugal in 1808?", "French", random.Random(0)) is None
+    assert forms.role_pair("Who invaded Portugal in 1808?", "Napoleon", random.Random(0)) is not None
+
+
+def test_qualifier_synonyms_one_way_where_the_way_back_has_another_sense():
+    assert forms.QUALIFIER_SYNONYMS["easier"] == "simpler" and "simpler" not in forms.QUALIFIER_SYNONYMS
+    assert forms.QUALIFIER_SYNONYMS["main"] == "principal" and "principal" not in forms.QUALIFIER_SYNONYMS

@@ -35,7 +35,8 @@ The reference is the answer sentence (MS-MARCO style) or the bare spans of every
 each. Synthetic polar questions come from a SQuAD question and a candidate fact ("Q Is it X?"). Each question
 gets up to ``--form-pairs`` pairs of the rule-made classes (0: the rows of the other kinds only, unchanged).
 Questions are split by article into ``fit`` and ``check`` parts (``--check-share``), so no article's text is in
-both. The ``train`` part is drawn from other sources only (SQuAD v1.1 train, ConditionalQA train). Every choice
+both. The ``train`` part is drawn from other sources only (SQuAD v1.1 train, ConditionalQA train); more SQuAD
+train questions (``--train-rare-questions``) give only the pairs of the classes few questions allow. Every choice
 is seeded per question (seed, source, id): the output does not depend on the order of the sources. No
 human-judgment set is read.
 
@@ -158,9 +159,10 @@ def _swap(text: str, old: str, new: str) -> str | None:
 class Builder:
     """Makes the rows of one article's questions (:meth:`rows`); ``seed`` fixes every choice per question."""
 
-    def __init__(self, seed: int, form_pairs: int = 2) -> None:
+    def __init__(self, seed: int, form_pairs: int = 2, rare_only: bool = False) -> None:
         self.seed = seed
         self.form_pairs = form_pairs
+        self.rare_only = rare_only  # only the pairs of the rule-made classes few questions allow
 
     def rng(self, source: str, key: str) -> random.Random:
         digest = hashlib.sha256(f"{self.seed}|{source}|{key}".encode()).digest()
@@ -211,6 +213,10 @@ class Builder:
             return {"question": question, "answer": answer, "references": list(references), "scores": label,
                     "kind": what, "article": f"{article.source}:{article.title}", "source": article.source, "qid": q.id}
 
+        if self.rare_only:
+            for pair in self._rare_pairs(q, span, sentence, row, self.rng(article.source, f"{q.id}|rare")):
+                yield from pair
+            return
         neighbours = [q.context[s:e] for i, (s, e) in enumerate(bounds) if i != k and abs(i - k) <= 2]
         verbose = " ".join([rng.choice(CLAUSES).format(span), *neighbours[: rng.randint(1, 3)]]) if neighbours \
             else None
@@ -282,14 +288,21 @@ class Builder:
         right, wrong, _ = forms.long_pair(span, other, sentence, swapped, neighbours, rng)
         pairs.append((row(right, 1, "long-asserts"), row(wrong, 0, "long-mentions")))
         rng.shuffle(pairs)
-        rare: list[tuple[dict[str, Any], dict[str, Any]]] = []  # the classes few questions allow come first
+        return (self._rare_pairs(q, span, sentence, row, rng) + pairs)[: self.form_pairs]
+
+    def _rare_pairs(self, q: Question, span: str, sentence: str, row: Any,
+                    rng: random.Random) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """Up to ``form_pairs`` (right, wrong) rows of the classes few questions allow (alias, qualifier, role),
+        each of another class."""
+        rare: list[tuple[dict[str, Any], dict[str, Any]]] = []
         gold = {_norm(a) for a in q.answers}
         alias = forms.alias_pair(span, q.question, rng)
         if alias and not {_norm(alias[0]), _norm(alias[1])} & gold:
             how = rng.random()
             sentence_form = alias[2] == "synonym" and span[:1].isupper() and how < 0.4
+            clause = rng.choice(CLAUSES)  # the same form for the right and the wrong name
             forms_of = [_swap(sentence, span, a) if sentence_form else
-                        rng.choice(CLAUSES).format(a) if how < 0.7 else a for a in alias[:2]]
+                        clause.format(a) if how < 0.7 else a for a in alias[:2]]
             if forms_of[0] and forms_of[1]:
                 rare.append((row(forms_of[0], 1, "alias"), row(forms_of[1], 0, "alias-wrong")))
         qualifier = forms.qualifier_pair(q.question, sentence, span, rng)
@@ -307,7 +320,7 @@ class Builder:
         if role:
             rare.append((row(role[0], 1, "role-reorder"), row(role[1], 0, "role-swap")))
         rng.shuffle(rare)
-        return (rare + pairs)[: self.form_pairs]
+        return rare[: self.form_pairs]
 
 
 def polar_rows(records: Sequence[tuple[str, str, str, str]], source: str, seed: int,
@@ -415,10 +428,21 @@ def build(data: Path, seed: int = 13, per_source: int = 500, check_share: float 
     return parts
 
 
-def build_train(data: Path, seed: int = 13, n_questions: int = 3000, form_pairs: int = 2) -> list[dict[str, Any]]:
+def build_train(data: Path, seed: int = 13, n_questions: int = 3000, form_pairs: int = 2,
+                rare_questions: int = 20000) -> list[dict[str, Any]]:
     """The training rows, from sources that fit / check never read: ``n_questions`` questions of SQuAD v1.1
-    train and every yes/no question of ConditionalQA train."""
-    rows = squad_rows(Builder(seed, form_pairs), data / "squad/train-v1.1.json", "squad-train", n_questions)
+    train (every kind), ``rare_questions`` other ones (only the classes few questions allow: alias, qualifier,
+    role), and every yes/no question of ConditionalQA train."""
+    name = "squad-train"
+    articles = list(squad_articles(data / "squad/train-v1.1.json", name))
+    builder = Builder(seed, form_pairs)
+    questions = sorted(i for a in articles for i in builder.swappable(a))
+    chosen = set(builder.rng(name, "sample").sample(questions, min(n_questions, len(questions))))
+    rows = [r for article in articles for r in builder.rows(article, chosen)]
+    rest = sorted(q.id for a in articles for q in a.questions if q.id not in chosen)
+    extra = set(builder.rng(name, "rare").sample(rest, min(rare_questions, len(rest))))
+    rare = Builder(seed, form_pairs, rare_only=True)
+    rows += [r for article in articles for r in rare.rows(article, extra)]
     rows += polar_rows(conditionalqa_polar(data / "conditionalqa/train.json"), "conditionalqa-train", seed, form_pairs)
     return rows
 
@@ -431,6 +455,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--part", choices=("fit-check", "train", "all"), default="fit-check",
                         help="fit.csv and check.csv (default), train.csv (disjoint sources), or all three")
     parser.add_argument("--train-questions", type=int, default=3000, help="SQuAD train questions in train.csv")
+    parser.add_argument("--train-rare-questions", type=int, default=20000,
+                        help="other SQuAD train questions in train.csv, for the rare classes only")
     parser.add_argument("--form-pairs", type=int, default=2,
                         help="pairs of rule-made classes per question (0: the parts as before they were added)")
     parser.add_argument("--seed", type=int, default=13)
@@ -441,7 +467,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.part in ("fit-check", "all"):
         parts.update(build(Path(args.data), args.seed, args.per_source, args.check_share, args.form_pairs))
     if args.part in ("train", "all"):
-        parts["train"] = build_train(Path(args.data), args.seed, args.train_questions, args.form_pairs)
+        parts["train"] = build_train(Path(args.data), args.seed, args.train_questions, args.form_pairs,
+                                     args.train_rare_questions)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for name, rows in parts.items():

@@ -395,29 +395,6 @@ def negation_pair(question: str, yes: bool, rng: random.Random) -> tuple[str, st
     return None if found is None else _choose(found, yes, rng)
 
 
-def _word_synonym(word: str, pos: str) -> str | None:
-    """A one-word WordNet synonym of a word in its first sense ("difficult" -> "hard"), or None: the word in its
-    base form, its first sense of part of speech ``pos`` (``a`` adjective, ``n`` noun) and at least twice as
-    frequent in SemCor as any other, the synonym the most frequent one in SemCor; nouns only when their first
-    sense has two lemmas at most (little room for another sense)."""
-    wn = _wordnet()
-    low = word.lower()
-    synsets = wn.synsets(low)
-    if not synsets or synsets[0].pos() not in (("a", "s") if pos == "a" else (pos,)):
-        return None
-    if wn.morphy(low, "a" if pos == "a" else "n") != low:
-        return None
-    counts = [sum(lemma.count() for lemma in s.lemmas() if lemma.name().lower() == low) for s in synsets]
-    if counts[0] < 2 or any(c * 2 > counts[0] for c in counts[1:]):
-        return None
-    lemmas = sorted(synsets[0].lemmas(), key=lambda lemma: (-lemma.count(), lemma.name()))
-    names = [lemma.name() for lemma in lemmas if lemma.name() != low and lemma.count() >= 1
-             and lemma.name().isalpha() and lemma.name().islower() and len(lemma.name()) > 2]
-    if pos == "n" and len(synsets[0].lemmas()) > 2:
-        return None
-    return names[0] if names else None
-
-
 _QUALIFIER_STOP = {"is", "was", "are", "were", "the", "a", "an", "of", "in", "on", "at", "to", "for", "by", "with",
                    "what", "which", "who", "when", "where", "how", "why", "did", "does", "do", "has", "have", "had",
                    "many", "much", "first", "last", "one", "two", "new", "old", "other", "same", "only", "most",
@@ -439,8 +416,9 @@ QUALIFIER_SYNONYMS = dict(pair for a, b in (
 ) for pair in ((a, b), (b, a)))
 QUALIFIER_SYNONYMS.update({"small": "little", "smallest": "tiniest", "final": "last", "correct": "right",
                            "necessary": "needed", "possible": "feasible", "daily": "everyday"})  # one way only
-for _drop in ("principal", "simple", "powerful", "hard", "secure", "quick", "big"):
-    QUALIFIER_SYNONYMS.pop(_drop, None)  # the way back has other senses ("principal" of a school)
+# one way only where the way back has other senses ("principal" of a school; "simpler in structure" is not "easier")
+for _drop in ("principal", "simple", "simpler", "simplest", "powerful", "hard", "secure", "quick", "big"):
+    QUALIFIER_SYNONYMS.pop(_drop, None)
 
 
 def _inflect(base: str, suffix: str) -> str | None:
@@ -535,10 +513,11 @@ def role_pair(question: str, span: str, rng: random.Random) -> tuple[str, str, s
     president." / "Wilkinson was replaced as president by Dallin H. Oaks."); the wrong one swaps the two names
     in one of the two forms ("Wilkinson replaced Dallin H. Oaks as president."). ``form`` says which forms the
     pair took (``active-passive``, ...). None when the question does not fit, the verb is symmetric ("met") or
-    the span is not a name."""
+    the span is not a name (nor an adjective: "French")."""
     wn = _wordnet()
     m = _WHO_DID.match(question.strip())
-    if not m or not span[:1].isupper() or len(m["obj"].split()) > 4 or m["verb"] in _SYMMETRIC_VERBS \
+    if not m or not span[:1].isupper() or wn.synsets(span, "a") or len(m["obj"].split()) > 4 \
+            or m["verb"] in _SYMMETRIC_VERBS \
             or wn.morphy(m["verb"], "v") is None or m["obj"].split()[0].lower() in _NOT_NAMES:
         return None
     verb, obj, rest = m["verb"], m["obj"], m["rest"]
