@@ -21,9 +21,11 @@ from kpqa.signature import Signature
 
 #: rows of a file rescored to check the metric columns it already has (``reuse="check"``)
 SPOT_CHECK = 32
-#: how far a reused score may lie from its rescore: fp32 scores move by a few 1e-6 with the texts a batch holds
-#: (padding, the forward pass's token cap; at most 3.1e-6 on EVOUNA-TQ dev), another weighter or setting by far more
-REUSE_TOLERANCE = 1e-5
+#: how far a reused score may lie from its rescore, absolutely and relative to it: fp32 scores move by a few 1e-6
+#: with the texts a batch holds (padding, the forward pass's token cap; at most 3.1e-6 on EVOUNA-TQ dev), an
+#: answer-equivalence logit (up to about 10) by up to 4e-5 of itself (5e-5 at -1.38 between batch sizes 32 and 64);
+#: another weighter, model or setting by far more
+REUSE_TOLERANCE = 1e-4
 #: how the metric columns a file already has are used: ``trust`` them (their signature unknown: None), ``check``
 #: them against a rescore of :data:`SPOT_CHECK` rows (the rescore's signature), or ``never`` (score every metric)
 REUSE = ("trust", "check", "never")
@@ -91,12 +93,12 @@ def _within(table: Table, scorer: Scorer) -> Table:
 
 def _spot_check(table: Table, given: dict[str, np.ndarray], scorer: Scorer) -> dict[str, Signature]:
     """The signatures of a rescore of :data:`SPOT_CHECK` seeded rows, once every ``given`` column agrees with it
-    within :data:`REUSE_TOLERANCE`; InputError naming the first cell that does not."""
+    within :data:`REUSE_TOLERANCE` (absolute and relative); InputError naming the first cell that does not."""
     rows = sorted(np.random.default_rng(0).choice(len(table.rows), min(SPOT_CHECK, len(table.rows)), replace=False))
     fresh, _, signatures = scorer.score_rows(select_rows(table.rows, rows), table.source,
                                              [table.numbers[i] for i in rows])
     for c, values in given.items():
-        off = np.flatnonzero(~np.isclose(values[rows], fresh[c], rtol=0, atol=REUSE_TOLERANCE))
+        off = np.flatnonzero(~np.isclose(values[rows], fresh[c], rtol=REUSE_TOLERANCE, atol=REUSE_TOLERANCE))
         if len(off):
             j = int(off[0])
             raise InputError(Param("reuse_scores", True), f": the column holds {values[rows[j]]:.6g}, a rescore "

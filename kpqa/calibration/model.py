@@ -22,7 +22,8 @@ METHODS = ("isotonic", "logistic")
 #: what picks the decision threshold (the first is the default)
 RULES = ("balanced", "accuracy", "kappa")
 #: the shipped judge and the metrics it combines (BLEU-1-KPQA, in the MPNet weighter's judge with a negative weight,
-#: left out since the MiniLM student: level under CV, and it decides examples/sample.csv as a person would;
+#: left out since the MiniLM student: level under CV, and it decides examples/sample.csv as a person would; the
+#: answer-equivalence model's logit, Equivalence, not in it: it costs EVOUNA-TQ accuracy and the sample;
 #: docs/decisions.md)
 JUDGE = "KPQA-judge"
 JUDGE_INPUTS = ("ROUGE-L-KPQA", "BERTScore-KPQA", "KeyFact-KPQA", "BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "F1",
