@@ -35,7 +35,7 @@ MAX_OVER_REFERENCES = ["ROUGE-L", "ROUGE-L-KPQA", "METEOR", "EM", "F1", "ROUGE-L
 
 def lexical_metrics() -> list[str]:
     """Every registered metric that needs no model, plus a few AEv members and the weighted lexical KPQA forms."""
-    names = [n for n in available() if "weights" not in get_metric(n).requires and not n.startswith("BERTScore")]
+    names = [n for n in available() if not get_metric(n).uses_model]
     return names + AEV + WEIGHTED
 
 

@@ -28,7 +28,7 @@ MIXED = [
 
 
 def lexical_metrics() -> list[str]:
-    return [n for n in available() if "weights" not in get_metric(n).requires and not n.startswith("BERTScore")] + ASIDE
+    return [n for n in available() if not get_metric(n).uses_model] + ASIDE
 
 
 def score_all(rows: Rows, tokenizer: str) -> dict[str, np.ndarray]:
