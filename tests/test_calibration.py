@@ -359,11 +359,11 @@ def test_meta_eval_decides_as_kpqa_score_decide(tmp_path, capsys):
     capsys.readouterr()
     scored, labels = pd.read_csv(tmp_path / "out.csv"), pd.read_csv(data)["scores"].to_numpy()
     settings = metaeval.Settings(metrics=LEXICAL.split(","), bootstrap=0, calibration=str(tmp_path / "cal.json"))
-    report = metaeval.run([str(data)], settings)["datasets"][0]["binary"]
+    report = metaeval.run([str(data)], settings).datasets[0].binary
     for metric in LEXICAL.split(","):
         agree = float(np.mean(scored[f"{metric}-correct"].to_numpy() == labels))
-        assert report["results"][metric]["accuracy"]["value"] == pytest.approx(agree, abs=1e-12)
-    assert report["notes"] == []  # every column scored here: signatures checked
+        assert report.results[metric]["accuracy"]["value"] == pytest.approx(agree, abs=1e-12)
+    assert report.notes == []  # every column scored here: signatures checked
 
 
 def test_decisions_of_scores_read_from_a_file_are_unchecked_and_a_column_without_entry_is_left():
