@@ -13,7 +13,6 @@ score is the best over its references (:meth:`Equivalence.best`). Trained by ``k
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
 from typing import Any, Sequence
 
 import numpy as np
@@ -23,15 +22,16 @@ from torch import nn
 from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION
 from kpqa.errors import CheckpointError
 from kpqa.models import checkpoint as ckpt
-from kpqa.models.device import amp_dtype, precision_name, resolve_device
+from kpqa.models.device import resolve_device
 from kpqa.models.loader import load_pretrained
+from kpqa.models.runner import CachedRunner
 from kpqa.models.tagger import layer_list, load_exactly
 from kpqa.models.windows import batches
+from kpqa.rows import regroup
 
 #: word pieces kept of the question and of the reference (the candidate takes the rest of ``max_length``)
 QUESTION_PIECES, REFERENCE_PIECES = 64, 96
 MAX_LENGTH = 256
-CACHE_SIZE = 100_000
 #: the checkpoint folder's name among the shipped ones (:func:`kpqa.models.shipped.root`)
 SHIPPED = "equivalence"
 #: ``metadata.json``'s ``kind`` for this model (a weighter checkpoint has none)
@@ -100,18 +100,8 @@ def encode(tokenizer: Any, triples: Sequence[Triple], max_length: int = MAX_LENG
 
 
 def collate(tokenizer: Any, encoded: Sequence[dict[str, list[int]]]) -> dict[str, torch.Tensor]:
-    """Right-padded tensors (ids, token types, attention mask) of encoded inputs."""
-    width = max(len(e["input_ids"]) for e in encoded)
-    pad_id = tokenizer.pad_token_id or 0
-    ids = torch.full((len(encoded), width), pad_id, dtype=torch.long)
-    types = torch.zeros((len(encoded), width), dtype=torch.long)
-    mask = torch.zeros((len(encoded), width), dtype=torch.long)
-    for i, e in enumerate(encoded):
-        n = len(e["input_ids"])
-        ids[i, :n] = torch.tensor(e["input_ids"])
-        types[i, :n] = torch.tensor(e["token_type_ids"])
-        mask[i, :n] = 1
-    return {"input_ids": ids, "token_type_ids": types, "attention_mask": mask}
+    """Right-padded tensors (ids, token types, attention mask) of encoded inputs: the tokenizer's own padding."""
+    return dict(tokenizer.pad(list(encoded), return_tensors="pt"))
 
 
 def default_folder() -> str:
@@ -121,21 +111,15 @@ def default_folder() -> str:
     return str(root() / SHIPPED)
 
 
-class Equivalence:
+class Equivalence(CachedRunner[Triple, float]):
     """Batched inference of an answer-equivalence checkpoint, cached by (question, reference, candidate)."""
 
     def __init__(self, model: EquivalenceModel, tokenizer: Any, metadata: dict, checkpoint_hash: str,
                  device: torch.device, batch_size: int = DEFAULT_BATCH_SIZE,
                  precision: str = DEFAULT_PRECISION) -> None:
-        self.model = model.to(device).eval()
-        self.tokenizer = tokenizer
+        super().__init__(model, tokenizer, checkpoint_hash, device, batch_size, precision)
         self.metadata = metadata
-        self.checkpoint_hash = checkpoint_hash
-        self.device = device
-        self.batch_size = batch_size
-        self.dtype = amp_dtype(str(device), precision)
         self.max_length = int(metadata["max_length"])
-        self._cache: OrderedDict[Triple, float] = OrderedDict()
 
     @classmethod
     def load(cls, folder: str | os.PathLike | None = None, *, device: str = DEFAULT_DEVICE,
@@ -156,40 +140,20 @@ class Equivalence:
         return cls(model, tokenizer, raw, digest, resolve_device(device), batch_size, precision)
 
     @property
-    def precision(self) -> str:
-        """The arithmetic it runs in: ``fp32``, ``bf16`` or ``fp16``."""
-        return precision_name(self.dtype)
-
-    @property
     def backbone(self) -> str:
         """The backbone's name (``minilm``)."""
         return str(self.metadata["backbone"]["name"])
 
-    def clear_cache(self) -> None:
-        """Forget the logits kept from earlier calls."""
-        self._cache.clear()
-
     def logits(self, triples: Sequence[Triple]) -> np.ndarray:
         """The logit of each (question, reference, candidate), float64 [n]; each distinct triple is computed once
-        and kept (up to :data:`CACHE_SIZE`)."""
-        todo = list(dict.fromkeys(t for t in triples if t not in self._cache))
-        if todo:
-            self._cache.update(zip(todo, self._compute(todo).tolist()))
-        out = np.empty(len(triples), dtype=np.float64)
-        for i, t in enumerate(triples):
-            self._cache.move_to_end(t)
-            out[i] = self._cache[t]
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
-        return out
+        and kept (up to :data:`kpqa.models.runner.CACHE_SIZE`)."""
+        return np.array(self._cached(triples, lambda todo: self._compute(todo).tolist()), dtype=np.float64)
 
     def best(self, questions: Sequence[str], references: Sequence[Sequence[str]],
              candidates: Sequence[str]) -> np.ndarray:
         """Per row, the largest logit over its references."""
         triples = [(q, r, c) for q, refs, c in zip(questions, references, candidates) for r in refs]
-        flat = self.logits(triples)
-        bounds = np.cumsum([0, *(len(refs) for refs in references)])
-        return np.array([flat[a:b].max() for a, b in zip(bounds[:-1], bounds[1:])], dtype=np.float64)
+        return np.array([max(row) for row in regroup(self.logits(triples).tolist(), references)], dtype=np.float64)
 
     def _compute(self, triples: Sequence[Triple]) -> np.ndarray:
         encoded = encode(self.tokenizer, triples, self.max_length)

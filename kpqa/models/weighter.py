@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -35,8 +34,9 @@ from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
 from kpqa.models import shipped
 from kpqa.models.alignment import max_overlap
-from kpqa.models.device import amp_dtype, precision_name, resolve_device
+from kpqa.models.device import resolve_device
 from kpqa.models.loader import load_pretrained
+from kpqa.models.runner import CachedRunner
 from kpqa.models.tagger import KeyphraseTagger
 from kpqa.models.windows import batches, encode, merge, pad
 from kpqa.stopwords import function_word_spans
@@ -44,7 +44,6 @@ from kpqa.stopwords import function_word_spans
 if TYPE_CHECKING:
     from kpqa.text import Tokenizer
 
-CACHE_SIZE = 100_000
 #: a checkpoint whose dev K-F1 (metadata ``dev.k_f1``) is below this learned next to nothing: loading it warns, as
 #: the training run that made it did (the trainer's ``MIN_K_F1``)
 MIN_DEV_K_F1 = 0.05
@@ -55,24 +54,18 @@ def load_encoder(backbone: str) -> tuple[Any, Any]:
     return load_pretrained(backbone, backbones.resolve(backbone))
 
 
-class Weighter:
+class Weighter(CachedRunner[tuple[str, str], tuple[np.ndarray, np.ndarray]]):
     """Batched KPW inference from a checkpoint, cached by (question, text)."""
 
     def __init__(self, model: KeyphraseTagger, tokenizer, metadata: ckpt.Metadata, checkpoint_hash: str,
                  device: torch.device, batch_size: int = DEFAULT_BATCH_SIZE, precision: str = DEFAULT_PRECISION,
                  function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT):
         self.function_word_weight = check_function_word_weight(function_word_weight)
-        self.model = model.to(device).eval()
-        self.tokenizer = tokenizer
+        super().__init__(model, tokenizer, checkpoint_hash, device, batch_size, precision)
         self.metadata = metadata
-        self.checkpoint_hash = checkpoint_hash
-        self.device = device
-        self.batch_size = batch_size
-        self.dtype = amp_dtype(str(device), precision)
         self.use_question = metadata.use_question
         self.backbone = metadata.backbone
         self.max_length = metadata.max_length
-        self._cache: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
 
     @classmethod
     def load(cls, checkpoint: str | os.PathLike | None = None, *, no_question: bool = False,
@@ -102,15 +95,6 @@ class Weighter:
         model.merge()
         return cls(model, tokenizer, metadata, digest, dev, batch_size, precision, function_word_weight)
 
-    @property
-    def precision(self) -> str:
-        """The arithmetic it runs in: ``fp32``, ``bf16`` or ``fp16``."""
-        return precision_name(self.dtype)
-
-    def clear_cache(self) -> None:
-        """Forget the weights kept from earlier calls."""
-        self._cache.clear()
-
     def piece_weights(self, pairs: Sequence[tuple[str, str]],
                       progress: Progress | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per (question, text): (char offsets [n, 2] of the text's word pieces, weights float32 [n]: the
@@ -118,17 +102,12 @@ class Weighter:
         ignored when ``use_question`` is False. ``progress(done, total)`` is called after each forward pass (the
         batches of the pairs not cached, shortest inputs first)."""
         keys = [(q if self.use_question else "", t) for q, t in pairs]
-        todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
-        if todo:
-            for key, (offsets, probs) in zip(todo, self._compute(todo, progress)):
-                self._cache[key] = offsets, self._scale_function_words(key[1], offsets, probs)
-        out = []
-        for key in keys:
-            self._cache.move_to_end(key)
-            out.append(self._cache[key])
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
-        return out
+
+        def compute(todo: list[tuple[str, str]]) -> list[tuple[np.ndarray, np.ndarray]]:
+            return [(offsets, self._scale_function_words(key[1], offsets, probs))
+                    for key, (offsets, probs) in zip(todo, self._compute(todo, progress))]
+
+        return self._cached(keys, compute)
 
     def word_weights(self, pairs: Sequence[tuple[str, str]], tokenizer: "Tokenizer") -> list[np.ndarray]:
         """Per pair, one weight per ``tokenizer.tokenize(text)`` token: the maximum K-probability of the word pieces
