@@ -180,3 +180,13 @@ def test_cap_kinds_keeps_at_most_n_of_each_kind_in_order():
     assert kinds.count("big") == 20 and kinds.count("small") == 10
     assert [int(e.candidate[1:]) for e in kept] == sorted(int(e.candidate[1:]) for e in kept)
     assert cap_kinds(examples, 20, seed=1) == kept
+
+
+@pytest.mark.parametrize("text", ["", 'question,answer\n"unclosed,a\n'], ids=["empty", "unclosed-quote"])
+def test_read_examples_names_an_unreadable_file(tmp_path, text):
+    from kpqa.train.judge import read_examples
+
+    path = tmp_path / "broken.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match="broken.csv: not a readable CSV"):
+        read_examples(path)

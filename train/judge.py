@@ -80,7 +80,10 @@ def read_examples(path: str | Path) -> list[Example]:
 
     if not Path(path).is_file():
         raise InputError("no such file", file=str(path))
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError) as e:
+        raise InputError(f"not a readable CSV ({str(e).splitlines()[0]})", file=str(path)) from None
     refs = sorted((c for c in frame.columns if c.startswith("reference")), key=lambda c: int(c[9:] or 0))
     for column in ("question", "answer", "scores"):
         if column not in frame.columns:
