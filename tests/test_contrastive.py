@@ -170,6 +170,11 @@ def test_form_rows_of_a_hand_made_article():
             yes = r["references"][0].startswith("Yes")
             assert (" is" in r["answer"].split(".")[0].split(":")[0].split(";")[0]) and \
                 (("n't" in r["answer"] or " not" in r["answer"]) != yes)
+    for r in rows:
+        if r["kind"] == "choice-asked":  # both options asked; the right answer names the reference's, not the other
+            twin = next(x for x in rows if x["qid"] == r["qid"] and x["kind"] == "choice-asked-other")
+            options = re.split(r" or |, |: |\? (?:Was it )?", r["question"].rstrip("?"))
+            assert sum(o in r["answer"] for o in options[-2:]) >= 1 and r["answer"] != twin["answer"]
     assert list(Builder(seed=1).rows(_article())) == list(Builder(seed=1).rows(_article()))
     assert [r for r in Builder(seed=1, form_pairs=0).rows(_article())] == \
         [r for r in Builder(seed=1).rows(_article()) if r["kind"] not in dict(FORM_KINDS).keys() | set(pairs.values())]
@@ -204,7 +209,7 @@ def test_train_part_on_the_shared_data(shared_data):
     assert 40 <= len(full) <= 60 and all(r in rows for r in without)  # the sample's questions that give rows
     rare = [r for r in rows if r["source"] == "squad-train" and r["qid"] not in full]
     assert rare and {r["kind"] for r in rare} <= {"alias", "alias-wrong", "qualifier-synonym", "qualifier-swap",
-                                                  "role-reorder", "role-swap"}
+                                                  "role-reorder", "role-swap", "value-restated", "value-near"}
 
 
 @pytest.mark.parametrize(("span", "question", "expected"), [

@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from . import contrastive_forms as forms
+from . import contrastive_values as values
 from .examples import polar_answers
 from .sentences import find_occurrences, sentence_bounds
 from .sources import read_json
@@ -63,7 +64,8 @@ from .sources import read_json
 #: the rule-made classes (:mod:`kpqa.train.contrastive_forms`): (right kind, wrong kind)
 FORM_KINDS: tuple[tuple[str, str], ...] = (("polar-implicit", "polar-implicit-flip"), ("long-asserts", "long-mentions"),
                                            ("alias", "alias-wrong"), ("negation-paraphrase", "negation-flip"),
-                                           ("qualifier-synonym", "qualifier-swap"), ("role-reorder", "role-swap"))
+                                           ("qualifier-synonym", "qualifier-swap"), ("role-reorder", "role-swap"),
+                                           ("value-restated", "value-near"), ("choice-asked", "choice-asked-other"))
 KINDS_CORRECT: tuple[str, ...] = ("span", "clause", "other-sentence", "verbose", "polar-same",
                                   *(k for k, _ in FORM_KINDS))
 KINDS_WRONG: tuple[str, ...] = ("swap", "swap-span", "swap-verbose", "choice-other", "polar-flip",
@@ -287,12 +289,13 @@ class Builder:
                           row(found[1], 0, "polar-implicit-flip", question=polar_q, references=polar_ref)))
         right, wrong, _ = forms.long_pair(span, other, sentence, swapped, neighbours, rng)
         pairs.append((row(right, 1, "long-asserts"), row(wrong, 0, "long-mentions")))
+        pairs.append(self._choice_pair(article, q, span, other, sentence, swapped, row))
         rng.shuffle(pairs)
         return (self._rare_pairs(q, span, sentence, row, rng) + pairs)[: self.form_pairs]
 
     def _rare_pairs(self, q: Question, span: str, sentence: str, row: Any,
                     rng: random.Random) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-        """Up to ``form_pairs`` (right, wrong) rows of the classes few questions allow (alias, qualifier, role),
+        """Up to ``form_pairs`` (right, wrong) rows of the classes few questions allow (alias, qualifier, role, value),
         each of another class."""
         rare: list[tuple[dict[str, Any], dict[str, Any]]] = []
         gold = {_norm(a) for a in q.answers}
@@ -319,8 +322,43 @@ class Builder:
         role = forms.role_pair(q.question, span, rng)
         if role:
             rare.append((row(role[0], 1, "role-reorder"), row(role[1], 0, "role-swap")))
+        value = self._value_pair(q, span, sentence, row)
+        if value:
+            rare.append(value)
         rng.shuffle(rare)
         return rare[: self.form_pairs]
+
+
+    def _choice_pair(self, article: Article, q: Question, span: str, other: str, sentence: str, swapped: str,
+                     row: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The question asked with two options in one of several wordings ("Q? Was it A or B?"), answered with the
+        right option or the other, both bare, in a clause or in the answer's sentence (its own seed)."""
+        rng = self.rng(article.source, f"{q.id}|choice")
+        a, b = (span, other) if rng.random() < 0.5 else (other, span)
+        stem = q.question.rstrip(" ?")
+        question = rng.choice((f"{stem}? Was it {a} or {b}?", f"{stem}, {a} or {b}?", f"{stem}: {a} or {b}?",
+                               f"{stem}? {a} or {b}?"))
+        how, clause = rng.random(), rng.choice(CLAUSES)
+        right, wrong = (sentence, swapped) if how < 0.4 else (clause.format(span), clause.format(other)) \
+            if how < 0.7 else (span, other)
+        return (row(right, 1, "choice-asked", question=question),
+                row(wrong, 0, "choice-asked-other", question=question))
+
+    def _value_pair(self, q: Question, span: str, sentence: str, row: Any
+                    ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        """The answer's value restated (right) and changed a little (wrong), both bare, in a clause or in the
+        answer's sentence (:mod:`kpqa.train.contrastive_values`), drawn with their own seed."""
+        rng = self.rng("value", q.id)
+        pair = values.value_pair(span, rng)
+        if not pair:
+            return None
+        how, clause = rng.random(), rng.choice(CLAUSES)
+        if re.match(r"(in|the year) ", pair[0]):  # "in 1909" reads as a whole answer, not inside a sentence
+            how = max(how, 0.4)
+        answers = [_swap(sentence, span, v) if how < 0.4 else clause.format(v) if how < 0.7 else v for v in pair]
+        if not answers[0] or not answers[1]:
+            return None
+        return row(answers[0], 1, "value-restated"), row(answers[1], 0, "value-near")
 
 
 def polar_rows(records: Sequence[tuple[str, str, str, str]], source: str, seed: int,
