@@ -8,9 +8,9 @@ file is :mod:`kpqa.stream`, data-parallel scoring :mod:`kpqa.parallel`. With ``d
 (``KPQA-judge``); their corpus values are the mean probability and the share judged correct.
 
 The options of :class:`Scorer` (and :func:`score`): ``metrics``: names (default :data:`DEFAULT_METRICS`; deciding,
-:data:`DECIDE_METRICS` and the other inputs of the calibration's judges, :func:`judge_metrics`). ``weighter``: a keyphrase weighter (:class:`~kpqa.context.KeyphraseWeighter`) for every
-weighted metric, instead of loading ``checkpoint`` (a folder or a shipped name; the question-free one for
-``no_question`` and the ``-KP`` metrics). ``precision`` (``auto``, ``fp32``, ``bf16``, ``fp16``) sets the models'
+:data:`DECIDE_METRICS` and the other inputs of the calibration's judges, :func:`judge_metrics`). ``weighter``: a
+keyphrase weighter (:class:`~kpqa.context.KeyphraseWeighter`) for every weighted metric, instead of loading
+``checkpoint`` (a folder or a shipped name; the question-free one for ``no_question`` and the ``-KP`` metrics). ``precision`` (``auto``, ``fp32``, ``bf16``, ``fp16``) sets the models'
 arithmetic and ``function_word_weight`` scales the keyphrase weights of function words
 (:mod:`kpqa.models.weighter`); signatures record both. ``tokenize="auto"`` takes ``zh`` when most texts of the first
 rows are Chinese / Japanese, else ``ptb``; CJK text under ``ptb`` or ``whitespace`` warns (:class:`KpqaWarning`).

@@ -555,31 +555,37 @@ TREES_JUDGE = calibration.fit_judge("j", XOR, dict.fromkeys(XOR, "m|v:1"), XOR_Y
 
 
 def test_trees_judge_logit_is_scikit_learns_decision_function():
-    from sklearn.ensemble import GradientBoostingClassifier
+    """Also the guard on the private structure the trees are read from (``_predictors``, ``_baseline_prediction``):
+    a scikit-learn that changes it fails here, or in from_hist_gradient_boosting's own check."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
 
     x = np.stack(list(XOR.values()), axis=1)
-    model = GradientBoostingClassifier(**calibration.TREES).fit(x, XOR_Y, sample_weight=calibration.balanced_weights(
+    model = HistGradientBoostingClassifier(**calibration.TREES).fit(x, XOR_Y, sample_weight=calibration.balanced_weights(
         XOR_Y))
-    assert isinstance(TREES_JUDGE, calibration.TreesJudge) and len(TREES_JUDGE.trees) == calibration.TREES[
-        "n_estimators"]
+    assert isinstance(TREES_JUDGE, calibration.TreesJudge) and len(TREES_JUDGE.trees) == model.n_iter_ > 10
+    assert TREES_JUDGE.model["params"] == model.get_params()
     rng = np.random.default_rng(2)
-    thresholds = np.array([t for tree in TREES_JUDGE.trees for t, f in zip(tree.threshold, tree.feature) if f >= 0])
-    on_the_cuts = np.stack([rng.choice(np.r_[thresholds, np.nextafter(thresholds, 2)], 500) for _ in XOR], axis=1)
-    for rows in (x, rng.normal(0.5, 2.0, (2000, 3)), on_the_cuts):  # the fitting rows, far outside them, the cuts
+    cuts = np.array([t for tree in TREES_JUDGE.trees for t, f in zip(tree.threshold, tree.feature) if f >= 0])
+    on_the_cuts = np.stack([rng.choice(np.r_[cuts, np.nextafter(cuts, 2)], 500) for _ in XOR], axis=1)
+    missing = np.where(rng.random((300, 3)) < 0.3, np.nan, rng.random((300, 3)))
+    for rows in (x, rng.normal(0.5, 2.0, (2000, 3)), on_the_cuts, missing):  # fitting rows, far outside, cuts, NaN
         z = TREES_JUDGE.logit(dict(zip(XOR, rows.T)))
         np.testing.assert_allclose(z, model.decision_function(rows), rtol=0, atol=1e-9)
 
 
-def test_trees_baseline_is_the_weighted_prior():
-    from sklearn.ensemble import GradientBoostingClassifier
+def test_trees_baseline_is_the_weighted_prior_and_a_changed_model_is_refused():
+    from sklearn.ensemble import HistGradientBoostingClassifier
 
-    from kpqa.calibration.trees import flatten, from_gradient_boosting, leaf_sum
+    from kpqa.calibration.trees import flatten, from_hist_gradient_boosting, leaf_sum
 
     x = np.stack(list(XOR.values()), axis=1)
-    model = GradientBoostingClassifier(n_estimators=5, max_leaf_nodes=4, random_state=0).fit(x, XOR_Y)  # unweighted
-    baseline, trees = from_gradient_boosting(model)
+    model = HistGradientBoostingClassifier(max_iter=5, early_stopping=False, random_state=0).fit(x, XOR_Y)
+    baseline, trees = from_hist_gradient_boosting(model)  # unweighted: the log-odds of the share of 1s
     assert baseline == pytest.approx(np.log(XOR_Y.mean() / (1 - XOR_Y.mean())), abs=1e-12) and baseline != 0
     np.testing.assert_allclose(baseline + leaf_sum(flatten(trees), x), model.decision_function(x), atol=1e-12)
+    del model._predictors
+    with pytest.raises(ValueError, match="no longer holds its trees as kpqa reads them"):
+        from_hist_gradient_boosting(model)
 
 
 def test_trees_beat_a_logistic_judge_on_a_non_linear_problem():
@@ -599,7 +605,7 @@ def test_a_trees_judge_file_round_trips_and_decides_the_same(tmp_path):
     cal.save(tmp_path / "c.json")
     raw = json.loads((tmp_path / "c.json").read_text())["judges"][calibration.JUDGE]
     assert raw["kind"] == "trees" and raw["model"]["estimator"] == calibration.TREES_ESTIMATOR
-    assert set(raw["trees"][0]) == {"feature", "threshold", "left", "right", "value"}
+    assert set(raw["trees"][0]) == {"feature", "threshold", "left", "right", "missing_left", "value"}
     loaded = Calibration.load(tmp_path / "c.json")
     assert loaded.to_json() == cal.to_json() and loaded.digest == cal.digest
     rows = _xor(500, 4)

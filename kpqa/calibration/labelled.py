@@ -111,8 +111,9 @@ def _spot_check(table: Table, given: dict[str, np.ndarray], scorer: Scorer) -> d
 def judge_columns(metrics: Sequence[str], judge_inputs: Sequence[str] | None, no_question: bool = False
                   ) -> tuple[list[str], list[str] | None]:
     """The metrics a calibration scores (``metrics``, then the metrics named in ``judge_inputs`` that they lack) and
-    its judge's inputs as score columns (each metric's columns; None: the default, :data:`~kpqa.calibration.JUDGE_INPUTS` when all
-    scored). A judge input that names no metric is a UsageError naming ``judge_inputs``."""
+    its judge's inputs as score columns (each metric's columns; None: the default,
+    :data:`~kpqa.calibration.JUDGE_INPUTS` when all are scored). A judge input that names no metric is a UsageError
+    naming ``judge_inputs``."""
     if judge_inputs is None:
         return list(metrics), None
     inputs: list[str] = []
@@ -133,8 +134,8 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
     numbers counted correct above ``positive_above``) and the ``scorer``'s scores of their rows (each file weighing
     the same); ``reuse_scores`` takes the metric columns a file already has, checked against a rescore of
     :data:`SPOT_CHECK` rows (:func:`metric_scores`). The judge: of ``judge_kind``, on the score columns
-    ``judge_inputs`` (default :data:`~kpqa.calibration.JUDGE_INPUTS`; the scorer must score them: :func:`judge_columns`). The labels
-    are checked before any scoring."""
+    ``judge_inputs`` (default :data:`~kpqa.calibration.JUDGE_INPUTS`; the scorer must score them:
+    :func:`judge_columns`). The labels are checked before any scoring."""
     if judge_inputs is not None:
         choose_judge_inputs(scorer.score_columns, judge_inputs)
     tables = [read_labelled(path, human_column, "label")[0] for path in paths]
