@@ -436,7 +436,7 @@ def _run_explain(args: argparse.Namespace) -> int:
 
 
 def _add_calibrate(sub: argparse._SubParsersAction) -> None:
-    from kpqa.calibration import METHODS, RULES
+    from kpqa.calibration import JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, METHODS, RULES
     from kpqa.calibration.labelled import REUSE_TOLERANCE, SPOT_CHECK
     from kpqa.scoring import DECIDE_METRICS
 
@@ -468,19 +468,27 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
                    help="take the metric columns an INPUT already has (from `kpqa score -o` with the same settings) "
                    f"instead of scoring it, after rescoring {SPOT_CHECK} of its rows: a difference over {REUSE_TOLERANCE:g} is an "
                    "error naming the row and column")
+    p.add_argument("--judge-kind", choices=list(JUDGE_KINDS), default=JUDGE_KIND,
+                   help="KPQA-judge's model: a logistic regression on the standardised scores (default) or boosted "
+                   "regression trees (`trees`)")
+    p.add_argument("--judge-inputs", type=_names, metavar="M1,M2,...",
+                   help=f"the metrics KPQA-judge combines, scored when --metrics lacks them (default: "
+                   f"{','.join(JUDGE_INPUTS)}, when all are scored)")
     p.set_defaults(run=_run_calibrate)
 
 
 def _run_calibrate(args: argparse.Namespace) -> int:
-    from kpqa.calibration.labelled import fit_files
+    from kpqa.calibration.labelled import fit_files, judge_columns
     from kpqa.scoring import Scorer
 
-    scorer = Scorer(args.metrics, tokenize=args.tokenize,
+    metrics, judge_inputs = judge_columns(args.metrics, args.judge_inputs)
+    scorer = Scorer(metrics, tokenize=args.tokenize,
                     checkpoint=args.checkpoint, device=args.device, batch_size=args.batch_size,
                     function_word_weight=args.function_word_weight, max_chars=args.max_chars,
                     progress=not args.quiet)
     fitted = fit_files(scorer, args.inputs, human_column=args.human_column, positive_above=args.positive_above,
-                       method=args.method, rule=args.rule, reuse_scores=args.reuse_scores)
+                       method=args.method, rule=args.rule, reuse_scores=args.reuse_scores,
+                       judge_kind=args.judge_kind, judge_inputs=judge_inputs)
     fitted.save(args.output, inputs=args.inputs)
     print(f"{fitted.rows} rows from {', '.join(args.inputs)}; wrote {args.output}")
     print(fitted.summary())

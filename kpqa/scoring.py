@@ -8,9 +8,9 @@ file is :mod:`kpqa.stream`, data-parallel scoring :mod:`kpqa.parallel`. With ``d
 (``KPQA-judge``); their corpus values are the mean probability and the share judged correct.
 
 The options of :class:`Scorer` (and :func:`score`): ``metrics``: names (default :data:`DEFAULT_METRICS`; deciding,
-:data:`DECIDE_METRICS`). ``weighter``: a keyphrase weighter (:class:`~kpqa.context.KeyphraseWeighter`) for every
-weighted metric, instead of loading ``checkpoint`` (a folder or a shipped name; the question-free one for
-``no_question`` and the ``-KP`` metrics). ``precision`` (``auto``, ``fp32``, ``bf16``, ``fp16``) sets the models'
+:data:`DECIDE_METRICS` and the other inputs of the calibration's judges, :func:`judge_metrics`). ``weighter``: a
+keyphrase weighter (:class:`~kpqa.context.KeyphraseWeighter`) for every weighted metric, instead of loading
+``checkpoint`` (a folder or a shipped name; the question-free one for ``no_question`` and the ``-KP`` metrics). ``precision`` (``auto``, ``fp32``, ``bf16``, ``fp16``) sets the models'
 arithmetic and ``function_word_weight`` scales the keyphrase weights of function words
 (:mod:`kpqa.models.weighter`); signatures record both. ``tokenize="auto"`` takes ``zh`` when most texts of the first
 rows are Chinese / Japanese, else ``ptb``; CJK text under ``ptb`` or ``whitespace`` warns (:class:`KpqaWarning`).
@@ -68,7 +68,8 @@ PROGRESS_ROWS = 1024
 #: rows :meth:`Scorer.score_file` reads, scores and writes at a time (see docs/benchmark.md for the memory it takes)
 CHUNK_ROWS = 5000
 DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA")
-#: the default metrics when deciding: the default suite plus what the shipped judge also needs
+#: the default metrics when deciding: the default suite plus what the shipped judge also needs (then what the judges of
+#: the calibration decided with read beyond these: :func:`judge_metrics`)
 DECIDE_METRICS = DEFAULT_METRICS + ("Contains", "KeyFact-KPQA", "F1")
 
 
@@ -178,15 +179,17 @@ class Scorer:
         self.tokenize, self.checkpoint, self.device = _tokenizer(tokenize), checkpoint, device
         self.batch_size, self.progress, self.weighter, self._warned_cjk = batch_size, progress, weighter, False
         deciding = decide or calibration is not None
+        self.calibration, self.prior = _calibration(deciding, calibration, checkpoint, prior), prior
         #: the resolved metrics, in output order
         self.metrics = resolve_metrics(metrics, DECIDE_METRICS if deciding else DEFAULT_METRICS, no_question)
+        if metrics is None and self.calibration is not None:
+            self.metrics += judge_metrics(self.calibration, self.score_columns, no_question)
         if weighter is None:
             _check_models(self.metrics, checkpoint, device)
         self.max_chars = check_max_chars(max_chars) if max_chars is not None else text_limit(self.metrics)
         #: the models this scorer loaded (weighters, encoders), shared by its metrics and dropped with it
         self.models = Models()
         self._contexts: dict[bool | None, Context] = {}
-        self.calibration, self.prior = _calibration(deciding, calibration, checkpoint, prior), prior
         self._decisions: Decisions | None = None
         #: the processes scoring together (``rank``, ``world``: one unless data-parallel)
         self.parallel = DataParallel.start(data_parallel, device)
@@ -433,6 +436,13 @@ def resolve_metrics(names: Sequence[str] | None, default: Sequence[str], no_ques
     if names is not None and not any(name.strip() for name in names):
         raise UsageError("no metric named (metrics is empty)")
     return [get_metric(name.strip(), no_question) for name in (default if names is None else names) if name.strip()]
+
+
+def judge_metrics(calibration: Calibration, columns: Sequence[str], no_question: bool = False) -> list[Metric]:
+    """The metrics that the judges of ``calibration`` read and that ``columns`` lack (``Equivalence``, for a judge that
+    reads it), in the judges' order: what deciding adds to the default metrics (:data:`DECIDE_METRICS`)."""
+    inputs = dict.fromkeys(m for j in calibration.judges.values() for m in j.inputs if m not in columns)
+    return [m for m in (get_metric(name, no_question) for name in inputs) if not set(m.columns()) <= set(columns)]
 
 
 def _check_models(metrics: list[Metric], checkpoint: str | os.PathLike | None, device: str) -> None:

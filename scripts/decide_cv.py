@@ -12,7 +12,10 @@ With ``--check``, calibrations fitted on all of INPUT and ``--mix`` judge the ch
 per answer length.
 
 Judges: :func:`kpqa.calibration.fit_judge` on the metric columns named in :data:`JUDGES` (``KPQA-judge`` is the
-shipped one). Metric columns already in a file are used as they are; the others are scored.
+shipped one), logistic or of the kind named there (``trees``: ``kpqa calibrate --judge-kind trees``), so what is
+measured is what ``kpqa calibrate`` fits. Metric columns already in a file are used as they are; the others are
+scored. With ``--hand``, the same calibrations as for ``--check`` judge a hand-made labelled set (its ``kind`` column
+kinds of answer, right and wrong): accuracy on its right and wrong answers, per kind.
 
     python scripts/decide_cv.py                               # ../shared/data/human_eval/evouna_tq_dev.csv
     python -m kpqa.train.contrastive --out runs/contrastive   # then:
@@ -37,7 +40,15 @@ SINGLE = ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "KeyFact-KPQA", "BLEU
           "BERTScore", "EM", "F1", "Contains", "Equivalence"]
 #: fixed rules, no fitting: (metric, decide correct at score >= this)
 FIXED = {"EM (as is)": ("EM", 1.0), "F1 >= 0.5": ("F1", 0.5), "Contains (as is)": ("Contains", 1.0)}
-JUDGES = {
+
+
+def trees(inputs: list[str]) -> tuple[str, list[str]]:
+    """A judge of boosted trees on ``inputs`` (``kpqa calibrate --judge-kind trees``), as :data:`JUDGES` names one."""
+    return "trees", inputs
+
+
+#: the judges measured: name -> input columns (a logistic judge, the default kind) or (kind, input columns)
+JUDGES: dict[str, list[str] | tuple[str, list[str]]] = {
     "KPQA-judge (shipped)": list(calibration.JUDGE_INPUTS),
     "judge: 3 KPQA + Contains (before)": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "Contains"],
     "judge: 3 KPQA + Contains + KeyFact": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "Contains",
@@ -52,7 +63,14 @@ JUDGES = {
                                                          "BERTScore-KPQA", "KeyFact-KPQA", "Contains"],
     "judge: all 12 (+ Equivalence)": SINGLE,
     "judge: 9 less BERTScore-KPQA": [m for m in calibration.JUDGE_INPUTS if m != "BERTScore-KPQA"] + ["BLEU-1-KPQA"],
+    "trees: 9 + Equivalence": trees([*calibration.JUDGE_INPUTS, "Equivalence"]),
+    "trees: 9": trees(list(calibration.JUDGE_INPUTS)),
 }
+
+
+def kind_and_inputs(judge: list[str] | tuple[str, list[str]]) -> tuple[str, list[str]]:
+    """(kind, input columns) of a :data:`JUDGES` value."""
+    return (calibration.JUDGE_KIND, judge) if isinstance(judge, list) else judge
 
 
 @dataclass
@@ -82,10 +100,12 @@ def fit_all(train: Labelled, method: str, mixed: int = 0) -> dict:
     w = None if sources is None else calibration.balanced_weights(train.labels, sources)
     fitted: dict = {m: calibration.fit_metric(m, "", train.scores[m], train.labels, method, weights=w)
                     for m in names(train)}
-    for name, features in JUDGES.items():
+    for name, judge in JUDGES.items():
+        kind, features = kind_and_inputs(judge)
         if all(f in train.scores for f in features):
             fitted[name] = calibration.fit_judge(name, {f: train.scores[f] for f in features},
-                                                 dict.fromkeys(features, ""), train.labels, method, weights=w)
+                                                 dict.fromkeys(features, ""), train.labels, method, weights=w,
+                                                 kind=kind)
     return fitted
 
 
@@ -162,6 +182,19 @@ def by_group_table(labels: np.ndarray, decisions: dict[str, np.ndarray], groups:
     return lines
 
 
+def hand_table(data: Labelled, decisions: dict[str, np.ndarray], title: str) -> list[str]:
+    """Accuracy of each judge on all rows, the right and the wrong answers, and each ``kind`` of ``data``."""
+    kinds = np.array(data.frame["kind"].astype(str).tolist())
+    order = sorted(set(kinds))
+    head = " | ".join(f"{k} ({int((kinds == k).sum())})" for k in order)
+    lines = [title, "", f"| judge | all | right | wrong | {head} |", "|" + " --- |" * (len(order) + 4)]
+    for name, decision in decisions.items():
+        hit = decision == data.labels
+        sides = [hit, hit[data.labels == 1], hit[data.labels == 0], *(hit[kinds == k] for k in order)]
+        lines.append(f"| {name} | " + " | ".join(f"{100 * h.mean():.1f}" for h in sides) + " |")
+    return lines
+
+
 def load(path: str, human_column: str) -> Labelled:
     from kpqa import metaeval
 
@@ -179,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
                         "part), as the shipped calibration is fitted")
     parser.add_argument("--check", help="labelled rows with a `kind` column (the contrastive check part): judged by "
                         "calibrations fitted on INPUT and --mix")
+    parser.add_argument("--hand", help="a hand-made labelled set with a `kind` column (runs/scored3/hand.csv): "
+                        "judged by the calibrations fitted on INPUT and --mix, per kind and right / wrong side")
     parser.add_argument("--human-column", default="scores")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--method", choices=calibration.METHODS, default="isotonic")
@@ -206,11 +241,11 @@ def main(argv: list[str] | None = None) -> int:
     lines += [""] + by_group_table(data.labels, {n: h["decision"] for n, h in held.items()}, bands,
                                    list(range(len(binary.LENGTH_BANDS))), "Accuracy (%) by answer length (held out):",
                                    lambda b: binary.band_name(binary.LENGTH_BANDS[b]))
+    mixed = 0 if mix is None else len(mix.labels)
+    final = fit_all(data.plus(mix), args.method, mixed) if args.check or args.hand else {}
     if args.check:
         check = load(args.check, args.human_column)
-        mixed = 0 if mix is None else len(mix.labels)
-        decided = {n: d for n, (_, d) in apply(fit_all(data.plus(mix), args.method, mixed), check, args.threshold,
-                                               args.prior).items()}
+        decided = {n: d for n, (_, d) in apply(final, check, args.threshold, args.prior).items()}
         kinds = np.array(check.frame["kind"].astype(str).tolist())
         from kpqa.train.contrastive import KINDS_CORRECT, KINDS_WRONG
 
@@ -224,6 +259,12 @@ def main(argv: list[str] | None = None) -> int:
                                        lambda b: binary.band_name(binary.LENGTH_BANDS[b]))
         lines += ["", "Balanced accuracy (%) on the check part: " + ", ".join(
             f"{n} {100 * balanced(check.labels, d):.1f}" for n, d in decided.items())]
+    if args.hand:
+        hand = load(args.hand, args.human_column)
+        decided = {n: d for n, (_, d) in apply(final, hand, args.threshold, args.prior).items()}
+        lines += [""] + hand_table(hand, decided, f"Accuracy (%) on `{Path(args.hand).name}` ({len(hand.labels)} rows, "
+                                   f"{int(hand.labels.sum())} right), calibrations fitted on `{Path(args.input).name}`"
+                                   f"{fitted_on}; right / wrong: on its right / wrong answers; then per kind:")
     text = "\n".join(lines)
     print(text)
     if args.output:

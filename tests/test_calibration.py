@@ -533,3 +533,147 @@ def test_prior_without_decide_is_said_in_flags(tmp_path, capsys):
     data = _binary_csv(tmp_path / "labels.csv")
     _fails(capsys, ["score", str(data), "--metrics", "ROUGE-L", "--prior", "0.8", "-o", str(tmp_path / "x.csv")],
            "it needs --decide", tmp_path / "x.csv")
+
+
+# ------------------------------------------------------------------------------ judges of a kind: logistic, trees
+
+def _xor(n: int, seed: int) -> dict[str, np.ndarray]:
+    """Two scores whose labels are their XOR (a quarter of them flipped), and a third that is noise."""
+    rng = np.random.default_rng(seed)
+    return {"a": rng.random(n), "b": rng.random(n), "c": rng.random(n)}
+
+
+def _xor_labels(scores: dict[str, np.ndarray], seed: int) -> np.ndarray:
+    y = ((scores["a"] > 0.5) ^ (scores["b"] > 0.5)).astype(float)
+    flip = np.random.default_rng(seed).random(len(y)) < 0.1
+    return np.where(flip, 1 - y, y)
+
+
+XOR = _xor(400, 1)
+XOR_Y = _xor_labels(XOR, 1)
+TREES_JUDGE = calibration.fit_judge("j", XOR, dict.fromkeys(XOR, "m|v:1"), XOR_Y, kind="trees")
+
+
+def test_trees_judge_logit_is_scikit_learns_decision_function():
+    """Also the guard on the private structure the trees are read from (``_predictors``, ``_baseline_prediction``):
+    a scikit-learn that changes it fails here, or in from_hist_gradient_boosting's own check."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    x = np.stack(list(XOR.values()), axis=1)
+    model = HistGradientBoostingClassifier(**calibration.TREES).fit(x, XOR_Y, sample_weight=calibration.balanced_weights(
+        XOR_Y))
+    assert isinstance(TREES_JUDGE, calibration.TreesJudge) and len(TREES_JUDGE.trees) == model.n_iter_ > 10
+    assert TREES_JUDGE.model["params"] == model.get_params()
+    rng = np.random.default_rng(2)
+    cuts = np.array([t for tree in TREES_JUDGE.trees for t, f in zip(tree.threshold, tree.feature) if f >= 0])
+    on_the_cuts = np.stack([rng.choice(np.r_[cuts, np.nextafter(cuts, 2)], 500) for _ in XOR], axis=1)
+    missing = np.where(rng.random((300, 3)) < 0.3, np.nan, rng.random((300, 3)))
+    for rows in (x, rng.normal(0.5, 2.0, (2000, 3)), on_the_cuts, missing):  # fitting rows, far outside, cuts, NaN
+        z = TREES_JUDGE.logit(dict(zip(XOR, rows.T)))
+        np.testing.assert_allclose(z, model.decision_function(rows), rtol=0, atol=1e-9)
+
+
+def test_trees_baseline_is_the_weighted_prior_and_a_changed_model_is_refused():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from kpqa.calibration.trees import flatten, from_hist_gradient_boosting, leaf_sum
+
+    x = np.stack(list(XOR.values()), axis=1)
+    model = HistGradientBoostingClassifier(max_iter=5, early_stopping=False, random_state=0).fit(x, XOR_Y)
+    baseline, trees = from_hist_gradient_boosting(model)  # unweighted: the log-odds of the share of 1s
+    assert baseline == pytest.approx(np.log(XOR_Y.mean() / (1 - XOR_Y.mean())), abs=1e-12) and baseline != 0
+    np.testing.assert_allclose(baseline + leaf_sum(flatten(trees), x), model.decision_function(x), atol=1e-12)
+    del model._predictors
+    with pytest.raises(ValueError, match="no longer holds its trees as kpqa reads them"):
+        from_hist_gradient_boosting(model)
+
+
+def test_trees_beat_a_logistic_judge_on_a_non_linear_problem():
+    held = _xor(2000, 3)
+    y = _xor_labels(held, 3)
+    logistic = calibration.fit_judge("j", XOR, dict.fromkeys(XOR, "m"), XOR_Y)
+    accuracy = {kind: float(np.mean(judge.decide(held) == y)) for kind, judge in (("logistic", logistic),
+                                                                                  ("trees", TREES_JUDGE))}
+    assert accuracy["trees"] > 0.8 > 0.65 > accuracy["logistic"], accuracy  # about 0.9 (the flips) and 0.5
+    assert logistic.kind == "logistic" and isinstance(logistic, calibration.LogisticJudge)
+
+
+def test_a_trees_judge_file_round_trips_and_decides_the_same(tmp_path):
+    cal = calibration.fit(XOR, {m: Signature.parse(f"{m}|v:1") for m in XOR}, XOR_Y, judge_kind="trees",
+                          judge_inputs=["a", "b", "c"], label_rule="test")
+    judge = cal.judges[calibration.JUDGE]
+    cal.save(tmp_path / "c.json")
+    raw = json.loads((tmp_path / "c.json").read_text())["judges"][calibration.JUDGE]
+    assert raw["kind"] == "trees" and raw["model"]["estimator"] == calibration.TREES_ESTIMATOR
+    assert set(raw["trees"][0]) == {"feature", "threshold", "left", "right", "missing_left", "value"}
+    loaded = Calibration.load(tmp_path / "c.json")
+    assert loaded.to_json() == cal.to_json() and loaded.digest == cal.digest
+    rows = _xor(500, 4)
+    again = loaded.judges[calibration.JUDGE]
+    np.testing.assert_array_equal(again.logit(rows), judge.logit(rows))
+    np.testing.assert_array_equal(again.decide(rows), judge.decide(rows))
+    np.testing.assert_array_equal(again.prob(rows, 0.3), judge.prob(rows, 0.3))
+    signatures = calibration.Decisions.of(loaded, dict(loaded.judges[calibration.JUDGE].fitted_on)).signatures({
+        m: Signature.parse(f"{m}|v:1") for m in XOR})
+    assert "|kind:trees|" in str(signatures[f"{calibration.JUDGE}-correct"])
+    raw["trees"][0]["feature"][0] = 3  # a split on a fourth input of three
+    (tmp_path / "bad.json").write_text(json.dumps({**json.loads((tmp_path / "c.json").read_text()),
+                                                   "judges": {calibration.JUDGE: raw}}))
+    with pytest.raises(CalibrationError, match="not a kpqa calibration file.*an input it does not have"):
+        Calibration.load(tmp_path / "bad.json")
+
+
+def test_logistic_judges_name_no_kind_so_old_files_keep_their_text_and_digest():
+    path = calibration.default_path()
+    cal = Calibration.load(path)
+    judge = cal.judges[calibration.JUDGE]
+    assert isinstance(judge, calibration.LogisticJudge) and "kind" not in judge.to_dict()
+    assert cal.to_json() == path.read_text() and cal.digest == hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    signatures = calibration.Decisions(cal, {}, [judge]).signatures({})
+    assert "kind" not in str(signatures[f"{calibration.JUDGE}-correct"])
+
+
+def test_deciding_scores_what_the_calibrations_judges_read():
+    from kpqa.scoring import DECIDE_METRICS, Scorer
+
+    shipped = Scorer(decide=True, device="cpu")
+    assert [m.columns()[0] for m in shipped.metrics] == list(DECIDE_METRICS)
+    cal = Calibration.load(calibration.default_path())
+    cal.judges[calibration.JUDGE].inputs.append("Equivalence")  # a judge that reads the equivalence model too
+    scorer = Scorer(calibration=cal, device="cpu")
+    assert [m.columns()[0] for m in scorer.metrics] == [*DECIDE_METRICS, "Equivalence"]
+    assert [m.columns()[0] for m in Scorer(["ROUGE-L"], calibration=cal).metrics] == ["ROUGE-L"]  # as asked
+
+
+def test_calibrate_a_trees_judge_from_score_columns(tmp_path, capsys):
+    data = _binary_csv(tmp_path / "labels.csv", rows=60)
+    scored = tmp_path / "scored.csv"
+    assert main(["score", str(data), "--metrics", LEXICAL, "-o", str(scored), "--quiet"]) == 0
+    cal_path = tmp_path / "cal.json"
+    assert main(["calibrate", str(scored), "--reuse-scores", "--metrics", "ROUGE-L", "--judge-kind", "trees",
+                 "--judge-inputs", "ROUGE-L,F1,Contains", "-o", str(cal_path), "--quiet"]) == 0
+    cal = Calibration.load(cal_path)
+    judge = cal.judges[calibration.JUDGE]
+    assert isinstance(judge, calibration.TreesJudge) and judge.inputs == ["ROUGE-L", "F1", "Contains"]
+    assert list(cal.metrics) == ["ROUGE-L", "F1", "Contains"]  # the judge's inputs scored (here: taken) too
+    capsys.readouterr()
+    out = tmp_path / "judged.csv"
+    assert main(["score", str(data), "--metrics", LEXICAL, "--calibration", str(cal_path), "-o", str(out),
+                 "--quiet"]) == 0
+    frame = pd.read_csv(out)
+    np.testing.assert_array_equal(frame[f"{calibration.JUDGE}-correct"], judge.decide(frame))
+    labels = frame["scores"].to_numpy()
+    assert np.mean(frame[f"{calibration.JUDGE}-correct"] == labels) >= judge.calibration.fit.accuracy - 1e-9
+    capsys.readouterr()
+    _fails(capsys, ["calibrate", str(scored), "--reuse-scores", "--metrics", LEXICAL, "--judge-inputs",
+                    "ROUGE-L,Foo", "-o", str(tmp_path / "x.json")],
+           "--judge-inputs ROUGE-L,Foo: unknown metric 'Foo'", tmp_path / "x.json")
+
+
+def test_judge_inputs_must_be_score_columns():
+    s = np.linspace(0, 1, 40)
+    with pytest.raises(UsageError, match="judge_inputs='a,z': no score column 'z'"):
+        calibration.fit({"a": s}, {"a": Signature.parse("a|v:1")}, (s > 0.5).astype(float), judge_inputs=["a", "z"])
+    with pytest.raises(UsageError, match="judge_kind='forest': unknown kind of judge; one of logistic, trees"):
+        calibration.fit_judge("j", {"a": s}, {"a": "a"}, (s > 0.5).astype(float), kind="forest")
+    assert calibration.fit({"a": s}, {"a": Signature.parse("a|v:1")}, (s > 0.5).astype(float)).judges == {}

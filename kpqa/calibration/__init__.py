@@ -14,9 +14,12 @@ that half the answers are correct (:data:`PRIOR`), whatever the share in the fit
 expected share of correct answers where the calibration is used; ``kpqa score --prior P``) shifts the log-odds by
 ``logit(P)`` and then decides "correct" where P(correct) >= 0.5; the decisions' signatures record it as ``prior``.
 
-A *judge* combines several metrics into one probability: a class-balanced logistic regression on their
-standardised scores, whose logit is then calibrated like a metric's score (``KPQA-judge``: :data:`JUDGE_INPUTS`,
-chosen by cross-validation on EVOUNA-TQ dev and the contrastive data, ``scripts/decide_cv.py``).
+A *judge* combines several metrics into one probability: a class-balanced model of their scores gives a logit per
+row, which is then calibrated like a metric's score (``KPQA-judge``: :data:`JUDGE_INPUTS`, chosen by
+cross-validation on EVOUNA-TQ dev and the contrastive data, ``scripts/decide_cv.py``). The model is of a kind
+(:data:`JUDGE_KINDS`): ``logistic`` (the default, :class:`LogisticJudge`), a logistic regression on the standardised
+scores; or ``trees`` (:class:`TreesJudge`), boosted regression trees (:data:`TREES`) held as plain node arrays
+(:mod:`~kpqa.calibration.trees`) and walked in numpy, which can learn that a score matters only when another is high.
 
 A calibration file records, per metric and judge input, the signature of the scores it was fitted on (which names
 the weighter checkpoint's hash); :meth:`Calibration.entry` refuses scores with another signature, so that a
@@ -24,25 +27,30 @@ calibration never silently outlives its weighter. The arithmetic precision (``|p
 by up to ~1e-2) is left out of the comparison, so a calibration fitted on CPU in fp32 applies on a GPU in bf16.
 
 The package: :mod:`~kpqa.calibration.model` (the maps, the entries, the file: :func:`load`),
-:mod:`~kpqa.calibration.fit` (fitting on arrays of scores and labels), :mod:`~kpqa.calibration.apply` (the decision
-columns, :class:`Decisions`: one ``apply`` for the scorer and the meta-evaluation), and, a stage later since it drives
-a scorer, :mod:`kpqa.calibration.labelled` (labelled files read and scored: ``kpqa calibrate``, ``kpqa meta-eval``).
+:mod:`~kpqa.calibration.trees` (the trees judge's arithmetic), :mod:`~kpqa.calibration.fit` (fitting on arrays of
+scores and labels), :mod:`~kpqa.calibration.apply` (the decision columns, :class:`Decisions`: one ``apply`` for the
+scorer and the meta-evaluation), and, a stage later since it drives a scorer, :mod:`kpqa.calibration.labelled`
+(labelled files read and scored: ``kpqa calibrate``, ``kpqa meta-eval``).
 No torch here: fitting and applying take arrays of scores.
 """
 from kpqa.calibration.apply import DECISION_SUFFIXES, Decisions, decided_metric, decision_columns
 from kpqa.calibration.fit import (
-    MIN_ROWS, as_binary, balanced_weights, binary_labels, check_labels, fit, fit_judge, fit_metric, thresholds,
+    MIN_ROWS, TREES, TREES_ESTIMATOR, as_binary, balanced_weights, binary_labels, check_labels, choose_judge_inputs,
+    fit, fit_judge, fit_metric, thresholds,
 )
 from kpqa.calibration.model import (
-    FILENAME, FORMAT, JUDGE, JUDGE_INPUTS, MAPS, METHODS, P_EDGE, PRIOR, RULES, RUN_TOLERANCE, STEPS_FORMAT, TILT,
-    Calibration, CalibrationError, DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticMap, MetricCalibration,
-    Quality, check_prior, comparable, default_path, load, with_prior,
+    FILENAME, FORMAT, JUDGE, JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, MAPS, METHODS, P_EDGE, PRIOR, RULES, RUN_TOLERANCE,
+    STEPS_FORMAT, TILT, Calibration, CalibrationError, DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticJudge,
+    LogisticMap, MetricCalibration, Quality, TreesJudge, check_prior, comparable, default_path, load, with_prior,
 )
+from kpqa.calibration.trees import Tree
 
 __all__ = [
-    "DECISION_SUFFIXES", "FILENAME", "FORMAT", "JUDGE", "JUDGE_INPUTS", "MAPS", "METHODS", "MIN_ROWS", "PRIOR", "P_EDGE",
-    "RULES", "RUN_TOLERANCE", "STEPS_FORMAT", "TILT", "Calibration", "CalibrationError", "DataFile", "Decisions", "Fit",
-    "IsotonicMap", "JudgeCalibration", "LogisticMap", "MetricCalibration", "Quality", "as_binary", "balanced_weights",
-    "binary_labels", "check_labels", "check_prior", "comparable", "decided_metric", "decision_columns",
-    "default_path", "fit", "fit_judge", "fit_metric", "load", "thresholds", "with_prior",
+    "DECISION_SUFFIXES", "FILENAME", "FORMAT", "JUDGE", "JUDGE_INPUTS", "JUDGE_KIND", "JUDGE_KINDS", "MAPS", "METHODS",
+    "MIN_ROWS", "PRIOR", "P_EDGE", "RULES", "RUN_TOLERANCE", "STEPS_FORMAT", "TILT", "TREES", "TREES_ESTIMATOR",
+    "Calibration", "CalibrationError", "DataFile", "Decisions", "Fit", "IsotonicMap", "JudgeCalibration",
+    "LogisticJudge", "LogisticMap", "MetricCalibration", "Quality", "Tree", "TreesJudge", "as_binary",
+    "balanced_weights", "binary_labels", "check_labels", "check_prior", "choose_judge_inputs", "comparable",
+    "decided_metric", "decision_columns", "default_path", "fit", "fit_judge", "fit_metric", "load", "thresholds",
+    "with_prior",
 ]

@@ -8,7 +8,7 @@ from typing import Mapping
 
 import numpy as np
 
-from kpqa.calibration.model import Calibration, JudgeCalibration, MetricCalibration
+from kpqa.calibration.model import JUDGE_KIND, Calibration, JudgeCalibration, MetricCalibration
 from kpqa.signature import Signature
 
 #: the decision columns of a metric or judge ``M``: ``M-prob`` (P(correct)) and ``M-correct`` (1 / 0)
@@ -74,8 +74,15 @@ class Decisions:
 
     def signatures(self, signatures: Mapping[str, Signature]) -> dict[str, Signature]:
         """The decision columns' signatures: their metric's (in ``signatures``) plus ``cal:`` (the calibration's
-        digest) and ``prior:`` when one is set; a judge's: its inputs, ``cal:`` and ``prior:``."""
+        digest) and ``prior:`` when one is set; a judge's: its inputs, its ``kind`` (but the default one's), ``cal:``
+        and ``prior:``."""
         cal = [("cal", self.calibration.digest)] + ([("prior", f"{self.prior:g}")] if self.prior is not None else [])
         decided = {c: signatures[c].with_fields(cal) for c in self.entries}
-        decided.update({j.name: Signature.of(j.name, [("inputs", "+".join(j.inputs)), *cal]) for j in self.judges})
+        decided.update({j.name: Signature.of(j.name, [("inputs", "+".join(j.inputs)), *_kind(j), *cal])
+                        for j in self.judges})
         return {column + suffix: signature for column, signature in decided.items() for suffix in DECISION_SUFFIXES}
+
+
+def _kind(judge: JudgeCalibration) -> list[tuple[str, str]]:
+    """The ``kind`` field of a judge's decision signatures: none for the default kind (as before kinds existed)."""
+    return [] if judge.kind == JUDGE_KIND else [("kind", judge.kind)]

@@ -11,10 +11,11 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from kpqa.calibration.fit import binary_labels, check_labels, fit
-from kpqa.calibration.model import RULES, Calibration, DataFile
-from kpqa.errors import InputError, Param, Part
+from kpqa.calibration.fit import binary_labels, check_labels, choose_judge_inputs, fit
+from kpqa.calibration.model import JUDGE_KIND, RULES, Calibration, DataFile
+from kpqa.errors import InputError, Param, Part, UsageError
 from kpqa.input import Table, frame_to_table, read_input
+from kpqa.metrics.base import get_metric
 from kpqa.rows import select_rows
 from kpqa.scoring import Scorer
 from kpqa.signature import Signature
@@ -107,13 +108,36 @@ def _spot_check(table: Table, given: dict[str, np.ndarray], scorer: Scorer) -> d
     return signatures
 
 
+def judge_columns(metrics: Sequence[str], judge_inputs: Sequence[str] | None, no_question: bool = False
+                  ) -> tuple[list[str], list[str] | None]:
+    """The metrics a calibration scores (``metrics``, then the metrics named in ``judge_inputs`` that they lack) and
+    its judge's inputs as score columns (each metric's columns; None: the default,
+    :data:`~kpqa.calibration.JUDGE_INPUTS` when all are scored). A judge input that names no metric is a UsageError
+    naming ``judge_inputs``."""
+    if judge_inputs is None:
+        return list(metrics), None
+    inputs: list[str] = []
+    for name in judge_inputs:
+        try:
+            inputs += get_metric(name, no_question).columns()
+        except UsageError as e:
+            raise UsageError(Param("judge_inputs", ",".join(judge_inputs)), ": ", *e.parts) from None
+    scored = {c for m in metrics for c in get_metric(m, no_question).columns()}
+    return list(metrics) + [m for m in dict.fromkeys(inputs) if m not in scored], inputs
+
+
 def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scores",
               positive_above: float | None = None, method: str = "isotonic", rule: str = RULES[0],
-              reuse_scores: bool = False) -> Calibration:
+              reuse_scores: bool = False, judge_kind: str = JUDGE_KIND,
+              judge_inputs: Sequence[str] | None = None) -> Calibration:
     """:func:`~kpqa.calibration.fit` on the human labels of the files ``paths`` (column ``human_column``: 0/1, or
     numbers counted correct above ``positive_above``) and the ``scorer``'s scores of their rows (each file weighing
     the same); ``reuse_scores`` takes the metric columns a file already has, checked against a rescore of
-    :data:`SPOT_CHECK` rows (:func:`metric_scores`). The labels are checked before any scoring."""
+    :data:`SPOT_CHECK` rows (:func:`metric_scores`). The judge: of ``judge_kind``, on the score columns
+    ``judge_inputs`` (default :data:`~kpqa.calibration.JUDGE_INPUTS`; the scorer must score them:
+    :func:`judge_columns`). The labels are checked before any scoring."""
+    if judge_inputs is not None:
+        choose_judge_inputs(scorer.score_columns, judge_inputs)
     tables = [read_labelled(path, human_column, "label")[0] for path in paths]
     labels = [binary_labels(t.frame[human_column], positive_above, source=t.source, column=human_column)
               for t in tables]
@@ -126,4 +150,5 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
     label_rule = f"{human_column!r} " + ("0/1" if positive_above is None else f"> {positive_above:g}")
     data = [DataFile.of(t.source, len(y), int(y.sum())) for t, y in zip(tables, labels)]
     return fit(scores, signatures, np.concatenate(labels), method=method, rule=rule, data=data,
-               label_rule=label_rule, sources=sources if len(tables) > 1 else None)
+               label_rule=label_rule, sources=sources if len(tables) > 1 else None, judge_kind=judge_kind,
+               judge_inputs=judge_inputs)

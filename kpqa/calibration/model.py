@@ -1,6 +1,7 @@
 """What a calibration is and how its file reads and writes: the maps score -> P(correct) (:class:`IsotonicMap`,
-:class:`LogisticMap`), one metric's entry (:class:`MetricCalibration`), a judge (:class:`JudgeCalibration`), the
-file (:class:`Calibration`) and where it is found (:func:`load`). See :mod:`kpqa.calibration`."""
+:class:`LogisticMap`), one metric's entry (:class:`MetricCalibration`), a judge (:class:`JudgeCalibration`, of a kind:
+:class:`LogisticJudge`, :class:`TreesJudge`), the file (:class:`Calibration`) and where it is found (:func:`load`).
+See :mod:`kpqa.calibration`."""
 from __future__ import annotations
 
 import hashlib
@@ -9,10 +10,11 @@ import os
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from kpqa.calibration.trees import Flat, Tree, flatten, leaf_sum
 from kpqa.errors import KpqaError, Param, UsageError
 from kpqa.signature import Signature
 from kpqa.types import Floats
@@ -28,6 +30,9 @@ RULES = ("balanced", "accuracy", "kappa")
 JUDGE = "KPQA-judge"
 JUDGE_INPUTS = ("ROUGE-L-KPQA", "BERTScore-KPQA", "KeyFact-KPQA", "BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "F1",
                 "Contains")
+#: the kind of judge ``kpqa calibrate`` fits unless told otherwise (:data:`JUDGE_KINDS`), and the kind of a file's judge
+#: entry that names none
+JUDGE_KIND = "logistic"
 #: the share of correct answers the fitted probabilities assume (class-balanced fitting)
 PRIOR = 0.5
 #: 4: isotonic maps hold the knots of the strictly increasing map (:class:`IsotonicMap`); files of format 3 hold
@@ -230,11 +235,64 @@ class MetricCalibration:
                 f"{others})")
 
 
-@dataclass
 class JudgeCalibration:
-    """A judge: logistic regression on the standardised scores of ``inputs`` (their signatures' text recorded,
-    :attr:`fitted_on` parsed), its logit calibrated by ``calibration``."""
+    """A judge: a model of one :data:`JUDGE_KINDS` kind that turns the scores of ``inputs`` (their signatures' text
+    recorded, :attr:`fitted_on` parsed) into a logit per row, which ``calibration`` calibrates as a metric's score.
+    The kinds: :class:`LogisticJudge` and :class:`TreesJudge`; :meth:`from_dict` reads either from a file's entry."""
 
+    kind: ClassVar[str]
+    name: str
+    inputs: list[str]
+    signatures: dict[str, str]
+    calibration: MetricCalibration
+
+    @staticmethod
+    def from_dict(raw: dict[str, Any]) -> "JudgeCalibration":
+        """The judge a file's entry holds, of the entry's ``kind`` (``logistic`` when it names none)."""
+        kind = raw.get("kind", JUDGE_KIND)
+        if kind not in JUDGE_KINDS:
+            raise ValueError(f"judge {raw.get('name')!r}: unknown kind {kind!r}; one of {', '.join(JUDGE_KINDS)}")
+        return JUDGE_KINDS[kind].from_entry({k: v for k, v in raw.items() if k != "kind"})
+
+    @classmethod
+    def from_entry(cls, raw: dict[str, Any]) -> "JudgeCalibration":
+        """The judge of this kind an entry (less its ``kind``) holds."""
+        return cls(**{**raw, "calibration": MetricCalibration.from_dict(raw["calibration"])})
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (what the file holds): ``kind`` first, but for the logistic judges that files held before
+        kinds existed, which name none (so their text, and the digest of a file of them, did not change)."""
+        fields = asdict(self)  # type: ignore[call-overload]
+        return fields if self.kind == JUDGE_KIND else {"kind": self.kind, **fields}
+
+    @cached_property
+    def fitted_on(self) -> dict[str, Signature]:
+        """The signatures of the input scores it was fitted on, parsed once."""
+        return {m: Signature.parse(s) for m, s in self.signatures.items()}
+
+    def features(self, scores: Mapping[str, Floats]) -> np.ndarray:
+        """The input metrics' scores as a rows x inputs array."""
+        return np.stack([np.asarray(scores[m], dtype=float) for m in self.inputs], axis=1)
+
+    def logit(self, scores: Mapping[str, Floats]) -> np.ndarray:
+        """The model's logit of each row, from the input metrics' scores."""
+        raise NotImplementedError
+
+    def prob(self, scores: Mapping[str, Floats], prior: float | None = None) -> np.ndarray:
+        """P(correct) of each row (at a share ``prior`` of correct answers; default :data:`PRIOR`)."""
+        return self.calibration.prob(self.logit(scores), prior)
+
+    def decide(self, scores: Mapping[str, Floats], prior: float | None = None) -> np.ndarray:
+        """1.0 where a row is judged correct, else 0.0 (see :meth:`MetricCalibration.decide`)."""
+        return self.calibration.decide(self.logit(scores), prior)
+
+
+@dataclass
+class LogisticJudge(JudgeCalibration):
+    """The ``logistic`` judge: a logistic regression on the standardised scores of ``inputs`` (``(score - mean) /
+    scale``, times ``coef``, plus ``intercept``)."""
+
+    kind: ClassVar[str] = JUDGE_KIND
     name: str
     inputs: list[str]
     signatures: dict[str, str]
@@ -244,28 +302,47 @@ class JudgeCalibration:
     intercept: float
     calibration: MetricCalibration
 
+    def logit(self, scores: Mapping[str, Floats]) -> np.ndarray:
+        """The regression's logit of each row."""
+        return ((self.features(scores) - self.mean) / self.scale) @ np.asarray(self.coef) + self.intercept
+
+
+@dataclass
+class TreesJudge(JudgeCalibration):
+    """The ``trees`` judge: boosted regression trees on the raw scores of ``inputs``; a row's logit is ``baseline``
+    plus the value of the leaf it reaches in each of ``trees`` (:mod:`kpqa.calibration.trees`). ``model``: the
+    estimator and settings it was fitted with (a record; applying it needs only the trees)."""
+
+    kind: ClassVar[str] = "trees"
+    name: str
+    inputs: list[str]
+    signatures: dict[str, str]
+    model: dict[str, Any]
+    baseline: float
+    trees: list[Tree]
+    calibration: MetricCalibration
+
     @classmethod
-    def from_dict(cls, raw: dict[str, Any]) -> "JudgeCalibration":
-        """The judge a file's entry holds."""
-        return cls(**{**raw, "calibration": MetricCalibration.from_dict(raw["calibration"])})
+    def from_entry(cls, raw: dict[str, Any]) -> "TreesJudge":
+        """The trees judge an entry holds (its trees checked: :class:`~kpqa.calibration.trees.Tree`)."""
+        n = len(raw["inputs"])
+        trees = [Tree(**t) for t in raw["trees"]]
+        if not trees or any(f >= n for t in trees for f in t.feature):
+            raise ValueError(f"judge {raw['name']!r}: no trees, or a split on an input it does not have")
+        return cls(**{**raw, "trees": trees, "calibration": MetricCalibration.from_dict(raw["calibration"])})
 
     @cached_property
-    def fitted_on(self) -> dict[str, Signature]:
-        """The signatures of the input scores it was fitted on, parsed once."""
-        return {m: Signature.parse(s) for m, s in self.signatures.items()}
+    def flat(self) -> Flat:
+        """Every tree's nodes in one set of arrays, made once."""
+        return flatten(self.trees)
 
     def logit(self, scores: Mapping[str, Floats]) -> np.ndarray:
-        """The regression's logit of each row, from the input metrics' scores."""
-        x = np.stack([np.asarray(scores[m], dtype=float) for m in self.inputs], axis=1)
-        return ((x - self.mean) / self.scale) @ np.asarray(self.coef) + self.intercept
+        """``baseline`` plus the leaves each row reaches."""
+        return self.baseline + leaf_sum(self.flat, self.features(scores))
 
-    def prob(self, scores: Mapping[str, Floats], prior: float | None = None) -> np.ndarray:
-        """P(correct) of each row (at a share ``prior`` of correct answers; default :data:`PRIOR`)."""
-        return self.calibration.prob(self.logit(scores), prior)
 
-    def decide(self, scores: Mapping[str, Floats], prior: float | None = None) -> np.ndarray:
-        """1.0 where a row is judged correct, else 0.0 (see :meth:`MetricCalibration.decide`)."""
-        return self.calibration.decide(self.logit(scores), prior)
+#: the kinds of judge, by the name a file's entry gives as its ``kind``
+JUDGE_KINDS: dict[str, type[JudgeCalibration]] = {"logistic": LogisticJudge, "trees": TreesJudge}
 
 
 @dataclass
@@ -300,7 +377,7 @@ class Calibration:
         return {"format": self.format, "kpqa_version": self.kpqa_version, "labels": self.labels,
                 "data": [asdict(d) for d in self.data],
                 "metrics": {name: asdict(m) for name, m in self.metrics.items()},
-                "judges": {name: asdict(j) for name, j in self.judges.items()}}
+                "judges": {name: j.to_dict() for name, j in self.judges.items()}}
 
     def to_json(self) -> str:
         """The file's text."""
