@@ -142,9 +142,9 @@ def _near_int(n: int, rng: random.Random, year: bool = False) -> int:
     one by a few or tenfold."""
     digits = str(n)
     if year:
-        swaps = [digits[:i] + digits[i + 1] + digits[i] + digits[i + 2:] for i in range(1, len(digits) - 1)
-                 if digits[i] != digits[i + 1]]
-        swaps = [int(s) for s in swaps if 1000 <= int(s) <= 2099]
+        swapped = [int(digits[:i] + digits[i + 1] + digits[i] + digits[i + 2:]) for i in range(1, len(digits) - 1)
+                   if digits[i] != digits[i + 1]]
+        swaps = [s for s in swapped if 1000 <= s <= 2099]
         if swaps and rng.random() < 0.25:
             return rng.choice(swaps)
         return n + rng.choice((-10, -5, -3, -2, -1, 1, 2, 3, 5, 10))
