@@ -158,6 +158,13 @@ def _swap(text: str, old: str, new: str) -> str | None:
     return text[:s] + new + text[e:]
 
 
+def _same_form(answers: Sequence[str], sentence: str, span: str, in_sentence: bool, clause: str,
+               how: float) -> list[str | None]:
+    """The answers of a right / wrong pair all in one form: each put in place of ``span`` in the answer's
+    ``sentence`` when ``in_sentence`` (None where it is not found), else in ``clause`` when ``how`` < 0.7, else bare."""
+    return [_swap(sentence, span, a) if in_sentence else clause.format(a) if how < 0.7 else a for a in answers]
+
+
 class Builder:
     """Makes the rows of one article's questions (:meth:`rows`); ``seed`` fixes every choice per question."""
 
@@ -304,8 +311,7 @@ class Builder:
             how = rng.random()
             sentence_form = alias[2] == "synonym" and span[:1].isupper() and how < 0.4
             clause = rng.choice(CLAUSES)  # the same form for the right and the wrong name
-            forms_of = [_swap(sentence, span, a) if sentence_form else
-                        clause.format(a) if how < 0.7 else a for a in alias[:2]]
+            forms_of = _same_form(alias[:2], sentence, span, sentence_form, clause, how)
             if forms_of[0] and forms_of[1]:
                 rare.append((row(forms_of[0], 1, "alias"), row(forms_of[1], 0, "alias-wrong")))
         qualifier = forms.qualifier_pair(q.question, sentence, span, rng)
@@ -328,7 +334,6 @@ class Builder:
         rng.shuffle(rare)
         return rare[: self.form_pairs]
 
-
     def _choice_pair(self, article: Article, q: Question, span: str, other: str, sentence: str, swapped: str,
                      row: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         """The question asked with two options in one of several wordings ("Q? Was it A or B?"), answered with the
@@ -339,6 +344,7 @@ class Builder:
         question = rng.choice((f"{stem}? Was it {a} or {b}?", f"{stem}, {a} or {b}?", f"{stem}: {a} or {b}?",
                                f"{stem}? {a} or {b}?"))
         how, clause = rng.random(), rng.choice(CLAUSES)
+        # the sentence itself, not the span put back into it (which would take the span's case)
         right, wrong = (sentence, swapped) if how < 0.4 else (clause.format(span), clause.format(other)) \
             if how < 0.7 else (span, other)
         return (row(right, 1, "choice-asked", question=question),
@@ -355,7 +361,7 @@ class Builder:
         how, clause = rng.random(), rng.choice(CLAUSES)
         if re.match(r"(in|the year) ", pair[0]):  # "in 1909" reads as a whole answer, not inside a sentence
             how = max(how, 0.4)
-        answers = [_swap(sentence, span, v) if how < 0.4 else clause.format(v) if how < 0.7 else v for v in pair]
+        answers = _same_form(pair, sentence, span, how < 0.4, clause, how)
         if not answers[0] or not answers[1]:
             return None
         return row(answers[0], 1, "value-restated"), row(answers[1], 0, "value-near")
