@@ -107,6 +107,12 @@ def _fit_map(method: str, s: np.ndarray, y: np.ndarray, w: np.ndarray) -> Isoton
     raise UsageError(f"unknown calibration method {method!r}; one of {', '.join(METHODS)}")
 
 
+def _check_finite(scores: np.ndarray, owner: str, of: str = "") -> None:
+    """InputError naming ``owner`` (and ``of``: whose scores, for a judge's input) unless every score is finite."""
+    if not np.all(np.isfinite(scores)):
+        raise InputError(f"{owner}: {int(np.sum(~np.isfinite(scores)))} scores{of} are not finite numbers")
+
+
 def fit_metric(metric: str, signature: Signature | str, scores: Floats, labels: Floats,
                method: str = "isotonic", rule: str = RULES[0], weights: Floats | None = None) -> MetricCalibration:
     """Fit one metric's map and thresholds (deciding by ``rule``'s); InputError with fewer than ``MIN_ROWS`` rows,
@@ -116,8 +122,7 @@ def fit_metric(metric: str, signature: Signature | str, scores: Floats, labels: 
     s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
     check_labels(y)
     w = balanced_weights(y) if weights is None else np.asarray(weights, dtype=float)
-    if not np.all(np.isfinite(s)):
-        raise InputError(f"{metric}: {int(np.sum(~np.isfinite(s)))} scores are not finite numbers")
+    _check_finite(s, metric)
     params = _fit_map(method, s, y, w)
     cut, acc, kap, bal = thresholds(s, y, None if weights is None else w)
     best = {"balanced": int(np.argmax(bal)), "accuracy": int(np.argmax(acc)), "kappa": int(np.nanargmax(kap))}
@@ -185,8 +190,7 @@ def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, 
     y = np.asarray(labels, dtype=float)
     check_labels(y)
     for m, column in zip(inputs, x.T):
-        if not np.all(np.isfinite(column)):
-            raise InputError(f"{name}: {int(np.sum(~np.isfinite(column)))} scores of {m} are not finite numbers")
+        _check_finite(column, name, f" of {m}")
     w = balanced_weights(y) if weights is None else np.asarray(weights, dtype=float)
     judge = _FITTERS[kind](name, inputs, {m: str(signatures[m]) for m in inputs}, x, y, w)
     judge.calibration = fit_metric(name, f"{name}|logit", judge.logit(scores), y, method, rule, weights)
