@@ -70,7 +70,7 @@ SHARED_OPTIONS: dict[str, dict] = {
                          help="encoder batch size (default: %(default)s)"),
     "--precision": dict(
         choices=PRECISIONS, default=DEFAULT_PRECISION,
-        help="encoder and weighter arithmetic (default: %(default)s): auto = bf16 autocast on CUDA, fp32 on CPU; "
+        help="encoder and weighter arithmetic (default: %(default)s): auto = fp32 on every device (scores do not depend on the machine); "
         "bf16 on a CPU with bf16 instructions is about 1.5x faster and moves single per-row scores by up to ~0.2 "
         "(docs/benchmark.md; recorded in the signatures)"),
     "--function-words": dict(

@@ -48,6 +48,8 @@ DEFAULT_DATA = REPO.parent / "shared" / "data" / "human_eval" / "marco_all.csv"
 SUITE = "kpqa default suite (7 metrics)"
 SUITE_BF16 = "kpqa default suite, --precision bf16"
 BASELINE = "original-KPQA-style baseline (batch size 1; timed once)"
+#: the device every system runs on (``--device``; bert-score follows it)
+DEVICE = "cpu"
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, float]:
@@ -191,7 +193,7 @@ def ablations(rows, repeat: int) -> list[tuple[str, float, float]]:
 
     from kpqa.models.encoder import Encoder
 
-    enc = Encoder("minilm", device="cpu")
+    enc = Encoder("minilm", device=DEVICE)
     model, tok, layer = enc.model, enc.tokenizer, enc.layer
     texts = list(dict.fromkeys([*rows.candidates, *(r for g in rows.references for r in g)]))
     all_texts = [*rows.candidates, *(r for g in rows.references for r in g)]
@@ -261,12 +263,13 @@ def timing(args: argparse.Namespace, rows) -> None:
     n = len(rows)
     cands, refs = rows.candidates, rows.references
     layer = DEFAULT_LAYERS["minilm"]
-    bs = BERTScorer(model_type=resolve("minilm"), num_layers=layer, batch_size=args.batch_size)
-    suite = Scorer(DEFAULT_METRICS, checkpoint=args.checkpoint, device="cpu", batch_size=args.batch_size)
+    bs = BERTScorer(model_type=resolve("minilm"), num_layers=layer, batch_size=args.batch_size,
+                    device="cuda" if DEVICE.startswith("cuda") else "cpu")
+    suite = Scorer(DEFAULT_METRICS, checkpoint=args.checkpoint, device=DEVICE, batch_size=args.batch_size)
     # emulated bf16 (a CPU without bf16 instructions) is many times slower than fp32: not worth timing
-    suite_bf16 = (Scorer(DEFAULT_METRICS, checkpoint=args.checkpoint, device="cpu", batch_size=args.batch_size,
-                         precision="bf16") if cpu_has_bf16() else None)
-    alone = Scorer(["BERTScore"], device="cpu", batch_size=args.batch_size)
+    suite_bf16 = (Scorer(DEFAULT_METRICS, checkpoint=args.checkpoint, device=DEVICE, batch_size=args.batch_size,
+                         precision="bf16") if DEVICE != "cpu" or cpu_has_bf16() else None)
+    alone = Scorer(["BERTScore"], device=DEVICE, batch_size=args.batch_size)
     # load the weighter and the encoders outside the timings, on rows that are not the measured ones
     warm = Rows([f"warm-up question {i}?" for i in range(20)], [f"answer number {i} ." for i in range(20)],
                 [[f"the reference answer is {i} ."] for i in range(20)])
@@ -290,8 +293,8 @@ def timing(args: argparse.Namespace, rows) -> None:
     if suite_bf16 is not None:
         systems[SUITE_BF16] = (cold, lambda: suite_bf16.score_rows(take_rows(rows, 0, n)))
     if not args.skip_baseline:
-        base_w = Weighter.load(args.checkpoint, device="cpu", batch_size=1)
-        base_e = Encoder("minilm", device="cpu", batch_size=1)
+        base_w = Weighter.load(args.checkpoint, device=DEVICE, batch_size=1)
+        base_e = Encoder("minilm", device=DEVICE, batch_size=1)
 
         def baseline_cold() -> None:
             cold()
@@ -364,8 +367,8 @@ def variants(args: argparse.Namespace) -> None:
     def corr(values, human) -> str:
         return f"{pearsonr(values, human)[0]:.4f} / {spearmanr(values, human)[0]:.4f}"
 
-    weighter = Weighter.load(args.checkpoint, device="cpu")
-    encoder = Encoder("minilm", device="cpu")
+    weighter = Weighter.load(args.checkpoint, device=DEVICE)
+    encoder = Encoder("minilm", device=DEVICE)
     print("\n## shared pass: BERTScore / BERTScore-KPQA F, Pearson r / Spearman rho with the human scores\n")
     print("| set | embeddings | BERTScore | BERTScore-KPQA |\n|---|---|---|---|")
     for name in HUMAN_SETS:
@@ -391,7 +394,7 @@ def variants(args: argparse.Namespace) -> None:
 
     print("\n## --precision bf16 on CPU (encoder and weighter): default suite\n")
     print("| set | metric | fp32 r / rho | bf16 r / rho | largest per-row change |\n|---|---|---|---|---:|")
-    scorers = {mode: Scorer(DEFAULT_METRICS, checkpoint=args.checkpoint, device="cpu", precision=mode)
+    scorers = {mode: Scorer(DEFAULT_METRICS, checkpoint=args.checkpoint, device=DEVICE, precision=mode)
                for mode in ("fp32", "bf16")}
     for name in HUMAN_SETS:
         table = read_input(args.data.parent / name)
@@ -423,7 +426,9 @@ def machine() -> str:
                 break
     import torch
 
-    return f"{os.cpu_count()} CPU cores ({cpu}), torch {torch.__version__} with {torch.get_num_threads()} threads"
+    gpu = f", GPU {torch.cuda.get_device_name()}" if DEVICE.startswith("cuda") else ""
+    return (f"{os.cpu_count()} CPU cores ({cpu}){gpu}, torch {torch.__version__} with {torch.get_num_threads()} "
+            f"threads, device {DEVICE}")
 
 
 def main() -> None:
@@ -433,6 +438,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--checkpoint", help="weighter checkpoint (default: the shipped one)")
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--device", default="cpu", help="where every system runs: cpu (default) or cuda")
     parser.add_argument("--threads", type=int, help="torch intra-op threads for every system (default: torch's)")
     parser.add_argument("--stream-rows", type=int, default=0, help="also measure a streamed run of this many rows")
     parser.add_argument("--chunk-rows", type=int, help="--chunk-rows of the streamed run (default: kpqa's)")
@@ -443,6 +449,8 @@ def main() -> None:
     parser.add_argument("--variants", action="store_true",
                         help="also the correlations of the variants that change scores (shared pass, bf16)")
     args = parser.parse_args()
+    global DEVICE
+    DEVICE = args.device
 
     import torch
 
@@ -478,11 +486,13 @@ def main() -> None:
             big = Path(tmp) / "big.csv"
             build_big(args.data, args.stream_rows, big)
             cmd = [sys.executable, "-m", "kpqa.cli", "score", str(big), "-o", str(Path(tmp) / "out.csv"), "--quiet",
-                   "--device", "cpu"]
+                   "--device", DEVICE]
             if args.checkpoint:
                 cmd += ["--checkpoint", args.checkpoint]
             if args.chunk_rows:
                 cmd += ["--chunk-rows", str(args.chunk_rows)]
+            if args.batch_size != 64:
+                cmd += ["--batch-size", str(args.batch_size)]
             wall, cpu, peak, samples = peak_rss(cmd)
             written = sum(len(c) for c in pd.read_csv(Path(tmp) / "out.csv", chunksize=10_000, usecols=["answer"]))
             print(f"\n## streamed: {args.stream_rows} rows, `{' '.join(cmd[1:]).replace(tmp, '$TMP')}`\n")

@@ -190,3 +190,64 @@ def test_read_examples_names_an_unreadable_file(tmp_path, text):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputError, match="broken.csv: not a readable CSV"):
         read_examples(path)
+
+
+def _toy_rows(path, questions=12):
+    rows = ["question,answer,reference1,reference2,scores"]
+    for i in range(questions):
+        rows.append(f"What is {i} plus one?,It is {i + 1}.,{i + 1},,1")
+        rows.append(f"What is {i} plus one?,It is {i + 7}.,{i + 1},the number {i + 1},0")
+        rows.append(f"What is {i} plus one?,{i + 1} of course,{i + 1},,1")
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_grouped_folds_keep_every_question_in_one_fold(tmp_path):
+    from kpqa.train.judge import grouped_folds, read_examples
+
+    examples = read_examples(_toy_rows(tmp_path / "t.csv", questions=20))
+    fold = grouped_folds(examples, 5, seed=13)
+    assert sorted(set(fold.tolist())) == [0, 1, 2, 3, 4]
+    by_question: dict[str, set[int]] = {}
+    for e, f in zip(examples, fold):
+        by_question.setdefault(e.question, set()).add(int(f))
+    assert all(len(s) == 1 for s in by_question.values())  # no question on both sides of any split
+    assert [len([f for f in fold if f == k]) for k in range(5)] == [12] * 5  # 4 questions (12 rows) a fold
+    assert (grouped_folds(examples, 5, seed=13) == fold).all() and not (grouped_folds(examples, 5, seed=14) == fold).all()
+    with pytest.raises(InputError, match="6 folds need at least 6 distinct questions"):
+        grouped_folds(examples[:15], 6, seed=13)
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_cross_validation_scores_every_row_held_out_and_init_goes_on(tmp_path):
+    import pandas as pd
+
+    from kpqa.train.judge import HELDOUT_COLUMNS, JudgeConfig, cross_validate, grouped_folds, read_examples, train
+
+    data = _toy_rows(tmp_path / "t.csv", questions=6)
+    config = JudgeConfig(data=[str(data)], output=str(tmp_path / "cv"), trained_layers=1, epochs=1, batch_size=8,
+                         dev_share=0.2, precision="fp32", device="cpu", folds=3)
+    held = pd.read_csv(cross_validate(config), keep_default_na=False)
+    assert tuple(held.columns) == HELDOUT_COLUMNS and len(held) == 18 and np.isfinite(held.logit).all()
+    assert list(held.row) == list(range(1, 19))  # every data row once, in file order
+    expected = grouped_folds(read_examples(data), 3, seed=13)
+    assert list(held.fold) == expected.tolist()
+    for k in range(3):  # each fold's model never saw its held-out questions
+        saved = json.loads((tmp_path / "cv" / f"fold-{k}" / "metadata.json").read_text())
+        assert saved["data"]["train_rows"] + saved["data"]["dev_rows"] == 18 - (held.fold == k).sum()
+    # a run that goes on from a checkpoint records it, and refuses one of another shape
+    first = tmp_path / "cv" / "fold-0"
+    metadata = train(JudgeConfig(data=[str(data)], output=str(tmp_path / "next"), trained_layers=1, epochs=1,
+                                 batch_size=8, dev_share=0.2, precision="fp32", device="cpu", init=str(first)))
+    assert metadata["init"]["path"] == str(first) and len(metadata["init"]["weights_sha256"]) == 64
+    with pytest.raises(CheckpointError, match="trained with pooling 'mean' and 1 layers, not 'mean' and 2"):
+        train(JudgeConfig(data=[str(data)], output=str(tmp_path / "bad"), trained_layers=2, epochs=1,
+                          device="cpu", init=str(first)))
+
+
+def test_fold_needs_folds(capsys):
+    from kpqa.cli import main
+
+    assert main(["train-judge", "--data", "x.csv", "--output", "o", "--fold", "1"]) == 2
+    assert "--fold" in capsys.readouterr().err

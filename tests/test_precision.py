@@ -19,8 +19,9 @@ ROWS = [
 ]
 
 
-def test_auto_is_fp32_on_cpu_and_bf16_is_asked_for():
+def test_auto_is_fp32_on_every_device_and_bf16_is_asked_for():
     assert amp_dtype("cpu") is None and amp_dtype("cpu", "fp32") is None
+    assert amp_dtype("cuda") is None and amp_dtype("cuda:1", "auto") is None
     assert amp_dtype("cpu", "bf16") is torch.bfloat16
     assert [precision_name(d) for d in (None, torch.bfloat16, torch.float16)] == ["fp32", "bf16", "fp16"]
 

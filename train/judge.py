@@ -8,7 +8,14 @@ the questions (``--dev-share``) is held out: after each epoch its accuracy (at l
 kind too, and the epoch with the lowest dev loss is the checkpoint kept. AdamW with linear warmup and decay;
 bf16 autocast where the CPU or GPU has it (``--precision``). No human-judgment set is read unless named.
 
-    kpqa train-judge --data runs/contrastive/train.csv --output checkpoints/equivalence
+``--init DIR`` goes on from an answer-equivalence checkpoint (the shipped model: pre-trained on the rule-made
+answers, then trained on people's judgments of EVOUNA's answers). ``--folds K`` runs grouped K-fold
+cross-validation by question instead (``--fold N``: one fold, for runs in parallel): each fold's model scores its
+held-out rows, gathered in ``OUTPUT/heldout.csv``, which is what a judge that reads the model is fitted on.
+
+    kpqa train-judge --data runs/contrastive/train.csv --max-per-kind 1000 --output runs/pretrained
+    kpqa train-judge --data nq.csv --data tq.csv --init runs/pretrained --lr 5e-5 --epochs 3 --output checkpoints/equivalence
+    kpqa train-judge --data nq.csv --data tq.csv --init runs/pretrained --lr 5e-5 --epochs 3 --folds 5 --output runs/cv
 """
 from __future__ import annotations
 
@@ -16,19 +23,20 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import random
 import shlex
 import sys
 import time
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 import torch
 
-from kpqa.errors import InputError
+from kpqa.errors import CheckpointError, InputError, Param, UsageError
 from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
 from kpqa.models.device import PRECISIONS, amp_dtype, resolve_device, training_precision
@@ -38,8 +46,8 @@ from kpqa.models.loader import load_pretrained
 
 @dataclass
 class Example:
-    """One labelled answer: its question, references, candidate, 0/1 label, kind and group (what the dev split
-    keeps together)."""
+    """One labelled answer: its question, references, candidate, 0/1 label, kind, group (what the dev split
+    keeps together) and where it came from (file, 1-based data row)."""
 
     question: str
     references: list[str]
@@ -47,6 +55,8 @@ class Example:
     label: int
     kind: str = ""
     group: str = ""
+    source: str = ""
+    row: int = 0
 
 
 @dataclass
@@ -70,6 +80,9 @@ class JudgeConfig:
     precision: str = "auto"
     device: str = "auto"
     seed: int = 13
+    init: str | None = None
+    folds: int | None = None
+    fold: int | None = None
     command: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -97,7 +110,7 @@ def read_examples(path: str | Path) -> list[Example]:
             continue
         group = row.get("article") or row["question"]
         out.append(Example(row["question"], references, row["answer"], int(float(row["scores"])),
-                           row.get("kind", ""), f"{path}:{group}"))
+                           row.get("kind", ""), f"{path}:{group}", str(path), i + 1))
     return out
 
 
@@ -178,6 +191,8 @@ def _setup(config: JudgeConfig, n_steps: int) -> tuple[EquivalenceModel, Any, An
     torch.manual_seed(config.seed)
     encoder, tokenizer = load_pretrained(config.backbone, backbones.resolve(config.backbone))
     model = EquivalenceModel(encoder, config.trained_layers, pooling=config.pooling)
+    if config.init is not None:
+        _start_from(model, config.init)
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.ndim > 1]
     rest = [p for p in params if p.ndim <= 1]
@@ -187,8 +202,21 @@ def _setup(config: JudgeConfig, n_steps: int) -> tuple[EquivalenceModel, Any, An
     return model, tokenizer, optimizer, scheduler
 
 
-def train(config: JudgeConfig) -> dict[str, Any]:
-    """Train, keep the epoch with the lowest dev loss in ``config.output``; returns the checkpoint's metadata."""
+def _start_from(model: EquivalenceModel, folder: str) -> None:
+    """Load an answer-equivalence checkpoint's trained tensors into ``model`` (the ``--init`` of a run that goes on
+    from it: pre-training on rule-made answers, then people's judgments); CheckpointError when it is not one or
+    was trained with another pooling or number of layers."""
+    tensors, raw, _ = ckpt.load(folder)
+    if raw.get("kind") != KIND:
+        raise CheckpointError(f"--init {folder}: not an answer-equivalence checkpoint")
+    if (raw.get("pooling", "cls"), raw.get("trained_layers")) != (model.pooling, model.trained_layers):
+        raise CheckpointError(f"--init {folder}: trained with pooling {raw.get('pooling', 'cls')!r} and "
+                              f"{raw.get('trained_layers')} layers, not {model.pooling!r} and {model.trained_layers}")
+    model.load_trained(tensors)
+
+
+def load_examples(config: JudgeConfig) -> list[Example]:
+    """The rows a run trains on: every file's, capped per kind and sampled as ``config`` says."""
     examples = [e for path in config.data for e in read_examples(path)]
     if config.max_per_kind is not None:
         examples = cap_kinds(examples, config.max_per_kind, config.seed)
@@ -196,6 +224,67 @@ def train(config: JudgeConfig) -> dict[str, Any]:
         examples = random.Random(config.seed).sample(examples, min(config.max_rows, len(examples)))
     if len(examples) < 2 or len({e.label for e in examples}) < 2:
         raise InputError("training a judge needs labelled rows of both classes", file=", ".join(config.data))
+    return examples
+
+
+def grouped_folds(examples: Sequence[Example], k: int, seed: int) -> np.ndarray:
+    """Each example's fold, 0 to ``k - 1``: scikit-learn's ``GroupKFold`` (shuffled, seeded) with the question as
+    the group, so that every answer to a question is in one fold and no question is on both sides of a split."""
+    from sklearn.model_selection import GroupKFold
+
+    questions = [e.question for e in examples]
+    if len(set(questions)) < k:
+        raise InputError(f"{k} folds need at least {k} distinct questions")
+    fold = np.empty(len(examples), dtype=int)
+    splitter = GroupKFold(n_splits=k, shuffle=True, random_state=seed)
+    for f, (_, test) in enumerate(splitter.split(np.zeros(len(questions)), groups=questions)):
+        fold[test] = f
+    return fold
+
+
+#: the columns of a cross-validation run's ``heldout.csv``
+HELDOUT_COLUMNS = ("source", "row", "question", "fold", "label", "logit")
+
+
+def cross_validate(config: JudgeConfig) -> Path:
+    """Grouped ``config.folds``-fold cross-validation: for each fold (or only ``config.fold``), a model trained on
+    the other folds (in ``output/fold-K``) scores the held-out fold's rows as the Equivalence metric does (best
+    logit over the references, fp32); the held-out logits of the folds run so far are gathered in
+    ``output/heldout.csv`` (:data:`HELDOUT_COLUMNS`). Returns that file's path."""
+    import pandas as pd
+
+    from kpqa.models.equivalence import Equivalence
+
+    assert config.folds is not None
+    examples = load_examples(config)
+    fold = grouped_folds(examples, config.folds, config.seed)
+    out = Path(config.output)
+    for k in range(config.folds) if config.fold is None else [config.fold]:
+        folder = out / f"fold-{k}"
+        train_on([e for e, f in zip(examples, fold) if f != k], replace(config, output=str(folder), folds=None,
+                                                                        fold=None))
+        held = [e for e, f in zip(examples, fold) if f == k]
+        model = Equivalence.load(folder, device=config.device, precision="fp32")
+        logits = model.best([e.question for e in held], [e.references for e in held], [e.candidate for e in held])
+        frame = pd.DataFrame([(e.source, e.row, e.question, k, e.label, v) for e, v in zip(held, logits)],
+                             columns=list(HELDOUT_COLUMNS))
+        frame.to_csv(folder / "heldout.csv", index=False)
+    parts = sorted(out.glob("fold-*/heldout.csv"))
+    merged = pd.concat([pd.read_csv(p, keep_default_na=False) for p in parts]).sort_values(["source", "row"])
+    partial = out / f".heldout.{os.getpid()}.csv"  # parallel folds each gather what is there, atomically
+    merged.to_csv(partial, index=False)
+    os.replace(partial, out / "heldout.csv")
+    return out / "heldout.csv"
+
+
+def train(config: JudgeConfig) -> dict[str, Any]:
+    """Train, keep the epoch with the lowest dev loss in ``config.output``; returns the checkpoint's metadata."""
+    return train_on(load_examples(config), config)
+
+
+def train_on(examples: list[Example], config: JudgeConfig) -> dict[str, Any]:
+    """Train on ``examples`` (a seeded share of their questions held out as dev), keep the epoch with the lowest
+    dev loss in ``config.output``; returns the checkpoint's metadata."""
     train_idx, dev_idx = split_dev(examples, config.dev_share, config.seed)
     rng = random.Random(config.seed)
     steps_per_epoch = math.ceil(len(train_idx) / config.batch_size)
@@ -257,9 +346,16 @@ def _metadata(config: JudgeConfig, examples: Sequence[Example], train_idx: Seque
             "data": {"files": files, "train_rows": len(train_idx), "dev_rows": len(dev_idx),
                      "train_kinds": dict(sorted(kinds.items()))},
             "config": {k: v for k, v in asdict(config).items() if k not in ("command", "extra")},
-            "command": config.command, "history": history, "best_epoch": best["epoch"] if best else None,
+            "init": _init_facts(config.init), "command": config.command, "history": history, "best_epoch": best["epoch"] if best else None,
             "dev": best["dev"] if best else None, "training_seconds": history[-1]["seconds"] if history else 0.0,
             **config.extra}
+
+
+def _init_facts(folder: str | None) -> dict[str, str] | None:
+    """What a run started from (``--init``): the folder and its weights' sha256."""
+    if folder is None:
+        return None
+    return {"path": folder, "weights_sha256": backbones.file_sha256(Path(folder) / ckpt.WEIGHTS)}
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
@@ -283,6 +379,12 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     p.add_argument("--precision", choices=PRECISIONS, default=d.precision)
     p.add_argument("--device", default=d.device)
     p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--init", metavar="DIR", help="start from this answer-equivalence checkpoint (e.g. one trained "
+                   "on rule-made answers) instead of the bare backbone")
+    p.add_argument("--folds", type=int, metavar="K", help="grouped K-fold cross-validation by question instead of "
+                   "one model: OUTPUT/fold-N/ models and OUTPUT/heldout.csv, each row's held-out logit")
+    p.add_argument("--fold", type=int, metavar="N", help="with --folds: run fold N only (0 to K-1; for runs in "
+                   "parallel)")
     return p
 
 
@@ -294,7 +396,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                          trained_layers=args.trained_layers, pooling=args.pooling, epochs=args.epochs, batch_size=args.batch_size,
                          lr=args.lr, max_length=args.max_length, dev_share=args.dev_share, max_rows=args.max_rows,
                          max_per_kind=args.max_per_kind, precision=args.precision, device=args.device, seed=args.seed,
+                         init=args.init, folds=args.folds, fold=args.fold,
                          command=shlex.join(["kpqa", "train-judge", *argv]))
+    if args.fold is not None and (args.folds is None or not 0 <= args.fold < args.folds):
+        raise UsageError(Param("fold", args.fold), " needs --folds K and a value from 0 to K-1")
+    if config.folds is not None:
+        print(json.dumps({"heldout": str(cross_validate(config))}))
+        return 0
     metadata = train(config)
     print(json.dumps({"output": args.output, "best_epoch": metadata["best_epoch"], "dev": metadata["dev"]}))
     return 0

@@ -19,19 +19,17 @@ def check_precision(precision: str) -> str:
 
 
 def amp_dtype(device: str, precision: str = "auto") -> "torch.dtype | None":
-    """The autocast dtype for ``precision`` on ``device`` (None: plain fp32). ``auto`` is bf16 (fp16 where bf16 is
-    unsupported) on CUDA and fp32 on CPU; ``bf16`` also works on CPU (fast where the CPU has bf16 instructions)."""
+    """The autocast dtype for ``precision`` on ``device`` (None: plain fp32). ``auto`` is fp32 on every device, so
+    that a score does not depend on the machine (bf16 moves single rows by up to 0.18, docs/benchmark.md);
+    ``bf16`` works on CPU (fast where the CPU has bf16 instructions) and CUDA, ``fp16`` on CUDA only."""
     import torch
 
     check_precision(precision)
-    cuda = device.startswith("cuda")
-    if precision == "fp32" or (precision == "auto" and not cuda):
+    if precision in ("fp32", "auto"):
         return None
-    if precision == "fp16" and not cuda:
+    if precision == "fp16" and not device.startswith("cuda"):
         raise UsageError(Param("precision", "fp16"), " needs a CUDA device (use ", Param("precision", "bf16"),
                          " on CPU)")
-    if precision == "auto":
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     return torch.bfloat16 if precision == "bf16" else torch.float16
 
 

@@ -7,7 +7,7 @@ special tokens ([CLS]/[SEP], <s>/</s>), with each token's vocabulary id and char
 Texts are deduplicated and encoded in length-sorted batches with dynamic padding under ``torch.inference_mode``; the
 embeddings of recent texts are kept (least recently used first out, up to :data:`CACHE_TOKENS` tokens), so a
 reference that recurs in a later batch (one per system judged) is not encoded again
-(``precision``: fp16/bf16 autocast on CUDA by default, fp32 on CPU unless bf16 is asked). Texts longer than the
+(``precision``: fp32 by default on every device; bf16 / fp16 autocast when asked). Texts longer than the
 model limit are encoded in half-overlapping windows, each token taking its vector from the window where it has the
 most context on both sides; nothing is cut.
 The layer count is read from the model config, so local folders need no hand-set table.
