@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
 )
-from kpqa.errors import KpqaError, KpqaWarning, UsageError
+from kpqa.errors import KpqaError, KpqaWarning, Param, UsageError
 from kpqa.models.device import PRECISIONS
 from kpqa.rows import MAX_CHARS
 from kpqa.version import __version__
@@ -474,21 +474,40 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--judge-inputs", type=_names, metavar="M1,M2,...",
                    help=f"the metrics KPQA-judge combines, scored when --metrics lacks them (default: "
                    f"{','.join(JUDGE_INPUTS)}, when all are scored)")
+    p.add_argument("--heldout", action="append", default=[], metavar="METRIC=FILE",
+                   help="take METRIC's scores from FILE, the held-out scores of its model's cross-validation "
+                   "(`kpqa train-judge --folds`: columns source, row, logit), not from the model itself, which "
+                   "was trained on these rows (repeatable)")
     p.set_defaults(run=_run_calibrate)
 
 
+def _heldout_option(value: str, metrics: list[str]) -> tuple[str, str]:
+    """(metric, file) of a ``--heldout METRIC=FILE``; UsageError unless METRIC is one of the metrics calibrated."""
+    metric, _, path = value.partition("=")
+    if not path or metric not in metrics:
+        raise UsageError(Param("heldout", value), f": must be METRIC=FILE with METRIC one of {', '.join(metrics)}")
+    return metric, path
+
+
 def _run_calibrate(args: argparse.Namespace) -> int:
-    from kpqa.calibration.labelled import fit_files, judge_columns
+    from kpqa.calibration.labelled import Heldout, fit_files, judge_columns
     from kpqa.scoring import Scorer
+    from kpqa.signature import Signature
 
     metrics, judge_inputs = judge_columns(args.metrics, args.judge_inputs)
-    scorer = Scorer(metrics, tokenize=args.tokenize,
-                    checkpoint=args.checkpoint, device=args.device, batch_size=args.batch_size,
-                    function_word_weight=args.function_word_weight, max_chars=args.max_chars,
-                    progress=not args.quiet)
+    held = dict(_heldout_option(value, metrics) for value in args.heldout)
+
+    def scorer_of(names: list[str]) -> Scorer:
+        return Scorer(names, tokenize=args.tokenize, checkpoint=args.checkpoint, device=args.device,
+                      batch_size=args.batch_size, function_word_weight=args.function_word_weight,
+                      max_chars=args.max_chars, progress=not args.quiet)
+
+    scorer = scorer_of([m for m in metrics if m not in held])
+    signatures = scorer_of(list(held)).signatures if held else {}
+    heldout = [Heldout.read(m, path, Signature.parse(signatures[m])) for m, path in held.items()]
     fitted = fit_files(scorer, args.inputs, human_column=args.human_column, positive_above=args.positive_above,
                        method=args.method, rule=args.rule, reuse_scores=args.reuse_scores,
-                       judge_kind=args.judge_kind, judge_inputs=judge_inputs)
+                       judge_kind=args.judge_kind, judge_inputs=judge_inputs, heldout=heldout)
     fitted.save(args.output, inputs=args.inputs)
     print(f"{fitted.rows} rows from {', '.join(args.inputs)}; wrote {args.output}")
     print(fitted.summary())

@@ -129,15 +129,23 @@ def apply(fitted: dict, test: Labelled, threshold: str, prior: float | None) -> 
     return out
 
 
-def cross_validate(data: Labelled, groups: list, folds: int, method: str, threshold: str = "balanced",
-                   mix: Labelled | None = None, prior: float | None = None) -> dict[str, dict]:
-    """Held-out (prob, decision) per row of every metric, judge, fixed rule and the majority class; accuracy per
-    fold. Each fold's calibrations are fitted on the other folds plus ``mix``."""
+def splits(labels: np.ndarray, groups: list, folds: int, fold_ids: np.ndarray | None) -> list:
+    """(train, test) index pairs: the given fold of each row (``--fold-column``), else ``GroupKFold`` by group."""
     from sklearn.model_selection import GroupKFold
 
+    if fold_ids is not None:
+        return [(np.flatnonzero(fold_ids != k), np.flatnonzero(fold_ids == k)) for k in np.unique(fold_ids)]
+    return list(GroupKFold(n_splits=folds).split(labels, labels, groups))
+
+
+def cross_validate(data: Labelled, groups: list, folds: int, method: str, threshold: str = "balanced",
+                   mix: Labelled | None = None, prior: float | None = None,
+                   fold_ids: np.ndarray | None = None) -> dict[str, dict]:
+    """Held-out (prob, decision) per row of every metric, judge, fixed rule and the majority class; accuracy per
+    fold. Each fold's calibrations are fitted on the other folds plus ``mix``."""
     n = len(data.labels)
     out: dict[str, dict] = {}
-    for train, test in GroupKFold(n_splits=folds).split(data.labels, data.labels, groups):
+    for train, test in splits(data.labels, groups, folds, fold_ids):
         fitting = data.take(train).plus(mix)
         held = apply(fit_all(fitting, method, 0 if mix is None else len(mix.labels)), data.take(test), threshold,
                      prior)
@@ -166,6 +174,25 @@ def cv_table(data: Labelled, held: dict, title: str) -> list[str]:
         lines.append(f"| {name} | {100 * (stats['accuracy'].value or 0):.1f} % | {100 * min(acc):.1f}-{100 * max(acc):.1f} |"
                      f" {100 * balanced(data.labels, h['decision']):.1f} % | {cell['kappa']} | {cell['auroc']} | "
                      f"{cell['brier']} | {cell['ece']} |")
+    return lines
+
+
+def part_table(data: Labelled, held: dict, parts: np.ndarray, fold_ids: np.ndarray, names: list[str]) -> list[str]:
+    """Per part of the input (``--part-column``): each judge's held-out accuracy, balanced accuracy and accuracy in
+    each fold."""
+    folds = sorted(set(fold_ids.tolist()))
+    lines = ["Held-out accuracy per part (%), pooled and per fold:", "",
+             "| part | judge | accuracy | balanced | " + " | ".join(f"fold {k}" for k in folds) + " |",
+             "|" + " --- |" * (len(folds) + 4)]
+    for part in sorted(set(parts.tolist())):
+        rows = parts == part
+        for name in names:
+            if name not in held:
+                continue
+            d, y = held[name]["decision"][rows], data.labels[rows]
+            per_fold = [100 * np.mean(d[fold_ids[rows] == k] == y[fold_ids[rows] == k]) for k in folds]
+            lines.append(f"| {part} ({int(rows.sum())}) | {name} | {100 * np.mean(d == y):.1f} | "
+                         f"{100 * balanced(y, d):.1f} | " + " | ".join(f"{a:.1f}" for a in per_fold) + " |")
     return lines
 
 
@@ -224,13 +251,20 @@ def main(argv: list[str] | None = None) -> int:
                         "instead of at a threshold (kpqa score --prior)")
     parser.add_argument("--group", default="question",
                         help="column the folds are grouped by (default: question; `system` holds each system out)")
+    parser.add_argument("--fold-column", help="a column holding each row's fold (the folds the equivalence model "
+                        "was cross-validated on: docs/equivalence-cv) instead of GroupKFold by --group")
+    parser.add_argument("--part-column", help="a column naming each row's part (e.g. NQ / TQ): accuracy per part "
+                        "and fold")
+    parser.add_argument("--test", help="another labelled file judged by the calibrations fitted on all of INPUT "
+                        "(and --mix): a transfer check")
     parser.add_argument("-o", "--output", help="also write the tables here (markdown)")
     args = parser.parse_args(argv)
 
     data = load(args.input, args.human_column)
     mix = load(args.mix, args.human_column) if args.mix else None
     groups = data.frame[args.group].astype(str).tolist()
-    held = cross_validate(data, groups, args.folds, args.method, args.threshold, mix, args.prior)
+    fold_ids = data.frame[args.fold_column].astype(int).to_numpy() if args.fold_column else None
+    held = cross_validate(data, groups, args.folds, args.method, args.threshold, mix, args.prior, fold_ids)
     fitted_on = f" + every row of `{Path(args.mix).name}`" if mix else ""
     how = f"P(correct) >= 0.5 at prior {args.prior:g}" if args.prior is not None else f"max-{args.threshold} threshold"
     lines = cv_table(data, held, f"{args.folds}-fold cross-validation grouped by {args.group} on "
@@ -241,8 +275,20 @@ def main(argv: list[str] | None = None) -> int:
     lines += [""] + by_group_table(data.labels, {n: h["decision"] for n, h in held.items()}, bands,
                                    list(range(len(binary.LENGTH_BANDS))), "Accuracy (%) by answer length (held out):",
                                    lambda b: binary.band_name(binary.LENGTH_BANDS[b]))
+    if args.part_column:
+        ids = fold_ids if fold_ids is not None else np.zeros(len(data.labels), dtype=int)
+        lines += [""] + part_table(data, held, np.array(data.frame[args.part_column].astype(str).tolist()), ids,
+                                   [*JUDGES, *SINGLE])
     mixed = 0 if mix is None else len(mix.labels)
-    final = fit_all(data.plus(mix), args.method, mixed) if args.check or args.hand else {}
+    final = fit_all(data.plus(mix), args.method, mixed) if args.check or args.hand or args.test else {}
+    if args.test:
+        test = load(args.test, args.human_column)
+        decided = {n: d for n, (_, d) in apply(final, test, args.threshold, args.prior).items()}
+        lines += ["", f"Accuracy on `{Path(args.test).name}` ({len(test.labels)} rows, {int(test.labels.sum())} "
+                  f"correct), calibrations fitted on all of `{Path(args.input).name}`{fitted_on}:", "",
+                  "| judge | accuracy | balanced |", "| --- | --- | --- |"]
+        lines += [f"| {n} | {100 * np.mean(d == test.labels):.1f} | {100 * balanced(test.labels, d):.1f} |"
+                  for n, d in decided.items()]
     if args.check:
         check = load(args.check, args.human_column)
         decided = {n: d for n, (_, d) in apply(final, check, args.threshold, args.prior).items()}

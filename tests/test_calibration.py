@@ -677,3 +677,28 @@ def test_judge_inputs_must_be_score_columns():
     with pytest.raises(UsageError, match="judge_kind='forest': unknown kind of judge; one of logistic, trees"):
         calibration.fit_judge("j", {"a": s}, {"a": "a"}, (s > 0.5).astype(float), kind="forest")
     assert calibration.fit({"a": s}, {"a": Signature.parse("a|v:1")}, (s > 0.5).astype(float)).judges == {}
+
+
+def test_calibrate_takes_a_metric_from_heldout_scores(tmp_path, capsys):
+    data = _binary_csv(tmp_path / "labels.csv")
+    labels = pd.read_csv(data)["scores"].to_numpy()
+    held = tmp_path / "heldout.csv"  # a cross-validation's held-out scores, as `kpqa train-judge --folds` writes them
+    pd.DataFrame({"source": str(data), "row": np.arange(1, 41), "fold": np.arange(40) % 5, "label": labels,
+                  "logit": np.where(labels == 1, 2.0, -2.0) + np.arange(40) / 100}).to_csv(held, index=False)
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", str(data), "--metrics", LEXICAL, "--judge-inputs", "F1,Contains",
+                 "--heldout", f"Contains={held}", "-o", str(out), "--quiet"]) == 0
+    fitted = calibration.load(out)
+    contains = fitted.metrics["Contains"]
+    assert contains.decide(np.array([-2.0, 2.0])).tolist() == [0.0, 1.0]  # fitted on the held-out scores, which
+    assert contains.prob(np.array([2.0]))[0] > 0.9  # separate the labels, not on Contains' own 0 / 1
+    assert str(contains.fitted_on).startswith("Contains")  # the metric's own signature
+    assert [d.path for d in fitted.data] == [str(data), str(held)] and fitted.data[1].positives == int(labels.sum())
+    assert fitted.judges["KPQA-judge"].inputs == ["F1", "Contains"]
+    short = tmp_path / "short.csv"  # a row without a held-out score: one line naming it, nothing written
+    pd.read_csv(held).iloc[:-1].to_csv(short, index=False)
+    capsys.readouterr()
+    _fails(capsys, ["calibrate", str(data), "--metrics", LEXICAL, "--heldout", f"Contains={short}",
+                    "-o", str(tmp_path / "x.json")], "row 40: no held-out Contains score in", tmp_path / "x.json")
+    _fails(capsys, ["calibrate", str(data), "--metrics", LEXICAL, "--heldout", f"BLEU-1={held}",
+                    "-o", str(tmp_path / "x.json")], "--heldout BLEU-1=", tmp_path / "x.json")

@@ -5,6 +5,7 @@ from the file's column of that name or scored, with the scores' signatures. The 
 nothing of how scores were computed."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -33,6 +34,62 @@ REUSE = ("trust", "check", "never")
 
 ScorerFactory = Callable[[list[str]], Scorer]
 """``factory(metric names)`` -> the :class:`~kpqa.scoring.Scorer` of those metrics."""
+#: the columns of a file of held-out scores (``kpqa train-judge --folds`` writes them): the labelled file's name (or
+#: path) and 1-based data row, and the score
+HELDOUT_COLUMNS = ("source", "row", "logit")
+
+
+@dataclass(frozen=True)
+class Heldout:
+    """One metric's held-out scores from cross-validation (``kpqa train-judge --folds``'s ``heldout.csv``), used
+    in place of the final model's own scores of the rows it was trained on (which would be too sure of them), by
+    file name and data row; ``signature``: the final model's, the one the calibration then applies to."""
+
+    metric: str
+    path: str
+    scores: dict[tuple[str, int], float]
+    signature: Signature
+    positives: int = 0
+
+    @classmethod
+    def read(cls, metric: str, path: str, signature: Signature) -> "Heldout":
+        """The file at ``path`` (InputError naming it when a column is missing or a score is not a number)."""
+        frame = _read_csv(path)
+        if "source" not in frame.columns and "file" in frame.columns:
+            frame = frame.rename(columns={"file": "source"})
+        for column in HELDOUT_COLUMNS:
+            if column not in frame.columns:
+                raise InputError(f"no {column!r} column (held-out scores need {', '.join(HELDOUT_COLUMNS)})",
+                                 file=path)
+        values = pd.to_numeric(frame["logit"], errors="coerce").to_numpy(dtype=float)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if len(bad):
+            raise InputError(f"held-out score {frame['logit'].iloc[int(bad[0])]!r} is not a number", file=path,
+                             row=int(bad[0]) + 1, column="logit")
+        keys = zip((Path(str(x)).name for x in frame["source"]), frame["row"].astype(int))
+        positives = int((pd.to_numeric(frame["label"], errors="coerce") == 1).sum()) if "label" in frame else 0
+        return cls(metric, path, dict(zip(keys, values.tolist())), signature, positives)
+
+    def take(self, table: Table) -> np.ndarray:
+        """The held-out score of each row of ``table``; InputError naming the first row it has none for."""
+        name = Path(table.source).name
+        out = np.empty(len(table.numbers))
+        for i, number in enumerate(table.numbers):
+            value = self.scores.get((name, number))
+            if value is None:
+                raise InputError(f"no held-out {self.metric} score in {self.path} for this row", file=table.source,
+                                 row=number)
+            out[i] = value
+        return out
+
+
+def _read_csv(path: str) -> pd.DataFrame:
+    if not Path(path).is_file():
+        raise InputError("no such file", file=path)
+    try:
+        return pd.read_csv(path, keep_default_na=False)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError) as e:
+        raise InputError(f"not a readable CSV ({str(e).splitlines()[0]})", file=path) from None
 
 
 def read_labelled(path: str | Path, column: str, what: str = "score") -> tuple[Table, np.ndarray]:
@@ -129,26 +186,32 @@ def judge_columns(metrics: Sequence[str], judge_inputs: Sequence[str] | None, no
 def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scores",
               positive_above: float | None = None, method: str = "isotonic", rule: str = RULES[0],
               reuse_scores: bool = False, judge_kind: str = JUDGE_KIND,
-              judge_inputs: Sequence[str] | None = None) -> Calibration:
+              judge_inputs: Sequence[str] | None = None, heldout: Sequence[Heldout] = ()) -> Calibration:
     """:func:`~kpqa.calibration.fit` on the human labels of the files ``paths`` (column ``human_column``: 0/1, or
     numbers counted correct above ``positive_above``) and the ``scorer``'s scores of their rows (each file weighing
     the same); ``reuse_scores`` takes the metric columns a file already has, checked against a rescore of
     :data:`SPOT_CHECK` rows (:func:`metric_scores`). The judge: of ``judge_kind``, on the score columns
     ``judge_inputs`` (default :data:`~kpqa.calibration.JUDGE_INPUTS`; the scorer must score them:
-    :func:`judge_columns`). The labels are checked before any scoring."""
+    :func:`judge_columns`). ``heldout``: metrics whose scores are read from cross-validation's held-out files
+    (:class:`Heldout`), not scored (the scorer does not score them). The labels are checked before any scoring."""
     if judge_inputs is not None:
-        choose_judge_inputs(scorer.score_columns, judge_inputs)
+        choose_judge_inputs([*scorer.score_columns, *(h.metric for h in heldout)], judge_inputs)
     tables = [read_labelled(path, human_column, "label")[0] for path in paths]
     labels = [binary_labels(t.frame[human_column], positive_above, source=t.source, column=human_column)
               for t in tables]
     check_labels(np.concatenate(labels), ", ".join(paths))
     columns = scorer.score_columns
+    held = [[h.take(t) for h in heldout] for t in tables]  # every row's held-out score is there before scoring
     parts = [metric_scores(t, columns, lambda names: scorer, "check" if reuse_scores else "never") for t in tables]
     scores = {c: np.concatenate([s[c] for s, _ in parts]) for c in columns}
     signatures = {c: s for c, s in parts[0][1].items() if s is not None}
+    for k, h in enumerate(heldout):
+        scores[h.metric] = np.concatenate([row[k] for row in held])
+        signatures[h.metric] = h.signature
     sources = np.repeat(np.arange(len(tables)), [len(y) for y in labels])
     label_rule = f"{human_column!r} " + ("0/1" if positive_above is None else f"> {positive_above:g}")
     data = [DataFile.of(t.source, len(y), int(y.sum())) for t, y in zip(tables, labels)]
+    data += [DataFile.of(h.path, len(h.scores), h.positives) for h in heldout]
     return fit(scores, signatures, np.concatenate(labels), method=method, rule=rule, data=data,
                label_rule=label_rule, sources=sources if len(tables) > 1 else None, judge_kind=judge_kind,
                judge_inputs=judge_inputs)
