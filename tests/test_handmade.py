@@ -11,7 +11,7 @@ PATH = Path(__file__).parent / "data" / "handmade_judge.csv"
 COLUMNS = ["question", "answer", "reference1", "reference2", "reference3", "scores", "kind", "form"]
 #: kinds with right and wrong rows
 BOTH_SIDES = ["polar-implicit", "negation", "qualifier", "role-swap", "mention", "alias", "swap-number", "swap-date",
-              "swap-name", "swap-place", "other-option", "polar-flip"]
+              "swap-name", "swap-place", "other-option", "polar-flip", "abstention"]
 KINDS = [*BOTH_SIDES, "off-topic"]
 FORMS = {"short", "sentence", "long"}
 
@@ -23,7 +23,7 @@ def rows() -> pd.DataFrame:
 
 def test_columns_and_size(rows: pd.DataFrame) -> None:
     assert list(rows.columns) == COLUMNS
-    assert len(rows) >= 150
+    assert len(rows) >= 260
 
 
 def test_every_row_has_a_question_an_answer_and_a_first_reference(rows: pd.DataFrame) -> None:
