@@ -102,7 +102,8 @@ def test_keyphrase_spans_runs_trimmed_and_distinct():
     # of nothing at the start); the second run is a different span
     assert keyphrase_spans(tokens, weights) == [["war", "of", "the", "roses"],
                                                 ["1487", "and", "the", "war", "of", "the", "roses"]]
-    assert keyphrase_spans(tokens, weights, threshold=0.85) == [["roses"], ["1487"], ["war"]]  # "the" alone: trimmed away
+    # "the" (0.9) alone is trimmed away
+    assert keyphrase_spans(tokens, weights, threshold=0.85) == [["roses"], ["1487"], ["war"]]
     assert keyphrase_spans(["the", "of"], [1.0, 1.0]) == []  # function words alone are no entity
     assert keyphrase_spans(tokens, np.zeros(len(tokens))) == []
     with pytest.raises(ValueError, match="3 weights for 2 tokens"):
