@@ -198,3 +198,21 @@ def test_dureader_opinion_accuracy(shared_data):
                 pairs += [(g, opinion(a, q["question"])) for a, g in zip(q["answers"], q.get("yesno_answers") or [])]
     accuracy = per_class(pairs)
     assert sum(r for r, _ in accuracy.values()) >= 12 and sum(n for _, n in accuracy.values()) == 14
+
+
+@pytest.mark.shared_data
+def test_yang_auto_script_tables(shared_data):
+    """scripts/yang_auto.py's model-free parts: its opinion, question-type and auto-vs-gold tables."""
+    import runpy
+
+    shared_data("dureader/search.dev.jsonl")  # skips without the shared data
+    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "yang_auto.py"))
+    data = Path(shared_data("dureader/search.dev.jsonl")).parents[1]
+    opinions = script["opinions"](data)
+    assert "| DuReader dev, yes-no answers (Chinese rules) | 8 / 8 | 4 / 6 | - | 12 / 14 |" in opinions
+    assert "| English set (`tests/data/yesno_opinions.csv`) | 31 / 31 | 26 / 34 | 8 / 11 | 65 / 76 |" in opinions
+    assert "| DuReader dev | 10 / 10 | 19 / 23 | 57 / 67 | 86 / 100 |" in script["question_types"](data)
+    table = script["auto_vs_gold"](data)
+    # dev's two answers to a yes-no question never share a gold label: the gold bonus is 0 there
+    plain, gold = [line.split("|")[4:6] for line in table if line.startswith(("| dev | plain", "| dev | gold"))]
+    assert plain == gold
