@@ -25,7 +25,7 @@ The metrics read gold labels (``labels=gold``, the default: ``answer_label`` / `
 where it has them and find the others (:mod:`kpqa.metrics.labels`: the question's type, the answers' opinions for
 yes-no questions, the references' keyphrase spans as entities for entity questions); they read the keyphrase
 weighter, so their signatures carry its hash and say ``labels:auto`` with the span threshold (``entities:kpw>=0.5``,
-or ``entities:gold`` under the Chinese tokenizer, where there are no automatic entities).
+or ``entities:gold-only`` under the Chinese tokenizer, where there are no automatic entities).
 """
 from __future__ import annotations
 
@@ -280,7 +280,7 @@ class _Auto(_Adapted):
         return {**super().options(), "labels": "auto"}
 
     def signature(self, ctx: Context) -> Signature:
-        entities = "gold" if language(ctx) == "zh" else f"kpw>={SPAN_THRESHOLD:g}"
+        entities = "gold-only" if language(ctx) == "zh" else f"kpw>={SPAN_THRESHOLD:g}"
         return super().signature(ctx).with_fields([("entities", entities)])
 
 
