@@ -41,8 +41,8 @@ from kpqa.errors import InputError, KpqaWarning, UsageError
 from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Metric, Rows, Totals, register, register_pattern
 from kpqa.metrics.bleu import BleuStats, bleu_stats
 from kpqa.metrics.labels import SPAN_THRESHOLD, find_labels, language
-from kpqa.signature import Signature
 from kpqa.metrics.ngrams import clipped_matches, f_measure, lcs_length, max_ref_counts, ngram_counts
+from kpqa.signature import Signature
 
 Tokens = Sequence[Hashable]
 
