@@ -180,18 +180,42 @@ def grid_section(name: str, grid: dict, figure: Path, out: Path) -> list[str]:
     return lines
 
 
+def _run_script(name: str, path: Path, args: list[str], shown: list[str]) -> tuple[str, str]:
+    """(command as shown, output) of ``scripts/NAME`` run with ``args`` on the shared file ``path``."""
+    script = REPO / "scripts" / name
+    if not script.exists() or not path.exists():
+        return _cmd(shown), f"not run: {script if not script.exists() else path} is missing"
+    done = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, cwd=REPO)
+    if done.returncode != 0:
+        return _cmd(shown), f"failed (exit {done.returncode}): {done.stderr.strip().splitlines()[-1:]}"
+    return _cmd(shown), done.stdout.strip()
+
+
 def dureader(data: Path) -> tuple[str, str]:
     """(command, output) of scripts/dureader_yang.py on the shared DuReader dev file."""
-    script = REPO / "scripts" / "dureader_yang.py"
     path = data / "dureader" / "search.dev.jsonl"
-    args = [sys.executable, str(script), "--data", str(path)]
-    shown = _cmd(["python", "scripts/dureader_yang.py", "--data", f"../shared/data/dureader/{path.name}"])
-    if not script.exists() or not path.exists():
-        return shown, f"not run: {script if not script.exists() else path} is missing"
-    done = subprocess.run(args, capture_output=True, text=True, cwd=REPO)
-    if done.returncode != 0:
-        return shown, f"failed (exit {done.returncode}): {done.stderr.strip().splitlines()[-1:]}"
-    return shown, done.stdout.strip()
+    return _run_script("dureader_yang.py", path, ["--data", str(path)],
+                       ["python", "scripts/dureader_yang.py", "--data", f"../shared/data/dureader/{path.name}"])
+
+
+def yang_auto(data: Path, device: str) -> tuple[str, str]:
+    """(command, output) of scripts/yang_auto.py: Yang's metrics with automatic labels on the shared sets."""
+    return _run_script("yang_auto.py", data / "human_eval" / "marco_all.csv",
+                       ["--data", str(data), "--device", device], ["python", "scripts/yang_auto.py"])
+
+
+def yang_auto_section(command: str, output: str) -> list[str]:
+    """The section on ``BLEU-4-adapted:labels=auto`` / ``ROUGE-L-adapted:labels=auto`` (issue 46)."""
+    return [
+        "## Yang et al. (2018) on any data: labels found automatically",
+        "",
+        "`BLEU-4-adapted:labels=auto` / `ROUGE-L-adapted:labels=auto` need no label columns: the question's type, "
+        "the opinion (Yes / No / Depends) of the answers to yes-no questions and, for entity questions, the "
+        "references' keyphrase spans as entities are found by `kpqa/metrics/labels.py` (gold labels win where a "
+        "row has them). " + (f"Command: `{command}`; its output verbatim:" if command else ""),
+        "",
+        output,
+    ]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -215,6 +239,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="auto")
     p.add_argument("--skip-dureader", action="store_true")
+    p.add_argument("--skip-yang-auto", action="store_true", help="leave out the section on Yang's automatic labels")
     args = p.parse_args(argv)
     args.out = args.out or args.folder / "results.md"
     args.figures = args.figures or args.folder / "figures"
@@ -330,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     figures = draw_figures(args.figures, datasets, report["datasets"], metrics)
 
     dureader_cmd, dureader_out = ("", "skipped (--skip-dureader)") if args.skip_dureader else dureader(args.data)
+    auto_cmd, auto_out = ("", "skipped (--skip-yang-auto)") if args.skip_yang_auto else yang_auto(args.data,
+                                                                                                   args.device)
 
     appendix = replace(built, datasets=[replace(d, aev_grid=None) for d in built.datasets])
     out = args.out
@@ -405,6 +432,8 @@ def main(argv: list[str] | None = None) -> int:
         "candidates itself and checks orderings (see its docstring); its output (markdown) verbatim:",
         "",
         dureader_out,
+        "",
+        *yang_auto_section(auto_cmd, auto_out),
         "",
         "## Appendix: the full meta-evaluation report",
         "",

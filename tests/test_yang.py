@@ -210,3 +210,80 @@ def test_dureader_script(shared_data, capsys):
     # with the oracle opinion label the adapted ROUGE-L of the retrieved YES_NO sentences is far higher
     bleu, bleu_a, rouge, rouge_a = table["YES_NO", "retrieved"]
     assert rouge_a > rouge + 5 and bleu_a > bleu
+
+
+def _auto_rows(**kw) -> Rows:
+    base = dict(
+        questions=["Can ostriches fly?", "Who wrote Hamlet?"],
+        candidates=["no ostriches can not really fly", "hamlet was written by william shakespeare"],
+        references=[["no ostriches can not fly", "yes they can fly"], ["william shakespeare wrote hamlet"]],
+    )
+    return Rows(**{**base, **kw})
+
+
+def _stub_context(tokenizer: str = "whitespace") -> Context:
+    from stubs import WordWeighter
+
+    return Context(tokenizer=tokenizer,
+                   weighter=WordWeighter(lambda word: 0.9 if word in {"william", "shakespeare"} else 0.1))
+
+
+@pytest.mark.parametrize("name", ["BLEU-4-adapted", "ROUGE-L-adapted"])
+def test_auto_labels_equal_the_same_gold_labels(name):
+    """labels=auto on rows without label columns scores what the gold path scores with the labels it finds: No for
+    both "no" answers and Yes for "yes they can fly"; the spans "william shakespeare" as the entity."""
+    ctx = _stub_context()
+    auto = get_metric(f"{name}:labels=auto")
+    scores = auto.score(_auto_rows(), ctx)[f"{name}:labels=auto"]
+    gold = get_metric(name).score(_auto_rows(candidate_labels=["No", None], reference_labels=[["No", "Yes"], [None]],
+                                             entities=[[], ["william shakespeare"]]), ctx)[name]
+    np.testing.assert_allclose(scores, gold, rtol=0, atol=1e-12)
+    plain = get_metric(f"{name}:labels=auto:alpha=0:beta=0").score(_auto_rows(), ctx)
+    plain = plain[f"{name}:labels=auto:alpha=0:beta=0"]
+    assert scores[0] > plain[0]  # the opinion bonus
+    # the entity bonus (ROUGE-L's; BLEU-4 has no 4-gram to match in row 2 with or without "william shakespeare")
+    assert scores[1] > plain[1] if name == "ROUGE-L-adapted" else scores[1] == plain[1] == 0
+
+
+def test_auto_labels_prefer_gold():
+    """A row's gold labels win over the ones the rules would find (here the rules say No, the gold says Yes)."""
+    ctx = _stub_context()
+    rows = _auto_rows(candidate_labels=["Yes", None], reference_labels=[["Yes", "No"], [None]])
+    auto = get_metric("ROUGE-L-adapted:labels=auto").score(rows, ctx)["ROUGE-L-adapted:labels=auto"]
+    gold = get_metric("ROUGE-L-adapted").score(
+        _auto_rows(candidate_labels=["Yes", None], reference_labels=[["Yes", "No"], [None]],
+                   entities=[[], ["william shakespeare"]]), ctx)["ROUGE-L-adapted"]
+    np.testing.assert_allclose(auto, gold, rtol=0, atol=1e-12)
+
+
+def test_auto_signature_and_names():
+    ctx = _stub_context()
+    metric = get_metric("bleu-4-adapted:labels=auto")
+    assert metric.columns() == ["BLEU-4-adapted:labels=auto"] and metric.uses_model
+    assert str(metric.signature(ctx)).startswith(
+        "BLEU-4-adapted|tok:whitespace|alpha:2.0|beta:1.0|labels:auto|kpw:stub|backbone:stub|question:yes")
+    assert "|entities:kpw>=0.5|version:" in str(metric.signature(ctx))
+    assert "entities:gold-only" in str(metric.signature(Context(tokenizer="zh")))
+    # the gold form keeps its name and signature whether or not labels=gold is spelled out
+    gold = get_metric("ROUGE-L-adapted:labels=gold")
+    assert str(gold.signature(ctx)) == str(get_metric("ROUGE-L-adapted").signature(ctx))
+    assert gold.columns() == ["ROUGE-L-adapted:labels=gold"] and not gold.uses_model
+    for bad, message in (("BLEU-4-adapted:labels=guess", "labels option takes gold or auto"),
+                         ("BLEU-4-adapted:gamma=1", "bad option 'gamma=1'"),
+                         ("ROUGE-L-adapted:alpha=two", "numbers")):
+        with pytest.raises(UsageError, match=message):
+            get_metric(bad)
+
+
+def test_auto_on_chinese_warns_once_that_entities_stay_gold():
+    from kpqa.errors import KpqaWarning
+
+    rows = Rows(questions=["壁虎是益虫吗", "范冰冰多高"], candidates=["壁虎不是虫", "163"],
+                references=[["壁虎是益虫,它吃蚊子的"], ["范冰冰163。"]])
+    metric = get_metric("ROUGE-L-adapted:labels=auto")
+    with pytest.warns(KpqaWarning, match="no automatic entities for Chinese"):
+        scores = metric.score(rows, _stub_context("zh"))["ROUGE-L-adapted:labels=auto"]
+    with pytest.warns(KpqaWarning):
+        plain = get_metric("ROUGE-L-adapted:labels=auto:alpha=0").score(rows, _stub_context("zh"))
+    # row 1: the candidate says No, the reference Yes: no bonus; row 2: no entities for Chinese: no bonus
+    np.testing.assert_allclose(scores, plain["ROUGE-L-adapted:labels=auto:alpha=0"])

@@ -19,20 +19,30 @@ at 0 the functions give plain BLEU / ROUGE-L. A candidate without a label gets n
 entities no entity bonus. Counts and ratios are exact (:class:`fractions.Fraction`); only the geometric mean, BP and
 F are floats. The functional layer takes token sequences; the metrics tokenize with the context's tokenizer (gold
 entities with the same one).
+
+The metrics read gold labels (``labels=gold``, the default: ``answer_label`` / ``reference<k>_label`` columns or an
+``entities`` column). ``BLEU-4-adapted:labels=auto`` / ``ROUGE-L-adapted:labels=auto`` take a row's gold labels
+where it has them and find the others (:mod:`kpqa.metrics.labels`: the question's type, the answers' opinions for
+yes-no questions, the references' keyphrase spans as entities for entity questions); they read the keyphrase
+weighter, so their signatures carry its hash and say ``labels:auto`` with the span threshold (``entities:kpw>=0.5``,
+or ``entities:gold-only`` under the Chinese tokenizer, where there are no automatic entities).
 """
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Hashable, Sequence
+from typing import ClassVar, Hashable, Sequence
 
 import numpy as np
 
-from kpqa.errors import InputError, UsageError
-from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Metric, Rows, Totals, register
+from kpqa.errors import InputError, KpqaWarning, UsageError
+from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Metric, Rows, Totals, register, register_pattern
 from kpqa.metrics.bleu import BleuStats, bleu_stats
+from kpqa.metrics.labels import SPAN_THRESHOLD, find_labels, language
 from kpqa.metrics.ngrams import clipped_matches, f_measure, lcs_length, max_ref_counts, ngram_counts
+from kpqa.signature import Signature
 
 Tokens = Sequence[Hashable]
 
@@ -187,19 +197,31 @@ def adapted_rouge_l(
 
 
 class _Adapted(Metric):
-    """Shared input handling: tokenize rows, labels and entities; either labels or entities must be present.
+    """Shared input handling: tokenize rows, labels and entities; with gold labels (``labels="gold"``) either
+    labels or entities must be present, with ``labels="auto"`` the missing ones are found (:func:`find_labels`).
 
-    ``requires`` stays empty because either column set is enough: the check is in :meth:`inputs`.
+    ``requires`` stays empty for gold labels because either column set is enough: the check is in :meth:`inputs`.
     """
+
+    spec_help = ":labels=gold|auto:alpha=A:beta=B"
+    #: where the labels come from: "gold" (the input's columns) or "auto" (gold where present, found elsewhere)
+    labels: ClassVar[str] = "gold"
+    spec: str = ""  # the ``:key=value`` part of the name it was asked by
 
     def __init__(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA):
         self.alpha, self.beta = float(alpha), float(beta)
+        self._warned = False
+
+    def columns(self) -> list[str]:
+        return [self.name + self.spec]
 
     def options(self) -> dict[str, object]:
         return {"alpha": self.alpha, "beta": self.beta}
 
     def inputs(self, rows: Rows, ctx: Context) -> list[dict]:
         """Per row: candidate / reference tokens, labels and entity tokens, as keyword arguments."""
+        if self.labels == "auto":
+            return self._auto_inputs(rows, ctx)
         has_labels = rows.candidate_labels is not None and rows.reference_labels is not None
         if not has_labels and rows.entities is None:
             raise UsageError(
@@ -226,6 +248,41 @@ class _Adapted(Metric):
             )
         return out
 
+    def _auto_inputs(self, rows: Rows, ctx: Context) -> list[dict]:
+        from kpqa.text import get_tokenizer
+
+        tok = get_tokenizer(ctx.tokenizer).tokenize
+        found = find_labels(rows, ctx)
+        if language(ctx) == "zh" and rows.entities is None and not self._warned:
+            self._warned = True
+            warnings.warn(KpqaWarning(f"{self.columns()[0]}: no automatic entities for Chinese text (the keyphrase "
+                                      "weighter reads English); the entity bonus needs an entities column"))
+        out = []
+        for i, lab in enumerate(found):
+            refs = rows.references[i]
+            if lab.reference_labels is not None and len(lab.reference_labels) != len(refs):
+                raise InputError(f"{len(lab.reference_labels)} labels for {len(refs)} references", row=i + 1,
+                                 column="labels")
+            out.append({"candidate": tok(rows.candidates[i]), "references": [tok(r) for r in refs],
+                        "candidate_label": lab.candidate_label, "reference_labels": lab.reference_labels,
+                        "entities": lab.entities})
+        return out
+
+
+class _Auto(_Adapted):
+    """The automatic-label form: reads the keyphrase weighter (for the entities), says so in its signature."""
+
+    requires = frozenset({"weights"})
+    uses_model = True
+    labels = "auto"
+
+    def options(self) -> dict[str, object]:
+        return {**super().options(), "labels": "auto"}
+
+    def signature(self, ctx: Context) -> Signature:
+        entities = "gold-only" if language(ctx) == "zh" else f"kpw>={SPAN_THRESHOLD:g}"
+        return super().signature(ctx).with_fields([("entities", entities)])
+
 
 @register("BLEU-4-adapted")
 class AdaptedBleu(_Adapted):
@@ -251,12 +308,12 @@ class AdaptedBleu(_Adapted):
 
     def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
         scores = [bleu_from_counts(self._counts(row), self.alpha, self.beta) for row in stats.tolist()]
-        return {self.name: np.array(scores, dtype=float)}
+        return {self.columns()[0]: np.array(scores, dtype=float)}
 
     def corpus(self, totals: Totals) -> dict[str, float]:
         # the sums of the counts give exactly what bleu_from_counts computes over the list of rows
         counts = self._counts([int(totals.exact(k)) for k in range(4 * self.max_n + 2)])
-        return {self.name: bleu_from_counts([counts] if totals.n else [], self.alpha, self.beta)}
+        return {self.columns()[0]: bleu_from_counts([counts] if totals.n else [], self.alpha, self.beta)}
 
 
 @register("ROUGE-L-adapted")
@@ -279,3 +336,44 @@ class AdaptedRougeL(_Adapted, MeanMetric):
             for kw in self.inputs(rows, ctx)
         ]
         return np.array(scores, dtype=float)
+
+
+class AutoAdaptedBleu(_Auto, AdaptedBleu):
+    """BLEU-4-adapted with the labels the input lacks found automatically (kpqa.metrics.labels)."""
+
+    spec = ":labels=auto"
+
+
+class AutoAdaptedRougeL(_Auto, AdaptedRougeL):
+    """ROUGE-L-adapted with the labels the input lacks found automatically (kpqa.metrics.labels)."""
+
+    spec = ":labels=auto"
+
+
+LABELS = ("gold", "auto")
+_CLASSES: dict[str, tuple[type[_Adapted], type[_Adapted]]] = {
+    "BLEU-4-adapted": (AdaptedBleu, AutoAdaptedBleu), "ROUGE-L-adapted": (AdaptedRougeL, AutoAdaptedRougeL)}
+
+
+def build(name: str) -> _Adapted:
+    """``BLEU-4-adapted:labels=auto:alpha=2:beta=1``, ``ROUGE-L-adapted:labels=gold:gamma=1.2`` (defaults:
+    ``labels=gold``, the paper's alpha, beta and gamma)."""
+    from kpqa.metrics.spec import base_name, parse_spec
+
+    base = base_name(name)
+    known = ["labels", "alpha", "beta"] + (["gamma"] if base == "ROUGE-L-adapted" else [])
+    spec = parse_spec(name, known, "known: labels=gold|auto, " + ", ".join(k + "=NUMBER" for k in known[1:]))
+    options = spec.as_dict()
+    labels = options.pop("labels", "gold")
+    if labels not in LABELS:
+        raise UsageError(f"bad option in {name!r}: the labels option takes gold or auto, not {labels!r}")
+    try:
+        numbers = {k: float(v) for k, v in options.items()}
+    except ValueError:
+        raise UsageError(f"{name!r}: alpha, beta and gamma are numbers") from None
+    metric = _CLASSES[base][labels == "auto"](**numbers)
+    metric.spec = spec.text
+    return metric
+
+
+register_pattern(lambda name: name.partition(":")[0] in _CLASSES and ":" in name, build)
