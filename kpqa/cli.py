@@ -184,8 +184,7 @@ def _run_score(args: argparse.Namespace) -> int:
     if output and scorer.is_main:
         writer = OutputWriter(output, last_columns=scorer.columns, inputs=[args.input], force=args.force)
     with writer or contextlib.nullcontext():
-        result = scorer.score_file(args.input, writer.write if writer else None, writer.fill if writer else None,
-                                   chunk_rows=args.chunk_rows)
+        result = scorer.score_file(args.input, writer.write if writer else None, chunk_rows=args.chunk_rows)
     if scorer.is_main:
         report = sys.stderr if output == STDOUT else sys.stdout
         print(f"{result.rows} rows from {args.input}", file=report)

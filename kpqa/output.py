@@ -5,8 +5,6 @@ complete, so a path never holds a partial file), tables through :class:`OutputWr
 from __future__ import annotations
 
 import contextlib
-import itertools
-import json
 import os
 import shutil
 import sys
@@ -14,7 +12,6 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-import numpy as np
 import pandas as pd
 
 from kpqa.errors import InputError, Param, UsageError
@@ -139,7 +136,6 @@ class OutputWriter:
         self._last = list(last_columns)
         self._columns: list[str] | None = None
         self._reshape = False
-        self._fill: dict[str, np.ndarray] = {}
         self._tmp = self._destination.temp()
         self._file = open(self._tmp, "w", encoding="utf-8", newline="")
 
@@ -164,17 +160,11 @@ class OutputWriter:
                 self._reshape = True
             frame.reindex(columns=self._columns).to_csv(self._file, index=False, header=False, sep=self._sep)
 
-    def fill(self, values: dict[str, np.ndarray]) -> None:
-        """Put ``values`` (one per row, in row order) into these columns, written empty so far, on closing."""
-        self._fill.update(values)
-
     def close(self) -> None:
         """Finish the file, convert it to the output format and put it in place."""
         with self._errors():
             self._file.close()
-            if self._jsonl and self._fill:
-                self._rewrite_jsonl()
-            elif self._reshape or self._fill:
+            if self._reshape:
                 self._rewrite()
             if self.format in {"json", "parquet"}:
                 self._convert()
@@ -207,26 +197,9 @@ class OutputWriter:
                 reader = pd.read_csv(self._tmp, dtype=str, keep_default_na=False, na_filter=False, header=None,
                                      names=self._columns, skiprows=1, chunksize=10_000, sep=self._sep)
                 with reader:
-                    done = 0
                     for chunk in reader:
-                        for column, values in self._fill.items():
-                            chunk[column] = values[done:done + len(chunk)]
-                        done += len(chunk)
                         chunk[columns].to_csv(f, index=False, header=header, sep=self._sep)
                         header = False
-
-        self._replace_with(make)
-
-    def _rewrite_jsonl(self) -> None:
-        def make(tmp: str) -> None:
-            with open(tmp, "w", encoding="utf-8", newline="") as f, open(self._tmp, encoding="utf-8") as lines:
-                done = 0
-                while batch := [json.loads(line) for line in itertools.islice(lines, 10_000)]:
-                    frame = pd.DataFrame.from_records(batch)
-                    for column, values in self._fill.items():
-                        frame[column] = values[done:done + len(frame)]
-                    done += len(frame)
-                    frame.to_json(f, orient="records", lines=True, force_ascii=False)
 
         self._replace_with(make)
 

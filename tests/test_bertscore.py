@@ -278,3 +278,29 @@ def test_kpqa_weights_reach_the_tokens():
 def test_kpqa_needs_a_weighter():
     with pytest.raises(UsageError, match="weighter"):
         BERTScoreKPQA().score(ROWS, ctx())
+
+
+def test_idf_comes_from_every_reference_of_the_input_whatever_the_chunks(tmp_path, encoder, reference_scorer):
+    """``BERTScore:idf=yes`` scored a chunk at a time takes its idf from the whole input (a corpus pass), as bert-score's
+    ``idf=True`` does from every reference it is given: per-row scores the same for any chunk size."""
+    import pandas as pd
+
+    from kpqa.input import iter_input
+    from kpqa.scoring import Scorer
+
+    path = tmp_path / "rows.csv"
+    pd.DataFrame({"question": ["q"] * len(CANDS), "answer": CANDS, "reference": REFS}).to_csv(path, index=False)
+    scorer = Scorer(["BERTScore:idf=yes", "BERTScore-P:idf=yes", "BERTScore"], device="cpu")
+    whole = scorer.score(path).frame
+    for chunk_rows in (1, 2):
+        frames: list = []
+        scorer.score_stream(iter_input(path, chunk_rows), frames.append)
+        chunked = pd.concat(frames)
+        for column in ("BERTScore:idf=yes", "BERTScore-P:idf=yes", "BERTScore"):
+            np.testing.assert_allclose(chunked[column].to_numpy(), whole[column].to_numpy(), atol=1e-6)
+    P, _, F = reference_scorer(encoder.layer, REFS).score(CANDS, REFS)
+    np.testing.assert_allclose(whole["BERTScore:idf=yes"].to_numpy(), F.numpy(), atol=1e-4)
+    np.testing.assert_allclose(whole["BERTScore-P:idf=yes"].to_numpy(), P.numpy(), atol=1e-4)
+    # one row alone: its idf is still the input's (scored alone, every reference token would weigh log(2/2) = 0)
+    alone = bertscore(CANDS[:1], REFS[:1], idf=True, device="cpu")[2]
+    assert abs(float(alone[0]) - float(whole["BERTScore:idf=yes"].iloc[0])) > 1e-3
