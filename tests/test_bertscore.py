@@ -141,8 +141,6 @@ def test_encoder_outputs(encoder):
 
 
 def test_a_text_seen_before_is_not_encoded_again(monkeypatch):
-    from kpqa.models import encoder as encoder_module
-
     fresh = Encoder("minilm", device="cpu")
     calls: list[int] = []
     real = fresh._forward
@@ -153,9 +151,9 @@ def test_a_text_seen_before_is_not_encoded_again(monkeypatch):
     (three,) = fresh.encode(["the reference answer"], layers=[2, 6])  # other layers: another entry
     assert calls == [1, 1, 1] and three.vectors.shape == (2, 3, 384)
     assert np.allclose(three.vectors[1], first.vectors, atol=1e-5)
-    monkeypatch.setattr(encoder_module, "CACHE_TOKENS", 4)  # over the budget: the least recently used goes first
+    monkeypatch.setattr(fresh._cache, "limit", 4)  # over the budget: the least recently used goes first
     fresh.encode(["one two three"])
-    assert list(fresh._cache) == [("one two three", ())] and fresh._cached_tokens == 3
+    assert list(fresh._cache) == [("one two three", ())] and fresh._cache.used == 3
 
 
 def test_long_texts_are_windowed_not_cut(encoder):
