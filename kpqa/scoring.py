@@ -240,7 +240,8 @@ class Scorer:
         """The scoring loop: chunks (e.g. :func:`kpqa.input.iter_input`) scored one at a time, each chunk's table
         (input columns plus scores) handed to ``write`` in input order, its statistics added to an
         :class:`~kpqa.stream.Accumulator` (``run``: one carried on from an interrupted run, whose chunks are skipped),
-        which ``done`` is then handed; corpus scores computed at the end. Memory holds one chunk's encodings; when a
+        which ``done`` is then handed; corpus scores computed at the end. Each chunk starts with the models' caches
+        empty, so its scores do not depend on the chunks before it. Memory holds one chunk's encodings; when a
         metric needs a corpus pass (an idf), ``tables`` is read twice (a one-time iterator's chunks are kept).
         ``total``: the number of rows, for the progress bar. Corpus scores and signatures are the main process's."""
         run = Accumulator() if run is None else run
@@ -250,9 +251,10 @@ class Scorer:
             if advance is not None and run.rows:
                 advance(run.rows)
             for k, table in enumerate(tables):
+                table = self.prepare(table)  # a chunk done before is prepared too ('auto' picks the tokenizer)
                 if k < run.chunks:
                     continue
-                table = self.prepare(table)
+                self.models.clear_caches()  # a chunk's scores are its own rows' alone, to the last bit: resumable
                 scores, totals = self.per_row(table.rows, advance, corpus)
                 decided = self.decide(scores)
                 if advance is not None and table.errors:
