@@ -15,11 +15,12 @@ A statistic that is undefined (one class only; kappa when the chance agreement i
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from scipy import stats
 
+from kpqa.calibration.fit import cohen_kappa
 from kpqa.meta import bootstrap_chunks
 from kpqa.types import Floats
 
@@ -56,11 +57,7 @@ def accuracy(labels: np.ndarray, decisions: np.ndarray) -> np.ndarray:
 def kappa(labels: np.ndarray, decisions: np.ndarray) -> np.ndarray:
     """Cohen's kappa of decisions against labels, per row; NaN where the chance agreement is 1."""
     y, d = labels.astype(float), decisions.astype(float)
-    observed = np.mean(y == d, axis=-1)
-    py, pd_ = y.mean(axis=-1), d.mean(axis=-1)
-    chance = py * pd_ + (1 - py) * (1 - pd_)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(chance < 1, (observed - chance) / (1 - chance), np.nan)
+    return cohen_kappa(np.mean(y == d, axis=-1), y.mean(axis=-1), d.mean(axis=-1))
 
 
 def auroc(labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -114,6 +111,14 @@ def reliability(labels: Floats, probs: Floats, bins: int = BINS) -> dict[str, li
     nan_none = lambda a: [None if not np.isfinite(v) else float(v) for v in a]  # noqa: E731
     return {"edges": list(np.linspace(0, 1, bins + 1)), "rows": count.tolist(), "mean_prob": nan_none(mean_p),
             "correct": nan_none(mean_y)}
+
+
+def bins_ece(b: Mapping[str, Any]) -> float:
+    """Expected calibration error from the bins of :func:`reliability` (the same value as :func:`ece`: the
+    rows-weighted mean gap between share correct and mean P(correct)), for the charts drawn from the bins."""
+    rows = np.asarray(b["rows"], dtype=float)
+    gaps = [n * abs(p - c) for n, p, c in zip(rows, b["mean_prob"], b["correct"]) if p is not None]
+    return float(sum(gaps) / rows.sum()) if rows.sum() else float("nan")
 
 
 _FUNCTIONS = {"accuracy": accuracy, "kappa": kappa, "auroc": auroc, "average_precision": average_precision,

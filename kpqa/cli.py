@@ -6,6 +6,7 @@ Errors the user can fix print one line (``kpqa: error: ...``) and exit 2; anythi
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -137,6 +138,10 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         help="rows read, scored and written at a time (default: %(default)s); memory grows with it, corpus scores "
         "do not depend on it. Under `accelerate launch`, each process scores its share of every chunk",
     )
+    p.add_argument("--resume", action="store_true",
+                   help="carry on an interrupted run of this command from its last finished chunk (the same command "
+                   "does so by itself; with --resume it is an error when there is none). With -o FILE the finished "
+                   "chunks are kept on Ctrl-C or a kill in .FILE.partial and .FILE.resume.json")
     p.add_argument("--decide", action="store_true",
                    help="add <metric>-prob (calibrated P(correct)) and <metric>-correct (0/1) columns, and those of "
                    "KPQA-judge; the summary gives the share judged correct. Default metrics then also include "
@@ -157,8 +162,6 @@ def _wrote(path: str, what: str = "") -> None:
 
 
 def _run_score(args: argparse.Namespace) -> int:
-    import contextlib
-
     from kpqa.output import STDOUT, OutputWriter, write_text
     from kpqa.scoring import SIGNATURES_SUFFIX, Scorer, signature_record
 
@@ -180,12 +183,11 @@ def _run_score(args: argparse.Namespace) -> int:
         prior=args.prior,
     )
     output = args.output or (None if sys.stdout.isatty() else STDOUT)
-    writer = None
+    writer, resume = None, _resume(args, scorer, output)
     if output and scorer.is_main:
-        writer = OutputWriter(output, last_columns=scorer.columns, inputs=[args.input], force=args.force)
-    with writer or contextlib.nullcontext():
-        result = scorer.score_file(args.input, writer.write if writer else None, writer.fill if writer else None,
-                                   chunk_rows=args.chunk_rows)
+        writer = resume.writer(output, scorer.columns, inputs=[args.input], force=args.force) if resume else \
+            OutputWriter(output, last_columns=scorer.columns, inputs=[args.input], force=args.force)
+    result = _score_into(args, scorer, writer, resume)
     if scorer.is_main:
         report = sys.stderr if output == STDOUT else sys.stdout
         print(f"{result.rows} rows from {args.input}", file=report)
@@ -205,6 +207,46 @@ def _run_score(args: argparse.Namespace) -> int:
             print(f"kpqa: warning: {len(numbers)} of {result.rows} rows not scored ({kept}; the 'error' column says "
                   f"why): rows {shown}", file=sys.stderr)
     return 0
+
+
+def _score_into(args: argparse.Namespace, scorer: Any, writer: Any, resume: Any) -> Any:
+    """``scorer.score_file`` of the input into ``writer``, carrying on from and keeping its finished chunks in
+    ``resume`` (:mod:`kpqa.resume`), which is dropped once the output is in place or the run failed."""
+    import contextlib
+
+    try:
+        with writer or contextlib.nullcontext():
+            result = scorer.score_file(args.input, writer.write if writer else None, chunk_rows=args.chunk_rows,
+                                       run=resume.accumulator() if resume else None,
+                                       done=functools.partial(resume.save, writer) if resume and writer else None)
+    except KeyboardInterrupt:
+        if resume is not None and resume.rows:
+            print(f"kpqa: {resume.rows} rows scored are kept ({resume.partial}): the same command carries on",
+                  file=sys.stderr)
+        raise
+    except BaseException:
+        if resume is not None:
+            resume.drop()
+        raise
+    if resume is not None:
+        resume.drop()
+    return result
+
+
+def _resume(args: argparse.Namespace, scorer: Any, output: str | None) -> Any:
+    """The kept chunks of an interrupted run of this command (:mod:`kpqa.resume`), for an output file written by
+    one process; None otherwise (a UsageError with --resume)."""
+    from kpqa.resume import Resume, run_key
+
+    if not output or scorer.parallel.world > 1 or not os.path.isfile(args.input):
+        if args.resume:
+            raise UsageError("--resume: only a run of one process from an input file to an output file (-o) can "
+                             "be carried on")
+        return None
+    cal = scorer.calibration
+    settings = {"columns": scorer.columns, "signatures": scorer.signatures, "on_error": scorer.on_error,
+                "max_chars": scorer.max_chars, "calibration": cal.digest if cal else None, "prior": scorer.prior}
+    return Resume.of(output, run_key(args.input, output, args.chunk_rows, settings), args.resume)
 
 
 def _add_metrics(sub: argparse._SubParsersAction) -> None:

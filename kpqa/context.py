@@ -11,7 +11,7 @@ context it builds, not to the process.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterator, Protocol, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterator, Mapping, Protocol, Sequence, TypeVar
 
 import numpy as np
 
@@ -138,6 +138,9 @@ class Context:
     precision: str = DEFAULT_PRECISION
     memo: dict[Hashable, Any] | None = None
     models: Models = field(default_factory=Models)
+    #: the corpus statistics of the whole input by :meth:`~kpqa.metrics.base.Metric.corpus_key` (the scorer's corpus
+    #: pass, for the metrics whose reduction is a corpus pass)
+    corpus: Mapping[Hashable, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.weighter is not None:

@@ -5,8 +5,6 @@ complete, so a path never holds a partial file), tables through :class:`OutputWr
 from __future__ import annotations
 
 import contextlib
-import itertools
-import json
 import os
 import shutil
 import sys
@@ -14,7 +12,6 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-import numpy as np
 import pandas as pd
 
 from kpqa.errors import InputError, Param, UsageError
@@ -121,7 +118,8 @@ def write_text(path: str | os.PathLike, text: str, *, inputs: Iterable[Any] = ()
 class OutputWriter:
     """Writes the output table chunk by chunk into a temp file, put in place by :meth:`close` (so ``path`` never
     holds a partial table; see :class:`Destination` for ``-``, devices, FIFOs, symlinks and ``inputs``);
-    :meth:`abort` removes it. A context manager: leaving the block normally closes, an exception aborts.
+    :meth:`abort` removes it. A context manager: leaving the block normally closes, an exception aborts (but an
+    interruption keeps a ``partial`` temp file, for :mod:`kpqa.resume`).
 
     The format is the one the extension names (:func:`output_format`). Chunks go to the temp file as CSV / TSV, or
     as JSON lines for the JSON formats and Parquet, which are converted on closing. CSV: the first chunk fixes the
@@ -130,18 +128,35 @@ class OutputWriter:
     would have been written."""
 
     def __init__(self, path: str | os.PathLike, last_columns: Sequence[str] = (), *, inputs: Iterable[Any] = (),
-                 force: bool = False) -> None:
+                 force: bool = False, partial: str | None = None, at: dict[str, Any] | None = None) -> None:
         self.path = path
         self.format = output_format(path)
         self._destination = Destination(path, inputs=inputs, force=force)
         self._jsonl = self.format in {"jsonl", "json", "parquet"}
         self._sep = "\t" if self.format == "tsv" else ","
         self._last = list(last_columns)
-        self._columns: list[str] | None = None
-        self._reshape = False
-        self._fill: dict[str, np.ndarray] = {}
-        self._tmp = self._destination.temp()
-        self._file = open(self._tmp, "w", encoding="utf-8", newline="")
+        self._columns: list[str] | None = None if at is None else at["columns"]
+        self._reshape = False if at is None else at["reshape"]
+        #: the temp file: a new one, or ``partial`` (a fixed name, kept for resuming: :mod:`kpqa.resume`), cut back to
+        #: the position ``at`` (:meth:`position`) when carrying on from it
+        self._tmp = self._destination.temp() if partial is None else partial
+        self._partial = partial
+        self._file = open(self._tmp, "w" if at is None else "r+", encoding="utf-8", newline="")
+        if at is not None:
+            self._file.truncate(at["size"])
+            self._file.seek(at["size"])
+
+    def position(self) -> dict[str, Any]:
+        """Where the output stands, made durable first (flushed and synced): the temp file's size and the CSV header
+        state, so that a writer made with ``at=`` carries on from here."""
+        with self._errors():
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            return {"size": self._file.tell(), "columns": self._columns, "reshape": self._reshape}
+
+    def keep(self) -> None:
+        """Close the temp file and leave it (a run to carry on later); ``path`` is left as it was."""
+        self._file.close()
 
     @property
     def to_file(self) -> bool:
@@ -164,17 +179,11 @@ class OutputWriter:
                 self._reshape = True
             frame.reindex(columns=self._columns).to_csv(self._file, index=False, header=False, sep=self._sep)
 
-    def fill(self, values: dict[str, np.ndarray]) -> None:
-        """Put ``values`` (one per row, in row order) into these columns, written empty so far, on closing."""
-        self._fill.update(values)
-
     def close(self) -> None:
         """Finish the file, convert it to the output format and put it in place."""
         with self._errors():
             self._file.close()
-            if self._jsonl and self._fill:
-                self._rewrite_jsonl()
-            elif self._reshape or self._fill:
+            if self._reshape:
                 self._rewrite()
             if self.format in {"json", "parquet"}:
                 self._convert()
@@ -207,26 +216,9 @@ class OutputWriter:
                 reader = pd.read_csv(self._tmp, dtype=str, keep_default_na=False, na_filter=False, header=None,
                                      names=self._columns, skiprows=1, chunksize=10_000, sep=self._sep)
                 with reader:
-                    done = 0
                     for chunk in reader:
-                        for column, values in self._fill.items():
-                            chunk[column] = values[done:done + len(chunk)]
-                        done += len(chunk)
                         chunk[columns].to_csv(f, index=False, header=header, sep=self._sep)
                         header = False
-
-        self._replace_with(make)
-
-    def _rewrite_jsonl(self) -> None:
-        def make(tmp: str) -> None:
-            with open(tmp, "w", encoding="utf-8", newline="") as f, open(self._tmp, encoding="utf-8") as lines:
-                done = 0
-                while batch := [json.loads(line) for line in itertools.islice(lines, 10_000)]:
-                    frame = pd.DataFrame.from_records(batch)
-                    for column, values in self._fill.items():
-                        frame[column] = values[done:done + len(frame)]
-                    done += len(frame)
-                    frame.to_json(f, orient="records", lines=True, force_ascii=False)
 
         self._replace_with(make)
 
@@ -252,18 +244,25 @@ class OutputWriter:
         except OSError as e:
             self.abort()
             raise InputError(f"cannot write output: {e.strerror or e}", file=str(self.path)) from None
-        except BaseException:
-            self.abort()
+        except BaseException as e:
+            self._stop(e)
             raise
+
+    def _stop(self, error: BaseException) -> None:
+        """On ``error``: keep the temp file when it is a ``partial`` one and the run was interrupted, else drop it."""
+        if isinstance(error, KeyboardInterrupt) and self._tmp == self._partial:
+            self.keep()
+        else:
+            self.abort()
 
     def __enter__(self) -> "OutputWriter":
         return self
 
-    def __exit__(self, kind: type | None, *_: Any) -> None:
-        if kind is None:
+    def __exit__(self, kind: type | None, error: BaseException | None, *_: Any) -> None:
+        if error is None:
             self.close()
         else:
-            self.abort()
+            self._stop(error)
 
 
 def _umask() -> int:

@@ -1,5 +1,6 @@
 """Data-parallel scoring: the processes scoring together, each taking an equal contiguous shard of every batch of
-rows; per-row scores gathered back in process (= input) order and the metrics' statistics summed."""
+rows; per-row scores gathered back in process (= input) order and the metrics' statistics (and a corpus pass's)
+summed: every process reduces the same states."""
 from __future__ import annotations
 
 import atexit
@@ -7,8 +8,10 @@ import os
 
 import numpy as np
 
+from typing import Hashable
+
 from kpqa.rows import take_rows
-from kpqa.metrics.base import Rows, Totals
+from kpqa.metrics.base import DocFreq, Rows, Totals
 
 
 class DataParallel:
@@ -54,3 +57,12 @@ class DataParallel:
         shards = gather_object([(local, totals)])  # one pair per process, in process order
         summed = {i: sum((t[i] for _, t in shards), Totals()) for i in totals}
         return {c: np.concatenate([s[c] for s, _ in shards]) for c in local}, summed
+
+    def reduce(self, found: dict[Hashable, DocFreq]) -> dict[Hashable, DocFreq]:
+        """A corpus pass's statistics summed over the processes (each passed over its shards)."""
+        if self.world == 1:
+            return found
+        from accelerate.utils import gather_object
+
+        shards = gather_object([found])  # one per process
+        return {key: sum((s[key] for s in shards), DocFreq()) for key in found}

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
+from kpqa.binary import bins_ece
 from kpqa.types import Floats
 
 if TYPE_CHECKING:
@@ -141,14 +142,6 @@ def scatter(
 
 #: a reliability bin with fewer rows than this is drawn hollow and left out of the line: its share is noise
 MIN_BIN_ROWS = 20
-
-
-def bins_ece(b: Mapping[str, Any]) -> float:
-    """Expected calibration error from the bins of :func:`kpqa.binary.reliability` (the same value as
-    :func:`kpqa.binary.ece`: the rows-weighted mean gap between share correct and mean P(correct))."""
-    rows = np.asarray(b["rows"], dtype=float)
-    gaps = [n * abs(p - c) for n, p, c in zip(rows, b["mean_prob"], b["correct"]) if p is not None]
-    return float(sum(gaps) / rows.sum()) if rows.sum() else float("nan")
 
 
 def reliability(bins: Mapping[str, Mapping[str, Any]], path: str | Path, *, title: str = "",

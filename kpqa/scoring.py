@@ -32,13 +32,12 @@ import os
 import warnings
 from contextlib import contextmanager
 from functools import partial
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
+from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-import kpqa.metrics  # noqa: F401  (registers the metrics)
 from kpqa.calibration import (  # noqa: F401  (DECISION_SUFFIXES, decided_metric: re-exported)
     DECISION_SUFFIXES, Calibration, Decisions, decided_metric, decision_columns,
 )
@@ -50,13 +49,14 @@ from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa.context import check_max_chars, check_on_error
 from kpqa.input import Table, read_input
 from kpqa.rows import select_rows, take_rows
-from kpqa.metrics.base import Context, Metric, Rows, Totals, get_metric, text_limit
+from kpqa.metrics.base import CORPUS_PASS, Context, DocFreq, Metric, Rows, Totals, get_metric, text_limit
 from kpqa.parallel import DataParallel
+from kpqa.results import (  # noqa: F401  (re-exported: the names scoring has always had)
+    ERROR_COLUMN, SIGNATURES_SUFFIX, Result, StreamResult, Summary, scored_frame, signature_record,
+)
 from kpqa.rows import weighted_pairs
 from kpqa.signature import Signature
-
-if TYPE_CHECKING:  # pragma: no cover
-    from kpqa.stream import StreamResult
+from kpqa.stream import Accumulator, Chunks, rereadable
 
 #: share of CJK texts from which scoring under a tokenizer for space-separated languages warns (a Chinese name in
 #: a few English answers is no reason to)
@@ -73,68 +73,10 @@ DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "R
 DECIDE_METRICS = DEFAULT_METRICS + ("Contains", "KeyFact-KPQA", "F1")
 
 
-#: what is added to an output file's name to name the file of its run's signatures (:func:`signature_record`)
-SIGNATURES_SUFFIX = ".signatures.json"
-#: the ``error`` column of the output when ``on_error`` is ``skip`` or ``zero``
-ERROR_COLUMN = "error"
-
 Advance = Callable[[int], None]
-
-
-def signature_record(signatures: dict[str, Signature], calibration: Calibration | None = None) -> dict[str, Any]:
-    """What a run's signatures file holds (JSON-ready): every column's full signature and its short hash, and the
-    calibration the decisions were made with (its path and digest, the signatures' ``cal:``)."""
-    record: dict[str, Any] = {"signatures": {c: str(s) for c, s in signatures.items()},
-                              "short_hashes": {c: s.short_hash for c, s in signatures.items()}}
-    if calibration is not None:
-        record["calibration"] = {"path": calibration.path, "digest": calibration.digest}
-    return record
-
-
-class Summary:
-    """What a result of scoring says in a few lines: its corpus scores and signatures (:meth:`summary`)."""
-
-    corpus: dict[str, float]
-    signatures: dict[str, Signature]
-
-    def summary(self, verbose: bool = False) -> str:
-        """Corpus scores as an aligned plain-text table, one row per metric and judge: name, corpus score, mean
-        P(correct) and share judged correct (when deciding), the short hash of its signature
-        (:attr:`~kpqa.signature.Signature.short_hash`); ``verbose``: every column with its full signature."""
-        corpus, signatures = self.corpus, self.signatures
-        width = max(map(len, corpus), default=0)
-        if verbose:
-            return "\n".join(f"{name:<{width}}  {value:.4f}  {signatures.get(name, '')}"
-                             for name, value in corpus.items())
-        if not corpus:
-            return ""
-        names = list(dict.fromkeys(decided_metric(c) for c in corpus))
-        deciding = any(c.endswith("-correct") for c in corpus)
-        width = max(map(len, names + ["metric"]))
-        value = lambda c: f"{corpus[c]:.4f}" if c in corpus else ""  # noqa: E731
-        lines = [f"{'metric':<{width}}   score" + ("  P(correct)  correct" if deciding else "") + "  signature"]
-        for name in names:
-            signature = signatures.get(name) or signatures.get(name + "-correct")
-            decided = f"  {value(name + '-prob'):>10}  {value(name + '-correct'):>7}" if deciding else ""
-            lines.append(f"{name:<{width}}  {value(name):>6}{decided}  {signature.short_hash if signature else ''}")
-        return "\n".join(lines)
-
-
-@dataclass
-class Result(Summary):
-    """Per-row scores (``frame``: the input columns plus one column per metric, and an ``error`` column when
-    ``on_error`` is ``skip`` or ``zero``), corpus scores, :class:`~kpqa.signature.Signature` objects (``str()`` prints
-    one), and the rows left unscored (row number -> why)."""
-
-    frame: pd.DataFrame
-    corpus: dict[str, float]
-    signatures: dict[str, Signature] = field(default_factory=dict)
-    errors: dict[int, str] = field(default_factory=dict)
-
-
-def sums(per_row: dict[str, np.ndarray]) -> dict[str, Totals]:
-    """Each column's sum (of a decision column: its corpus value is the mean)."""
-    return {c: Totals.of(np.asarray(v, dtype=float).reshape(-1, 1)) for c, v in per_row.items()}
+Write = Callable[[pd.DataFrame], None]
+#: the corpus statistics of a run, by :meth:`~kpqa.metrics.base.Metric.corpus_key`
+Corpus = Mapping[Hashable, DocFreq]
 
 
 def progress_bar(total: int | None) -> Any:
@@ -265,55 +207,74 @@ class Scorer:
         needs = [m.columns()[0] for m in self.metrics if "weights" in m.requires and m.question]
         return drop_empty_questions(table, needs[0], strict or self.on_error == "raise") if needs else table
 
-    def per_row(self, rows: Rows, advance: Advance | None = None, whole_input: bool | None = None,
-                here: bool = False) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
-        """Per-row scores of ``rows`` and each metric's statistics summed over them (by index in :attr:`metrics`;
-        only those whose ``whole_input`` is that value, unless None), from every process's shard (in order) unless
-        ``here`` (this process alone)."""
-        if self.parallel.world == 1 or here:
-            return self._local(rows, advance, whole_input)
+    def per_row(self, rows: Rows, advance: Advance | None = None,
+                corpus: Corpus | None = None) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
+        """Per-row scores of ``rows`` and each metric's statistics summed over them (by index in :attr:`metrics`),
+        from every process's shard (in order); ``corpus``: the corpus pass's statistics (:meth:`corpus_pass`)."""
+        chosen = [(i, m, replace(self._context(m), corpus=corpus)) for i, m in enumerate(self.metrics)]
+        if self.parallel.world == 1:
+            return score_blocks(chosen, rows, advance)
         scaled = (lambda n: advance(n * self.parallel.world)) if advance is not None and self.is_main else None
-        local, totals = self._local(self.parallel.shard(rows), scaled, whole_input)
-        return self.parallel.gather(local, totals)
+        return self.parallel.gather(*score_blocks(chosen, self.parallel.shard(rows), scaled))
 
-    def _local(self, rows: Rows, advance: Advance | None,
-               whole_input: bool | None) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
-        """:meth:`per_row` here, :data:`PROGRESS_ROWS` rows at a time (all at once for a metric whose rows share
-        statistics), ``advance(rows done)`` called as the weighter works through a block (:func:`weigh_ahead`)."""
-        chosen = [(i, m) for i, m in enumerate(self.metrics) if whole_input is None or m.whole_input == whole_input]
-        totals = {i: Totals() for i, _ in chosen}
-        parts: dict[str, list[np.ndarray]] = {c: [] for _, m in chosen for c in m.columns()}
-        if len(rows) and chosen:
-            batched = [(i, m, self._context(m)) for i, m in chosen if not (m.whole_input or m.pooled)]
-            run_batch([(i, m, self._context(m)) for i, m in chosen if m.whole_input or m.pooled], rows, parts, totals)
-            weighters = {not m.question: ctx.weighter for _, m, ctx in batched if "weights" in m.requires}
-            step = PROGRESS_ROWS if batched else len(rows)
-            for start in range(0, len(rows), step):
-                batch = take_rows(rows, start, start + step)
-                shown = weigh_ahead(batch, weighters, advance) if advance is not None else 0
-                run_batch(batched, batch, parts, totals)
-                if advance is not None:
-                    advance(len(batch) - shown)
-        return {c: np.concatenate(v) if v else np.empty(0) for c, v in parts.items()}, totals
+    def corpus_pass(self, tables: Iterable[Table]) -> dict[Hashable, DocFreq]:
+        """The statistics of the whole input that the :data:`~kpqa.metrics.base.CORPUS_PASS` metrics read (an
+        idf's document frequencies), summed over the scorable rows of every chunk and process; empty when no
+        metric asks for them (then ``tables`` is not read)."""
+        passing = {m.corpus_key(): m for m in self.metrics if m.reduction == CORPUS_PASS}
+        found: dict[Hashable, DocFreq] = {}
+        for table in tables if passing else ():
+            rows = self.prepare(table).rows
+            rows = self.parallel.shard(rows) if self.parallel.world > 1 else rows
+            for key, metric in passing.items():
+                found[key] = found.get(key, DocFreq()) + metric.corpus_stats(rows, self._context(metric))
+        return self.parallel.reduce(found)
 
     def decide(self, per_row: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The ``-prob`` and ``-correct`` columns of ``per_row``'s metric columns (none unless deciding)."""
         decisions = self.decisions
         return {} if decisions is None else decisions.apply(per_row)
 
-    def corpus(self, totals: dict[int, Totals],
-               decided: dict[str, Totals]) -> tuple[dict[str, float], dict[str, Signature]]:
-        """Corpus scores and signatures from the metrics' summed statistics (and the decision columns' sums)."""
-        corpus: dict[str, float] = {}
-        signatures: dict[str, Signature] = {}
-        for i, metric in enumerate(self.metrics):
-            corpus.update(metric.corpus(totals.get(i, Totals())))
-            signatures.update(dict.fromkeys(metric.columns(), metric.signature(self._context(metric))))
-        decisions = self.decisions
-        for column, signature in ({} if decisions is None else decisions.signatures(signatures)).items():
-            corpus[column] = decided.get(column, Totals()).mean(0)
-            signatures[column] = signature
-        return corpus, signatures
+    def score_stream(self, tables: Iterable[Table], write: Write | None = None, total: int | None = None,
+                     run: Accumulator | None = None, done: Callable[[Accumulator], None] | None = None) -> StreamResult:
+        """The scoring loop: chunks (e.g. :func:`kpqa.input.iter_input`) scored one at a time, each chunk's table
+        (input columns plus scores) handed to ``write`` in input order, its statistics added to an
+        :class:`~kpqa.stream.Accumulator` (``run``: one carried on from an interrupted run, whose chunks are skipped),
+        which ``done`` is then handed; corpus scores computed at the end. Each chunk starts with the models' caches
+        empty, so its scores do not depend on the chunks before it. Memory holds one chunk's encodings; when a
+        metric needs a corpus pass (an idf), ``tables`` is read twice (a one-time iterator's chunks are kept).
+        ``total``: the number of rows, for the progress bar. Corpus scores and signatures are the main process's."""
+        run = Accumulator() if run is None else run
+        tables = rereadable(tables) if any(m.reduction == CORPUS_PASS for m in self.metrics) else tables
+        corpus = self.corpus_pass(tables)
+        with tracking(total, self.progress and self.is_main) as advance:
+            if advance is not None and run.rows:
+                advance(run.rows)
+            for k, table in enumerate(tables):
+                table = self.prepare(table)  # a chunk done before is prepared too ('auto' picks the tokenizer)
+                if k < run.chunks:
+                    continue
+                self.models.clear_caches()  # a chunk's scores are its own rows' alone, to the last bit: resumable
+                scores, totals = self.per_row(table.rows, advance, corpus)
+                decided = self.decide(scores)
+                if advance is not None and table.errors:
+                    advance(len(table.errors))
+                if write is not None:
+                    write(scored_frame(table, {**scores, **decided}, self.value_columns, self.on_error))
+                run.update(table, totals, decided)
+                if done is not None:
+                    done(run)
+        corpus_scores, signatures = (run.compute(self.metrics, self._signatures(), self.decisions)
+                                     if run.scored and self.is_main else ({}, {}))
+        return StreamResult(rows=run.rows, corpus=corpus_scores, signatures=signatures, errors=run.errors)
+
+    def score(self, data: Any) -> Result:
+        """Score a file path, DataFrame, ``datasets.Dataset``, records or :class:`~kpqa.input.Table`: a stream of
+        one chunk (:meth:`score_stream`)."""
+        table = data if isinstance(data, Table) else read_input(data, self.on_error, self.max_chars)
+        frames: list[pd.DataFrame] = []
+        result = self.score_stream([table], frames.append, total=len(table.frame))
+        return Result(frame=frames[0], corpus=result.corpus, signatures=result.signatures, errors=result.errors)
 
     def score_rows(
         self, rows: Rows, source: str = "<rows>", numbers: Sequence[int] | None = None
@@ -323,36 +284,17 @@ class Scorer:
         table = Table(frame=pd.DataFrame(index=range(len(rows))), rows=rows, source=source,
                       numbers=list(numbers or range(1, len(rows) + 1)))
         self.prepare(table, strict=True)
-        with tracking(len(rows), self.progress and self.is_main) as advance:
-            scores, totals = self.per_row(rows, advance)
-        decided = self.decide(scores)
-        corpus, signatures = self.corpus(totals, sums(decided))
-        return {**scores, **decided}, corpus, signatures
+        result = self.score(table)
+        return {c: result.frame[c].to_numpy() for c in self.value_columns}, result.corpus, result.signatures
 
-    def score(self, data: Any) -> Result:
-        """Score a file path, DataFrame, ``datasets.Dataset``, records or :class:`~kpqa.input.Table`."""
-        table = data if isinstance(data, Table) else read_input(data, self.on_error, self.max_chars)
-        table = self.prepare(table)
-        with tracking(len(table.rows), self.progress and self.is_main) as advance:
-            scores, totals = self.per_row(table.rows, advance)
-        decided = self.decide(scores)
-        corpus, signatures = self.corpus(totals, sums(decided)) if len(table.rows) else ({}, {})
-        return Result(frame=scored_frame(table, {**scores, **decided}, self.value_columns, self.on_error),
-                      corpus=corpus, signatures=signatures, errors=numbered(table))
+    def score_file(self, source: Any, write: Write | None = None, chunk_rows: int = CHUNK_ROWS,
+                   run: Accumulator | None = None, done: Callable[[Accumulator], None] | None = None) -> StreamResult:
+        """``source`` read (:func:`kpqa.input.iter_input`) and scored (:meth:`score_stream`) ``chunk_rows`` rows at
+        a time, the progress bar's total counted first (:func:`kpqa.input.count_rows`) when there is a bar."""
+        from kpqa.input import count_rows
 
-    def score_file(self, source: Any, write: Callable[[pd.DataFrame], None] | None = None,
-                   fill: Callable[[dict[str, np.ndarray]], None] | None = None,
-                   chunk_rows: int = CHUNK_ROWS) -> "StreamResult":
-        """:func:`kpqa.stream.score_file`: ``source`` scored a chunk at a time, each handed to ``write``."""
-        from kpqa.stream import score_file
-        return score_file(self, source, write, fill, chunk_rows)
-
-    def score_stream(self, tables: Iterable[Table], write: Callable[[pd.DataFrame], None] | None = None,
-                     fill: Callable[[dict[str, np.ndarray]], None] | None = None,
-                     total: int | None = None) -> "StreamResult":
-        """:func:`kpqa.stream.score_stream`: chunks scored one at a time, each handed to ``write``."""
-        from kpqa.stream import score_stream
-        return score_stream(self, tables, write, fill, total)
+        total = count_rows(source) if self.progress and self.is_main else None
+        return self.score_stream(Chunks(source, chunk_rows, self.on_error, self.max_chars), write, total, run, done)
 
 
 def check_text(rows: Rows, tokenize: str, warned: bool) -> tuple[str, bool]:
@@ -373,7 +315,24 @@ def check_text(rows: Rows, tokenize: str, warned: bool) -> tuple[str, bool]:
     return tokenize, True
 
 
-def run_batch(chosen: list[tuple[int, Metric, Context]], batch: Rows, parts: dict[str, list[np.ndarray]],
+def score_blocks(chosen: Sequence[tuple[int, Metric, Context]], rows: Rows,
+                 advance: Advance | None) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
+    """Per-row scores and summed statistics of the ``chosen`` metrics (index, metric, context) over ``rows``,
+    :data:`PROGRESS_ROWS` rows at a time, ``advance(rows done)`` called as the weighter works through a block
+    (:func:`weigh_ahead`)."""
+    totals = {i: Totals() for i, _, _ in chosen}
+    parts: dict[str, list[np.ndarray]] = {c: [] for _, m, _ in chosen for c in m.columns()}
+    weighters = {not m.question: ctx.weighter for _, m, ctx in chosen if "weights" in m.requires}
+    for start in range(0, len(rows), PROGRESS_ROWS):
+        batch = take_rows(rows, start, start + PROGRESS_ROWS)
+        shown = weigh_ahead(batch, weighters, advance) if advance is not None else 0
+        run_batch(chosen, batch, parts, totals)
+        if advance is not None:
+            advance(len(batch) - shown)
+    return {c: np.concatenate(v) if v else np.empty(0) for c, v in parts.items()}, totals
+
+
+def run_batch(chosen: Sequence[tuple[int, Metric, Context]], batch: Rows, parts: dict[str, list[np.ndarray]],
               totals: dict[int, Totals]) -> None:
     """Score ``batch`` with the ``chosen`` metrics (index, metric, context), adding their per-row scores to
     ``parts`` and their statistics to ``totals``; work they share (n-gram counts, embeddings) is kept in a memo
@@ -401,25 +360,6 @@ def weigh_ahead(rows: Rows, weighters: dict[bool, KeyphraseWeighter | None], adv
         if weighter is not None:
             weighter.piece_weights(weighted_pairs(rows, question=not no_question), partial(report, k))
     return shown
-
-
-def missing_score(on_error: str) -> float:
-    """The score of a row that could not be scored: empty (``skip``) or 0 (``zero``)."""
-    return 0.0 if on_error == "zero" else np.nan
-
-
-def scored_frame(table: Table, per_row: dict[str, np.ndarray], columns: list[str], on_error: str) -> pd.DataFrame:
-    """The table's frame with the value ``columns`` (NaN for those ``per_row`` lacks: the ``whole_input`` ones not
-    scored yet) and, when ``on_error`` is not ``raise``, the ``error`` column."""
-    out = table.frame.copy()
-    n = len(out)
-    keep = np.arange(n) if table.keep is None else np.asarray(table.keep, dtype=int)
-    for column in columns:
-        values = per_row.get(column)
-        out[column] = np.full(n, np.nan) if values is None else spread(values, keep, n, missing_score(on_error))
-    if on_error != "raise":
-        out[ERROR_COLUMN] = [table.errors.get(i, "") for i in range(n)]
-    return out
 
 
 def _tokenizer(name: str) -> str:
@@ -486,18 +426,6 @@ def drop_empty_questions(table: Table, metric: str, strict: bool) -> Table:
     good = [i for i in range(len(table.rows)) if i not in set(bad)]
     errors = {**table.errors, **{keep[i]: error.reason for i in bad}}
     return replace(table, rows=select_rows(table.rows, good), keep=[keep[i] for i in good], errors=errors)
-
-
-def spread(values: np.ndarray, where: np.ndarray, n: int, missing: float) -> np.ndarray:
-    """``n`` values: ``values`` at the positions ``where``, ``missing`` elsewhere."""
-    out = np.full(n, missing, dtype=float)
-    out[where] = values
-    return out
-
-
-def numbered(table: Table) -> dict[int, str]:
-    """The table's errors by row number."""
-    return {table.numbers[i]: reason for i, reason in sorted(table.errors.items())}
 
 
 def score(

@@ -1,120 +1,109 @@
-"""Scoring a file or a stream of chunks one chunk at a time: each chunk's table goes to a ``write`` callback in
-input order, each metric's statistics are summed over the chunks (and processes), so the corpus scores equal those
-of one pass over the whole input without keeping the rows; a ``whole_input`` metric (CIDEr, whose idf needs every
-reference) alone keeps the rows' texts, and is scored over all of them at the end."""
+"""The scorer's streaming state: what :meth:`kpqa.scoring.Scorer.score_stream` adds up chunk by chunk (update per
+chunk, compute at the end, as torchmetrics' ``update`` / ``compute``), and the re-readable chunks of a file.
+
+Every metric's statistics are summed over chunks and processes (:class:`~kpqa.metrics.base.Totals`: exact), so the
+corpus scores equal those of one pass over the whole input without keeping the rows; metrics whose per-row scores
+need statistics of the whole input (an idf: :data:`~kpqa.metrics.base.CORPUS_PASS`) have them from a first pass
+over the chunks. The state is plain data (:meth:`Accumulator.state`), so a run can be carried on where it stopped
+(:mod:`kpqa.resume`)."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from fractions import Fraction
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
-import pandas as pd
 
-from kpqa.input import Table, count_rows, iter_input
-from kpqa.rows import concat_rows
-from kpqa.metrics.base import Rows, Totals
-from kpqa.scoring import (
-    CHUNK_ROWS, Advance, Scorer, Summary, missing_score, numbered, scored_frame, spread, sums, tracking,
-)
+from kpqa.calibration import Decisions
+from kpqa.input import Table, iter_input
+from kpqa.metrics.base import Metric, Totals
+from kpqa.results import numbered, sums
 from kpqa.signature import Signature
 
-Write = Callable[[pd.DataFrame], None]
-Fill = Callable[[dict[str, np.ndarray]], None]
-
 
 @dataclass
-class StreamResult(Summary):
-    """What :func:`score_stream` returns: the number of rows, corpus scores, signatures and the rows left unscored
-    (the per-row tables went to its ``write`` callback). Empty on processes other than the main one."""
+class Accumulator:
+    """The statistics of the chunks scored so far: each metric's (by index in the scorer's metrics), the sums of
+    the decision columns, the rows left unscored (by row number) and the rows read and scored."""
 
-    rows: int
-    corpus: dict[str, float]
-    signatures: dict[str, Signature] = field(default_factory=dict)
-    errors: dict[int, str] = field(default_factory=dict)
-
-
-@dataclass
-class Stream:
-    """What :func:`score_stream` sums and keeps across chunks."""
-
-    keep: bool  # keep the rows' texts (a whole_input metric is asked)
-    kept: list[Rows] = field(default_factory=list)
-    where: list[np.ndarray] = field(default_factory=list)  # per chunk, the output rows its scored rows are
     totals: dict[int, Totals] = field(default_factory=dict)
     decisions: dict[str, Totals] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
-    done: int = 0  # rows read
+    rows: int = 0  # rows read
     scored: int = 0  # rows scored
+    chunks: int = 0  # chunks done
 
-    def add(self, totals: dict[int, Totals], decided: dict[str, np.ndarray]) -> None:
-        """Add a chunk's statistics and the sums of its decision columns."""
+    def update(self, table: Table, totals: dict[int, Totals], decided: dict[str, np.ndarray]) -> None:
+        """Add one chunk: its metrics' statistics (already summed over processes), its decision columns' sums, its
+        errors and its row counts."""
         for i, t in totals.items():
             self.totals[i] = self.totals.get(i, Totals()) + t
         for c, t in sums(decided).items():
             self.decisions[c] = self.decisions.get(c, Totals()) + t
+        self.errors.update(numbered(table))
+        self.rows += len(table.frame)
+        self.scored += len(table.rows)
+        self.chunks += 1
 
-    def keep_rows(self, table: Table) -> None:
-        """Keep the chunk's rows and where they go in the output (for the ``whole_input`` metrics)."""
-        self.kept.append(table.rows)
-        self.where.append(self.done + np.asarray(range(len(table.frame)) if table.keep is None else table.keep, int))
+    def compute(self, metrics: Sequence[Metric], signatures: dict[str, Signature],
+                decisions: Decisions | None) -> tuple[dict[str, float], dict[str, Signature]]:
+        """Corpus scores and signatures of every column: the ``metrics``' from their summed statistics (``signatures``:
+        of their columns), then the decision columns' means, with their signatures."""
+        corpus: dict[str, float] = {}
+        for i, metric in enumerate(metrics):
+            corpus.update(metric.corpus(self.totals.get(i, Totals())))
+        signatures = dict(signatures)
+        for column, signature in ({} if decisions is None else decisions.signatures(signatures)).items():
+            corpus[column] = self.decisions.get(column, Totals()).mean(0)
+            signatures[column] = signature
+        return corpus, signatures
 
+    def state(self) -> dict[str, Any]:
+        """The state as JSON-ready data (sums exactly: fractions as ``"p/q"`` text); :meth:`of_state` reads it."""
+        return {"rows": self.rows, "scored": self.scored, "chunks": self.chunks,
+                "errors": {str(k): v for k, v in self.errors.items()},
+                "totals": {str(i): _totals_state(t) for i, t in self.totals.items()},
+                "decisions": {c: _totals_state(t) for c, t in self.decisions.items()}}
 
-def score_file(scorer: Scorer, source: Any, write: Write | None = None, fill: Fill | None = None,
-               chunk_rows: int = CHUNK_ROWS) -> StreamResult:
-    """:func:`score_stream` over :func:`kpqa.input.iter_input` chunks of ``source``, the progress bar's total counted
-    first (:func:`kpqa.input.count_rows`) when there is a bar to show."""
-    total = count_rows(source) if scorer.progress and scorer.is_main else None
-    return score_stream(scorer, iter_input(source, chunk_rows, scorer.on_error, scorer.max_chars), write, fill,
-                        total=total)
-
-
-def score_stream(scorer: Scorer, tables: Iterable[Table], write: Write | None = None, fill: Fill | None = None,
-                 total: int | None = None) -> StreamResult:
-    """Score chunks (e.g. :func:`kpqa.input.iter_input`) one at a time, handing each chunk's table (input columns plus
-    scores) to ``write`` in input order, on the main process. Memory holds one chunk's encodings; each metric's
-    statistics are summed over the chunks (and processes), so the corpus scores equal those of one pass over the
-    whole input (corpus BLEU sums counts over all rows) without keeping the rows. Only when a ``whole_input`` metric
-    (CIDEr) is asked are the rows' texts kept (main process): its columns are written empty and handed to ``fill``
-    at the end, scored over all rows at once, so that they too do not depend on the chunk size
-    (:meth:`kpqa.output.OutputWriter.fill`). ``total``: the number of rows, for the progress bar."""
-    run = Stream(keep=any(m.whole_input for m in scorer.metrics))  # only then are the rows' texts needed at the end
-    with tracking(total, scorer.progress and scorer.is_main) as advance:
-        for table in tables:
-            _score_chunk(scorer, scorer.prepare(table), run, advance, write)
-    if not scorer.is_main or not run.scored:
-        return StreamResult(rows=run.done, corpus={}, signatures={}, errors=run.errors)
-    if run.keep:
-        _score_whole_input(scorer, run, fill)
-    corpus, signatures = scorer.corpus(run.totals, run.decisions)
-    return StreamResult(rows=run.done, corpus=corpus, signatures=signatures, errors=run.errors)
+    @classmethod
+    def of_state(cls, state: dict[str, Any]) -> "Accumulator":
+        """The accumulator :meth:`state` wrote."""
+        return cls(totals={int(i): _totals_of(t) for i, t in state["totals"].items()},
+                   decisions={c: _totals_of(t) for c, t in state["decisions"].items()},
+                   errors={int(k): v for k, v in state["errors"].items()},
+                   rows=state["rows"], scored=state["scored"], chunks=state["chunks"])
 
 
-def _score_chunk(scorer: Scorer, table: Table, run: Stream, advance: Advance | None, write: Write | None) -> None:
-    """Score one chunk (all but the ``whole_input`` metrics), add its statistics to ``run`` and hand its table to
-    ``write`` (main process)."""
-    scores, totals = scorer.per_row(table.rows, advance, whole_input=False)
-    decided = scorer.decide(scores)
-    run.scored += len(table.rows)
-    run.add(totals, decided)
-    if advance is not None and table.errors:
-        advance(len(table.errors))
-    if scorer.is_main:
-        if run.keep:
-            run.keep_rows(table)
-        run.errors.update(numbered(table))
-        if write is not None:
-            write(scored_frame(table, {**scores, **decided}, scorer.value_columns, scorer.on_error))
-    run.done += len(table.frame)
+def _totals_state(totals: Totals) -> dict[str, Any]:
+    def one(x: int | Fraction | float) -> Any:
+        return x if isinstance(x, int) else {"fraction": str(x)} if isinstance(x, Fraction) else {"float": repr(x)}
+
+    return {"n": totals.n, "sums": None if totals.sums is None else [one(x) for x in totals.sums]}
 
 
-def _score_whole_input(scorer: Scorer, run: Stream, fill: Fill | None) -> None:
-    """The ``whole_input`` metrics over every kept row at once (main process only: lexical metrics), handed to
-    ``fill``; their statistics and decision sums go into ``run``."""
-    rows = run.kept[0] if len(run.kept) == 1 else concat_rows(run.kept)
-    scores, totals = scorer.per_row(rows, whole_input=True, here=True)
-    run.totals.update(totals)
-    decided = scorer.decide(scores)
-    if fill is not None:
-        fill({c: spread(v, np.concatenate(run.where), run.done, missing_score(scorer.on_error))
-              for c, v in {**scores, **decided}.items()})
-    run.decisions.update(sums(decided))  # judges on whole-input metrics: known only now
+def _totals_of(state: dict[str, Any]) -> Totals:
+    def one(x: Any) -> int | Fraction | float:
+        return x if isinstance(x, int) else Fraction(x["fraction"]) if "fraction" in x else float(x["float"])
+
+    return Totals(state["n"], None if state["sums"] is None else [one(x) for x in state["sums"]])
+
+
+@dataclass
+class Chunks:
+    """The chunks of ``source`` (:func:`kpqa.input.iter_input`), read anew on every iteration (a corpus pass reads
+    the input once more than the scoring does)."""
+
+    source: str | os.PathLike | Any
+    chunk_rows: int
+    on_error: str
+    max_chars: int | None
+
+    def __iter__(self) -> Iterator[Table]:
+        return iter_input(self.source, self.chunk_rows, self.on_error, self.max_chars)
+
+
+def rereadable(tables: Iterable[Table]) -> Iterable[Table]:
+    """``tables`` as something that can be iterated twice: itself unless it is a one-time iterator (then its
+    chunks, kept)."""
+    return list(tables) if iter(tables) is tables else tables

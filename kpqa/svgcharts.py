@@ -8,7 +8,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from kpqa.plots import MIN_BIN_ROWS, bins_ece
+from kpqa.binary import bins_ece
+from kpqa.plots import MIN_BIN_ROWS
 from kpqa.types import Floats
 
 #: fill colours: every row / human-correct rows, human-wrong rows, points and lines

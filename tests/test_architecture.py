@@ -168,6 +168,45 @@ def test_imports_run_only_down_the_stages():
     assert up == []
 
 
+def _cycles(edges: list[tuple[str, str]]) -> list[list[str]]:
+    """The import cycles of ``edges``: every strongly connected set of more than one module (Tarjan)."""
+    graph: dict[str, set[str]] = {}
+    for a, b in edges:
+        if a != b:
+            graph.setdefault(a, set()).add(b)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while not part or part[-1] != v:
+                part.append(stack.pop())
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycle_in_kpqa():
+    """No two kpqa modules import each other, directly or through others (the scorer and the stream did)."""
+    assert _cycles([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")]) == [["a", "b", "c"]]  # the scan sees one
+    assert _cycles([(a, b) for a, b in _import_edges() if not a.startswith("kpqa.train")]) == []
+
+
 def test_training_imports_only_the_first_stages_and_nothing_imports_training():
     edges = _import_edges()
     beside = [(m, t) for m, t in edges if _stage(m) == BESIDE_STAGE]

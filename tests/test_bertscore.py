@@ -141,8 +141,6 @@ def test_encoder_outputs(encoder):
 
 
 def test_a_text_seen_before_is_not_encoded_again(monkeypatch):
-    from kpqa.models import encoder as encoder_module
-
     fresh = Encoder("minilm", device="cpu")
     calls: list[int] = []
     real = fresh._forward
@@ -153,9 +151,9 @@ def test_a_text_seen_before_is_not_encoded_again(monkeypatch):
     (three,) = fresh.encode(["the reference answer"], layers=[2, 6])  # other layers: another entry
     assert calls == [1, 1, 1] and three.vectors.shape == (2, 3, 384)
     assert np.allclose(three.vectors[1], first.vectors, atol=1e-5)
-    monkeypatch.setattr(encoder_module, "CACHE_TOKENS", 4)  # over the budget: the least recently used goes first
+    monkeypatch.setattr(fresh._cache, "limit", 4)  # over the budget: the least recently used goes first
     fresh.encode(["one two three"])
-    assert list(fresh._cache) == [("one two three", ())] and fresh._cached_tokens == 3
+    assert list(fresh._cache) == [("one two three", ())] and fresh._cache.used == 3
 
 
 def test_long_texts_are_windowed_not_cut(encoder):
@@ -278,3 +276,29 @@ def test_kpqa_weights_reach_the_tokens():
 def test_kpqa_needs_a_weighter():
     with pytest.raises(UsageError, match="weighter"):
         BERTScoreKPQA().score(ROWS, ctx())
+
+
+def test_idf_comes_from_every_reference_of_the_input_whatever_the_chunks(tmp_path, encoder, reference_scorer):
+    """``BERTScore:idf=yes`` scored a chunk at a time takes its idf from the whole input (a corpus pass), as bert-score's
+    ``idf=True`` does from every reference it is given: per-row scores the same for any chunk size."""
+    import pandas as pd
+
+    from kpqa.input import iter_input
+    from kpqa.scoring import Scorer
+
+    path = tmp_path / "rows.csv"
+    pd.DataFrame({"question": ["q"] * len(CANDS), "answer": CANDS, "reference": REFS}).to_csv(path, index=False)
+    scorer = Scorer(["BERTScore:idf=yes", "BERTScore-P:idf=yes", "BERTScore"], device="cpu")
+    whole = scorer.score(path).frame
+    for chunk_rows in (1, 2):
+        frames: list = []
+        scorer.score_stream(iter_input(path, chunk_rows), frames.append)
+        chunked = pd.concat(frames)
+        for column in ("BERTScore:idf=yes", "BERTScore-P:idf=yes", "BERTScore"):
+            np.testing.assert_allclose(chunked[column].to_numpy(), whole[column].to_numpy(), atol=1e-6)
+    P, _, F = reference_scorer(encoder.layer, REFS).score(CANDS, REFS)
+    np.testing.assert_allclose(whole["BERTScore:idf=yes"].to_numpy(), F.numpy(), atol=1e-4)
+    np.testing.assert_allclose(whole["BERTScore-P:idf=yes"].to_numpy(), P.numpy(), atol=1e-4)
+    # one row alone: its idf is still the input's (scored alone, every reference token would weigh log(2/2) = 0)
+    alone = bertscore(CANDS[:1], REFS[:1], idf=True, device="cpu")[2]
+    assert abs(float(alone[0]) - float(whole["BERTScore:idf=yes"].iloc[0])) > 1e-3

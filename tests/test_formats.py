@@ -61,11 +61,11 @@ def test_output_is_written_in_the_format_its_extension_names(tmp_path, suffix, r
     out = tmp_path / f"out{suffix}"
     scorer = Scorer(["BLEU-1", "CIDEr"])
     with OutputWriter(out, last_columns=scorer.columns) as writer:
-        result = scorer.score_file(tmp_path / "a.jsonl", writer.write, writer.fill, chunk_rows=1)
+        result = scorer.score_file(tmp_path / "a.jsonl", writer.write, chunk_rows=1)
     frame = read(out)
     assert list(frame.columns) == ["question", "answer", "reference1", "reference2", "BLEU-1", "CIDEr"]
     whole = Scorer(["BLEU-1", "CIDEr"]).score(tmp_path / "a.jsonl")
-    assert frame["CIDEr"].tolist() == pytest.approx(whole.frame["CIDEr"].tolist())  # filled in at the end
+    assert frame["CIDEr"].tolist() == pytest.approx(whole.frame["CIDEr"].tolist())  # the idf of every row (a corpus pass)
     assert frame["answer"].tolist() == ["shakespeare wrote it", "100 degrees"] and result.rows == 2
 
 

@@ -90,7 +90,7 @@ def test_each_process_scores_its_shard_and_the_output_keeps_input_order(tmp_path
 
 def test_kpqa_score_under_accelerate_launch_matches_one_process(tmp_path):
     path = _input(tmp_path)
-    metrics = "BLEU-1,BLEU-4,ROUGE-L,AEv-0.3-2"
+    metrics = "BLEU-1,BLEU-4,ROUGE-L,AEv-0.3-2,CIDEr"  # CIDEr: its idf from a corpus pass reduced over processes
     done = _launch(["-m", "kpqa.cli", "score", str(path), "--metrics", metrics, "--chunk-rows", "4", "--quiet",
                     "-o", str(tmp_path / "parallel.csv")], tmp_path)
     from kpqa.scoring import Scorer

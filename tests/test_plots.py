@@ -135,10 +135,10 @@ def test_reliability_is_one_panel_per_judge_with_ece_counts_and_sparse_bins_apar
     probs["B"][:5] = 0.01  # five rows alone in the first bin: drawn apart, not joined into the line
     bins = {name: binary.reliability(labels, p) for name, p in probs.items()}
     for name, p in probs.items():
-        assert plots.bins_ece(bins[name]) == pytest.approx(float(binary.ece(labels, p)), abs=1e-12)
+        assert binary.bins_ece(bins[name]) == pytest.approx(float(binary.ece(labels, p)), abs=1e-12)
     text = plots.reliability(bins, tmp_path / "r.svg", title="set").read_text()
     for name in probs:
-        assert f"ECE {plots.bins_ece(bins[name]):.3f}, n = 3,000" in text
+        assert f"ECE {binary.bins_ece(bins[name]):.3f}, n = 3,000" in text
     assert text.count(f"bins &lt; {plots.MIN_BIN_ROWS} rows") == 1 and "predicted P(correct)" in text
     one = image.imread(plots.reliability({"A": bins["A"]}, tmp_path / "one.png"))
     three = image.imread(plots.reliability(bins, tmp_path / "three.png"))

@@ -289,8 +289,7 @@ def _stream(metric: str, chunk_rows: int, out: Path):
     from kpqa.scoring import Scorer
 
     with OutputWriter(out) as writer:
-        result = Scorer([metric], progress=False).score_stream(iter_input(SAMPLE, chunk_rows), writer.write,
-                                                               writer.fill)
+        result = Scorer([metric], progress=False).score_stream(iter_input(SAMPLE, chunk_rows), writer.write)
     frame = pd.read_csv(out) if out.suffix == ".csv" else pd.read_json(out, lines=True)
     return frame, result.corpus
 

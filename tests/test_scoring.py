@@ -5,7 +5,6 @@ import pytest
 from stubs import WordWeighter
 
 from kpqa.scoring import Scorer
-from kpqa.stream import score_stream
 from kpqa.input import iter_input
 
 ROWS = [{"question": "who wrote hamlet", "answer": "shakespeare wrote hamlet", "references": ["william shakespeare"]},
@@ -35,7 +34,7 @@ def test_one_summary_for_a_result_and_a_stream(tmp_path):
     path = tmp_path / "rows.jsonl"
     path.write_text("\n".join(__import__("json").dumps(r) for r in ROWS) + "\n")
     scorer = Scorer(["BLEU-1", "ROUGE-L"])
-    whole, streamed = scorer.score(path), score_stream(scorer, iter_input(path, 1))
+    whole, streamed = scorer.score(path), scorer.score_stream(iter_input(path, 1))
     assert streamed.rows == 2 and whole.summary() == streamed.summary()
     assert whole.summary().splitlines()[0].split() == "metric score signature".split()
     assert whole.summary(verbose=True).splitlines()[0].startswith("BLEU-1  ")

@@ -165,3 +165,64 @@ def test_cli_error_in_a_later_chunk_leaves_no_output(tmp_path, capsys):
                  "-o", str(tmp_path / "bad_out.csv")]) == 2
     assert "row 6" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # no output, no temp file left behind
+
+
+# ------------------------------------------------------------------ resuming an interrupted run (kpqa.resume)
+
+def _score_args(path, out, metrics="BLEU-1,CIDEr"):
+    return ["score", str(path), "--metrics", metrics, "--chunk-rows", "2", "--quiet", "-o", str(out)]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".json"])
+def test_an_interrupted_run_carries_on_to_the_same_output(tmp_path, monkeypatch, capsys, suffix):
+    from kpqa.cli import main
+    from kpqa.stream import Accumulator
+
+    path = _csv(tmp_path)  # 7 rows: chunks of 2, 2, 2, 1
+    whole, out = tmp_path / f"whole{suffix}", tmp_path / f"out{suffix}"
+    assert main(_score_args(path, whole)) == 0
+    update = Accumulator.update
+    chunks: list[int] = []
+
+    def interrupted(self, *args):  # Ctrl-C once the third chunk is written, before it is recorded: the chunk in flight
+        if self.chunks == 2:
+            raise KeyboardInterrupt
+        update(self, *args)
+
+    monkeypatch.setattr(Accumulator, "update", interrupted)
+    assert main(_score_args(path, out)) == 130
+    partial, state = tmp_path / f".out{suffix}.partial", tmp_path / f".out{suffix}.resume.json"
+    assert not out.exists() and partial.exists() and json.loads(state.read_text())["run"]["rows"] == 4
+    assert "4 rows scored are kept" in capsys.readouterr().err
+
+    def counted(self, *args):
+        chunks.append(self.chunks)
+        update(self, *args)
+
+    monkeypatch.setattr(Accumulator, "update", counted)
+    assert main(_score_args(path, out) + ["--resume"]) == 0
+    assert chunks == [2, 3]  # the two chunks left, not the whole input again
+    assert out.read_bytes() == whole.read_bytes()
+    assert not partial.exists() and not state.exists()
+    assert main(_score_args(path, out) + ["--resume"]) == 2  # nothing left to carry on
+    assert "no interrupted run" in capsys.readouterr().err
+
+
+def test_a_kept_run_of_other_settings_is_started_over(tmp_path, monkeypatch, capsys):
+    from kpqa.cli import main
+    from kpqa.stream import Accumulator
+
+    path, out = _csv(tmp_path), tmp_path / "out.csv"
+    update = Accumulator.update
+
+    def interrupted(self, *args):
+        if self.chunks == 1:
+            raise KeyboardInterrupt
+        update(self, *args)
+
+    monkeypatch.setattr(Accumulator, "update", interrupted)
+    assert main(_score_args(path, out)) == 130
+    monkeypatch.undo()
+    assert main(_score_args(path, out, "BLEU-1,ROUGE-L")) == 0  # other metrics: not the same run
+    assert "another input or other settings: starting over" in capsys.readouterr().err
+    assert list(pd.read_csv(out).columns)[-2:] == ["BLEU-1", "ROUGE-L"] and len(pd.read_csv(out)) == len(ROWS)

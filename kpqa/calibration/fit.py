@@ -8,10 +8,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kpqa.calibration.model import (
-    JUDGE, JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, METHODS, RULES, Calibration, DataFile, Fit, IsotonicMap,
-    JudgeCalibration, LogisticJudge, LogisticMap, MetricCalibration, Quality, TreesJudge,
+    JUDGE, JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, METHODS, RULES, TREES, TREES_ESTIMATOR, Calibration,  # noqa: F401
+    DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticMap, MetricCalibration, Quality,
 )
-from kpqa.calibration.trees import from_hist_gradient_boosting
 from kpqa.errors import InputError, Param, UsageError
 from kpqa.signature import Signature
 from kpqa.types import Floats
@@ -72,11 +71,16 @@ def thresholds(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | Non
     tn = np.concatenate([[0], np.cumsum(neg)])  # negatives below it
     acc = (tp + tn) / n
     predicted = tp + (n - p - tn)  # rows judged correct
-    chance = (p / n) * (predicted / n) + (1 - p / n) * (1 - predicted / n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        kap = np.where(chance < 1, (acc - chance) / (1 - chance), np.nan)
     balanced = (tp / max(p, 1) + tn / max(n - p, 1)) / 2
-    return cut, acc, kap, balanced
+    return cut, acc, cohen_kappa(acc, p / n, predicted / n), balanced
+
+
+def cohen_kappa(observed: Floats, correct: Floats, judged: Floats) -> np.ndarray:
+    """Cohen's kappa from the observed agreement, the share of rows correct and the share judged correct (the
+    chance agreement ``correct * judged + (1 - correct) * (1 - judged)``); NaN where the chance agreement is 1."""
+    chance = np.asarray(correct) * judged + (1 - np.asarray(correct)) * (1 - np.asarray(judged))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(chance < 1, (np.asarray(observed) - chance) / (1 - chance), np.nan)
 
 
 def balanced_weights(labels: Floats, sources: np.ndarray | Sequence[Any] | None = None) -> np.ndarray:
@@ -134,45 +138,6 @@ def fit_metric(metric: str, signature: Signature | str, scores: Floats, labels: 
                              {r: float(cut[i]) for r, i in best.items()}, params, fitted)
 
 
-#: the trees judge's estimator: scikit-learn's ``HistGradientBoostingClassifier`` (``GradientBoostingClassifier``,
-#: whose trees are public, was 0.7 points behind it under CV on EVOUNA-TQ dev, and far behind on the contrastive
-#: check part's kinds that the old fit part lacks: docs/decisions.md), and its settings (the others its defaults;
-#: early stopping on 10 % of the rows, as it is by default from 10,000 rows, here at any size)
-TREES_ESTIMATOR = "HistGradientBoostingClassifier"
-TREES = {"max_iter": 200, "max_leaf_nodes": 15, "learning_rate": 0.1, "early_stopping": True,
-         "validation_fraction": 0.1, "n_iter_no_change": 10, "random_state": 0}
-
-
-def _logistic(name: str, inputs: list[str], signatures: dict[str, str], x: np.ndarray, y: np.ndarray,
-              w: np.ndarray) -> LogisticJudge:
-    """A logistic judge (uncalibrated): scikit-learn's L2-regularised logistic regression, C=1, on the standardised
-    scores."""
-    from sklearn.linear_model import LogisticRegression
-
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0
-    lr = LogisticRegression().fit((x - mean) / scale, y, sample_weight=w)
-    return LogisticJudge(name, inputs, signatures, mean.tolist(), scale.tolist(), lr.coef_[0].tolist(),
-                         float(lr.intercept_[0]), None)  # type: ignore[arg-type]
-
-
-def _trees(name: str, inputs: list[str], signatures: dict[str, str], x: np.ndarray, y: np.ndarray,
-           w: np.ndarray) -> TreesJudge:
-    """A trees judge (uncalibrated): :data:`TREES_ESTIMATOR` with :data:`TREES` on the raw scores, its trees read
-    out (:func:`~kpqa.calibration.trees.from_hist_gradient_boosting`); the entry records every setting."""
-    import sklearn
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
-    model = HistGradientBoostingClassifier(**TREES).fit(x, y, sample_weight=w)  # type: ignore[arg-type]
-    baseline, trees = from_hist_gradient_boosting(model)
-    record = {"estimator": TREES_ESTIMATOR, "scikit-learn": sklearn.__version__, "params": model.get_params()}
-    return TreesJudge(name, inputs, signatures, record, baseline, trees, None)  # type: ignore[arg-type]
-
-
-#: how each kind of judge (:data:`JUDGE_KINDS`) is fitted, uncalibrated
-_FITTERS = {"logistic": _logistic, "trees": _trees}
-
-
 def _check_kind(kind: str) -> None:
     if kind not in JUDGE_KINDS:
         raise UsageError(Param("judge_kind", kind), f": unknown kind of judge; one of {', '.join(JUDGE_KINDS)}")
@@ -192,7 +157,7 @@ def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, 
     for m, column in zip(inputs, x.T):
         _check_finite(column, name, f" of {m}")
     w = balanced_weights(y) if weights is None else np.asarray(weights, dtype=float)
-    judge = _FITTERS[kind](name, inputs, {m: str(signatures[m]) for m in inputs}, x, y, w)
+    judge = JUDGE_KINDS[kind].fit(name, inputs, {m: str(signatures[m]) for m in inputs}, x, y, w)
     judge.calibration = fit_metric(name, f"{name}|logit", judge.logit(scores), y, method, rule, weights)
     return judge
 

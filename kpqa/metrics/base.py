@@ -11,15 +11,26 @@ torchmetrics' ``_update`` / ``_compute``:
   scorer accumulates over chunks and processes (exactly: integers as integers, floats as fractions), so that a
   corpus score never needs the rows' texts again.
 
+Each metric declares how its statistics reduce (:attr:`Metric.reduction`, as torchmetrics' ``dist_reduce_fx``):
+:data:`SUM` (per-row statistics summed over chunks and processes: every metric but two) or :data:`CORPUS_PASS`
+(idf-weighted metrics, whose per-row scores need document frequencies over every reference of the input: the scorer
+first passes over the whole input summing :meth:`Metric.corpus_stats` (a :class:`DocFreq`) over chunks and
+processes, then scores each chunk under that sum, found in ``Context.corpus``), so no per-row score depends on how
+the input was chunked or sharded.
+
 Lexical metrics never touch torch: the context hands them tokens and, for the KPQA forms, per-token weights.
 """
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import re
 from abc import ABC, abstractmethod
+from collections import Counter
+from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, ClassVar, Iterable
+from pathlib import Path
+from typing import Callable, ClassVar, Hashable, Iterable
 
 import numpy as np
 
@@ -28,8 +39,12 @@ from kpqa.rows import MAX_CHARS, Rows  # noqa: F401  (re-exported)
 from kpqa.metrics.spec import KPQA_SUFFIX, base_name, kp_name, split_kp
 from kpqa.signature import Signature
 
-#: the modules of the built-in metrics, imported (registering their metrics) on the first registry look-up
-BUILTIN = ("yang", "aev", "bleu", "rouge", "meteor", "cider", "squad", "bertscore", "kpqa", "equivalence")
+#: :attr:`Metric.reduction`: per-row statistics summed over chunks and processes
+SUM = "sum"
+#: :attr:`Metric.reduction`: a corpus pass first (:meth:`Metric.corpus_stats` summed over the whole input), then
+#: per-row statistics under it, summed
+CORPUS_PASS = "corpus-pass"
+REDUCTIONS = (SUM, CORPUS_PASS)
 
 
 class Totals:
@@ -76,6 +91,28 @@ class Totals:
         return float(self.exact(k) / self.n)
 
 
+@dataclass(frozen=True)
+class DocFreq:
+    """Document frequencies, summed over chunks and processes: ``docs`` documents seen, ``df[t]`` of them holding
+    ``t`` (counted once per document), as an idf needs them."""
+
+    docs: int = 0
+    df: Counter = field(default_factory=Counter)
+
+    @classmethod
+    def of(cls, documents: Iterable[Iterable[Hashable]]) -> "DocFreq":
+        """The document frequencies of ``documents`` (each an iterable of terms)."""
+        df: Counter = Counter()
+        docs = 0
+        for terms in documents:
+            df.update(set(terms))
+            docs += 1
+        return cls(docs, df)
+
+    def __add__(self, other: "DocFreq") -> "DocFreq":
+        return DocFreq(self.docs + other.docs, self.df + other.df)
+
+
 class Metric(ABC):
     """A metric: per-row statistics, per-row scores (max over references unless it says otherwise) and corpus
     scores from summed statistics."""
@@ -83,12 +120,9 @@ class Metric(ABC):
     name: ClassVar[str]
     #: what the rows must carry beyond question/candidate/references: "labels", "entities", "weights"
     requires: ClassVar[frozenset[str]] = frozenset()
-    #: per-row scores depend on statistics of all the rows scored together (CIDEr's idf): streamed scoring
-    #: computes them once every row has been read
-    whole_input: ClassVar[bool] = False
-    #: per-row scores depend on the other rows of the same call (BERTScore's idf): scored a chunk at a time, not
-    #: in ``batch_size`` slices
-    pooled: bool = False
+    #: how the statistics reduce over chunks and processes: :data:`SUM`, or :data:`CORPUS_PASS` when per-row scores
+    #: need statistics of the whole input first (an idf: :meth:`corpus_stats`)
+    reduction: str = SUM
     #: runs a model (encoder or weighter): the scorer checks its device before reading any input
     uses_model: ClassVar[bool] = False
     #: the ``:key=value`` options the name takes, for ``kpqa metrics``
@@ -117,6 +151,22 @@ class Metric(ABC):
     @abstractmethod
     def corpus(self, totals: Totals) -> dict[str, float]:
         """Corpus scores per column from the statistics summed over all rows."""
+
+    def corpus_key(self) -> Hashable:
+        """Under :data:`CORPUS_PASS`: the key of its corpus statistics in ``Context.corpus`` (metrics that share
+        them share the key)."""
+        return (type(self).__name__,)
+
+    def corpus_stats(self, rows: Rows, ctx: Context) -> DocFreq:
+        """Under :data:`CORPUS_PASS`: the corpus statistics of ``rows``, summed over the whole input before any
+        row is scored."""
+        raise NotImplementedError(f"{self.name} has no corpus pass")
+
+    def corpus_of(self, rows: Rows, ctx: Context) -> DocFreq:
+        """The corpus statistics :meth:`stats` reads: the scorer's pass over the whole input (``Context.corpus``),
+        else those of ``rows`` alone (a metric called by hand)."""
+        found = (ctx.corpus or {}).get(self.corpus_key())
+        return found if found is not None else self.corpus_stats(rows, ctx)
 
     def score(self, rows: Rows, ctx: Context) -> dict[str, np.ndarray]:
         """Per-row scores of ``rows``: :meth:`per_row` of :meth:`stats`."""
@@ -196,10 +246,11 @@ _LOADED = False
 
 
 def _load_builtin() -> None:
+    """Import every module of :mod:`kpqa.metrics` (the metric modules register themselves): no list to keep."""
     global _LOADED
     if not _LOADED:
         _LOADED = True
-        for module in BUILTIN:
+        for module in sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])):
             importlib.import_module(f"kpqa.metrics.{module}")
 
 

@@ -26,14 +26,14 @@ off, r / rho; the paper's BERTScore, with idf: 0.463 / 0.456 and 0.785 / 0.767):
     mpnet (12 layers): layer 11 .448/.458 and .760/.769 (mean .609; layer 12 .599, layer 6 .571)
 
 idf raises every layer on both sets (minilm layer 6: .465/.472 and .805/.792) but stays off by default, as in
-bert-score: it is computed from the rows being scored, so a row's score would depend on the other rows (and on
-how a stream is chunked), and with a single row every reference token has idf 0. Ask for it as
-``BERTScore:idf=yes`` (also ``:layer=N``, ``:encoder=NAME``; see :func:`build`). Backbones without a measured
-layer use bert-score's tuned layer for hub names it knows, else 3/4 of the depth read from the config.
+bert-score. Asked for as ``BERTScore:idf=yes`` (also ``:layer=N``, ``:encoder=NAME``; see :func:`build`), the idf
+comes from every reference of the input, as bert-score's ``idf=True`` computes it from all the references it is
+given: the scorer makes a corpus pass first (:attr:`~kpqa.metrics.base.Metric.reduction`), so a row's score does
+not depend on how the input is chunked or split across processes. Backbones without a measured layer use
+bert-score's tuned layer for hub names it knows, else 3/4 of the depth read from the config.
 """
 from __future__ import annotations
 
-from collections import Counter
 from math import log
 from typing import TYPE_CHECKING, Mapping, Sequence
 
@@ -41,7 +41,9 @@ import numpy as np
 
 from kpqa.errors import UsageError
 from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION
-from kpqa.metrics.base import Context, Metric, Rows, Totals, register, register_pattern
+from kpqa.metrics.base import (
+    CORPUS_PASS, SUM, Context, DocFreq, Metric, Rows, Totals, register, register_pattern,
+)
 from kpqa.metrics.spec import base_name, kp_suffix, parse_spec
 from kpqa.models.backbone import DEFAULT_BACKBONE
 from kpqa.rows import regroup, weighted_pairs
@@ -89,11 +91,11 @@ def greedy_prf(
     return p, r_, f
 
 
-def idf_weights(references: Sequence[np.ndarray]) -> dict[int, float]:
-    """bert-score's idf from the token ids of each reference: ``log((N+1)/(df+1))``; use ``.get(id, log(N+1))``."""
-    df = Counter(t for ids in references for t in set(ids.tolist()))
-    n = len(references)
-    return {t: log((n + 1) / (c + 1)) for t, c in df.items()}
+def idf_weights(references: Sequence[np.ndarray] | DocFreq) -> dict[int, float]:
+    """bert-score's idf from the token ids of each reference (or their document frequencies):
+    ``log((N+1)/(df+1))``; use ``.get(id, log(N+1))``."""
+    freq = references if isinstance(references, DocFreq) else DocFreq.of(ids.tolist() for ids in references)
+    return {t: log((freq.docs + 1) / (c + 1)) for t, c in freq.df.items()}
 
 
 def lookup(idf: Mapping[int, float], ids: np.ndarray, n_docs: int) -> np.ndarray:
@@ -162,15 +164,19 @@ def embed_rows(
 
 
 def score_idf(
-    cands: Sequence["TokenEmbeddings"], refs: Sequence[Sequence["TokenEmbeddings"]], idf: bool | Mapping[int, float]
+    cands: Sequence["TokenEmbeddings"], refs: Sequence[Sequence["TokenEmbeddings"]],
+    idf: bool | Mapping[int, float] | DocFreq,
 ) -> np.ndarray:
-    """[rows, 3] P, R, F with uniform weights (``idf=False``), idf from ``refs`` (True) or a given idf mapping."""
-    n_docs = sum(len(g) for g in refs)
+    """[rows, 3] P, R, F with uniform weights (``idf=False``), idf from ``refs`` (True), from document frequencies
+    (a :class:`~kpqa.metrics.base.DocFreq`: a whole input's references) or a given idf mapping (unseen ids:
+    ``log(N+1)``, N the number of ``refs``)."""
     if idf is False:
         cw = [np.ones(len(e.ids), dtype=np.float32) for e in cands]
         rw = [[np.ones(len(e.ids), dtype=np.float32) for e in g] for g in refs]
     else:
-        table = idf_weights([r.ids for g in refs for r in g]) if idf is True else idf
+        freq = DocFreq.of(r.ids.tolist() for g in refs for r in g) if idf is True else idf
+        table = idf_weights(freq) if isinstance(freq, DocFreq) else freq
+        n_docs = freq.docs if isinstance(freq, DocFreq) else sum(len(g) for g in refs)
         cw = [lookup(table, e.ids, n_docs) for e in cands]
         rw = [[lookup(table, e.ids, n_docs) for e in g] for g in refs]
     return score_embeddings(cands, refs, cw, rw)
@@ -247,7 +253,7 @@ class BERTScore(_BERTScoreBase):
     def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None, idf: bool = False) -> None:
         super().__init__(backbone, layer)
         self.idf = idf
-        self.pooled = idf  # the idf comes from the references of the rows scored together
+        self.reduction = CORPUS_PASS if idf else SUM  # the idf comes from every reference of the input
 
     def columns(self) -> list[str]:
         return [(self.name if self.part == "F" else f"{self.name}-{self.part}") + self.spec]
@@ -255,10 +261,24 @@ class BERTScore(_BERTScoreBase):
     def options(self) -> dict[str, object]:
         return {"encoder": self.backbone, "layer": self._layer(), "idf": "yes" if self.idf else "no", "rescale": "no"}
 
+    def corpus_key(self) -> tuple[str, str]:
+        """BERTScore, -P and -R with idf share the document frequencies of their encoder's tokens."""
+        return ("bertscore-idf", self.backbone)
+
+    def corpus_stats(self, rows: Rows, ctx: Context) -> DocFreq:
+        """The document frequencies of the encoder's token ids over every reference of ``rows`` (special tokens
+        left out: they weigh 0)."""
+        flat = [r for g in rows.references for r in g]
+        return DocFreq.of(ids.tolist() for ids, _ in get_encoder(ctx, self.backbone).tokenize(flat))
+
     def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
-        """[P, R, F] per row (shared by BERTScore, -P and -R with the same options)."""
-        return ctx.shared(("bertscore-prf", self.backbone, self.layer, self.idf),
-                          lambda: score_idf(*embed_rows(rows, ctx, self.backbone, self.layer), self.idf))
+        """[P, R, F] per row (shared by BERTScore, -P and -R with the same options); with idf, the idf of the
+        input's references (:meth:`corpus_of`)."""
+        def compute() -> np.ndarray:
+            return score_idf(*embed_rows(rows, ctx, self.backbone, self.layer),
+                             self.corpus_of(rows, ctx) if self.idf else False)
+
+        return ctx.shared(("bertscore-prf", self.backbone, self.layer, self.idf), compute)
 
 
 @register("BERTScore-P")

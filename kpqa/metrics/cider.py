@@ -3,7 +3,8 @@
 Each text becomes, for n = 1..4, a vector of n-gram ``tf * idf`` with raw counts as tf and
 ``idf(g) = log(N) - log(max(1, df(g)))``, where N is the number of rows scored together and df(g) the number of
 rows whose references contain g: **the idf comes from the references of the scored corpus**, so a row's score
-depends on the other rows passed in the same call (as in COCO). Per reference and order, the similarity is the
+depends on the other rows of the input (as in COCO); the scorer makes a corpus pass first
+(:attr:`~kpqa.metrics.base.Metric.reduction`), so it does not depend on how the input is chunked. Per reference and order, the similarity is the
 clipped cosine ``sum_g min(c_g, r_g) * r_g / (|c| |r|)`` times the length penalty ``exp(-delta^2 / (2 sigma^2))``
 with sigma = 6; the row score is the mean over orders of the mean over references, times 10. As in COCO, delta
 is the difference of the bigram counts (equal to the token-length difference unless one side is empty).
@@ -16,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from kpqa.metrics.base import Context, MeanMetric, Rows, register
+from kpqa.metrics.base import CORPUS_PASS, Context, DocFreq, MeanMetric, Rows, register
 from kpqa.metrics.lexical import tokenize_rows
 from kpqa.metrics.ngrams import ngram_counts
 
@@ -57,17 +58,23 @@ def _similarity(hyp: _Vector, ref: _Vector, max_n: int, sigma: float) -> list[fl
     return out
 
 
+def ngram_docs(refs: Sequence[Sequence[Sequence[str]]], max_n: int = MAX_N) -> DocFreq:
+    """The document frequencies CIDEr's idf reads: a row's references are one document of n-grams (n = 1..max_n)."""
+    return DocFreq.of(set().union(*(_counts(r, max_n) for r in rs)) for rs in refs)
+
+
 def cider_d(
-    cands: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]], max_n: int = MAX_N, sigma: float = SIGMA
+    cands: Sequence[Sequence[str]], refs: Sequence[Sequence[Sequence[str]]], max_n: int = MAX_N, sigma: float = SIGMA,
+    corpus: DocFreq | None = None,
 ) -> np.ndarray:
-    """Per-row CIDEr-D of tokenized candidates against their tokenized references (idf from these references)."""
+    """Per-row CIDEr-D of tokenized candidates against their tokenized references (idf from these references, or
+    from ``corpus``: the document frequencies of a whole input's, :func:`ngram_docs`)."""
     if not cands:
         return np.zeros(0)
     ref_counts = [[_counts(r, max_n) for r in rs] for rs in refs]
-    df: Counter = Counter()
-    for rows_refs in ref_counts:
-        df.update(set().union(*rows_refs))
-    log_n = math.log(float(len(cands)))
+    freq = corpus if corpus is not None else DocFreq.of(set().union(*rows_refs) for rows_refs in ref_counts)
+    df: Counter = freq.df
+    log_n = math.log(float(freq.docs))
     scores = []
     for cand, rows_refs in zip(cands, ref_counts):
         hyp = _vector(_counts(cand, max_n), df, log_n, max_n)
@@ -84,11 +91,17 @@ class Cider(MeanMetric):
     """COCO's CIDEr (CIDEr-D: clipping, length penalty sigma 6, x10); idf from the scored rows' references."""
 
     name = "CIDEr"
-    whole_input = True
+    reduction = CORPUS_PASS
 
     def options(self) -> dict[str, object]:
         return {"n": MAX_N, "sigma": SIGMA, "idf": "refs"}
 
+    def corpus_key(self) -> tuple[str, str]:
+        return ("cider-df", str(MAX_N))
+
+    def corpus_stats(self, rows: Rows, ctx: Context) -> DocFreq:
+        return ngram_docs(tokenize_rows(rows, ctx)[1])
+
     def row_scores(self, rows: Rows, ctx: Context) -> np.ndarray:
         cands, refs = tokenize_rows(rows, ctx)
-        return cider_d(cands, refs)
+        return cider_d(cands, refs, corpus=self.corpus_of(rows, ctx))

@@ -160,7 +160,7 @@ def entity_length(candidate: Tokens, entities: Sequence[Tokens]) -> int:
 
 
 @dataclass(frozen=True)
-class RougeL:
+class AdaptedRougeLScore:
     """Adapted ROUGE-L of one candidate: exact P and R (maxima over references) and the F-measure."""
 
     precision: Fraction
@@ -178,7 +178,7 @@ def adapted_rouge_l(
     alpha: float = DEFAULT_ALPHA,
     beta: float = DEFAULT_BETA,
     gamma: float = DEFAULT_GAMMA,
-) -> RougeL:
+) -> AdaptedRougeLScore:
     """Adapted ROUGE-L of one candidate against its references."""
     if not references:
         raise ValueError("at least one reference is needed")
@@ -193,7 +193,7 @@ def adapted_rouge_l(
             best_p = max(best_p, num / (len(candidate) + bonus))
         if len(ref) + bonus:
             best_r = max(best_r, num / (len(ref) + bonus))
-    return RougeL(best_p, best_r, f_measure(float(best_p), float(best_r), gamma))
+    return AdaptedRougeLScore(best_p, best_r, f_measure(float(best_p), float(best_r), gamma))
 
 
 class _Adapted(Metric):

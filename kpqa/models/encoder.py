@@ -14,7 +14,6 @@ The layer count is read from the model config, so local folders need no hand-set
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -27,6 +26,7 @@ from kpqa.models.device import (  # noqa: F401  (re-exported: the encoder's prec
     PRECISIONS, amp_dtype, check_precision, pick_device, precision_name,
 )
 from kpqa.models.loader import load_pretrained
+from kpqa.models.runner import LRU
 from kpqa.models.windows import batches, centred_windows
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -105,8 +105,7 @@ class Encoder:
         self.width = self.max_length - len(self._prefix) - len(self._suffix)
         if self.width < 1:
             raise UsageError(f"max_length {self.max_length} leaves no room for tokens")
-        self._cache: OrderedDict[tuple[str, tuple[int, ...]], TokenEmbeddings] = OrderedDict()
-        self._cached_tokens = 0
+        self._cache: LRU[tuple[str, tuple[int, ...]], TokenEmbeddings] = LRU(CACHE_TOKENS, lambda e: len(e.ids))
 
     def _check_layer(self, layer: int) -> int:
         if not 0 <= layer <= self.num_layers:
@@ -131,22 +130,16 @@ class Encoder:
         ``batch_size`` windows per forward pass (default ``self.batch_size``)."""
         wanted = [self.layer] if layers is None else [self._check_layer(x) for x in layers]
         key = tuple(wanted) if layers is not None else ()
-        result = {t: self._cache[(t, key)] for t in dict.fromkeys(texts) if (t, key) in self._cache}
-        for t in result:
-            self._cache.move_to_end((t, key))
-        unique = [t for t in dict.fromkeys(texts) if t not in result]
-        result.update(self._encode(unique, wanted, layers is None, batch_size or self.batch_size))
-        for t in unique:
-            self._cache[(t, key)] = result[t]
-            self._cached_tokens += len(result[t].ids)
-        while self._cached_tokens > CACHE_TOKENS and self._cache:
-            self._cached_tokens -= len(self._cache.popitem(last=False)[1].ids)
-        return [result[t] for t in texts]
+
+        def compute(todo: list[tuple[str, tuple[int, ...]]]) -> list[TokenEmbeddings]:
+            done = self._encode([t for t, _ in todo], wanted, layers is None, batch_size or self.batch_size)
+            return [done[t] for t, _ in todo]
+
+        return self._cache.get([(t, key) for t in texts], compute)
 
     def clear_cache(self) -> None:
         """Forget the embeddings kept from earlier calls."""
         self._cache.clear()
-        self._cached_tokens = 0
 
     def _encode(self, unique: list[str], wanted: list[int], one_layer: bool,
                 batch_size: int) -> dict[str, TokenEmbeddings]:

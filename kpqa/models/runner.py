@@ -1,10 +1,11 @@
 """What the weighter and the answer-equivalence model share as batched inference: the model on its device in eval
 mode, its tokenizer and checkpoint hash, batch size and arithmetic, and a cache of results by input, kept in
-least-recently-used order and bounded by :data:`CACHE_SIZE` entries."""
+least-recently-used order and bounded by :data:`CACHE_SIZE` entries (:class:`LRU`, which the encoder's cache of
+embeddings is too, bounded in tokens)."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable, Generic, Hashable, Sequence, TypeVar
+from typing import Any, Callable, Generic, Hashable, Iterator, Sequence, TypeVar
 
 import torch
 
@@ -18,6 +19,40 @@ K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 
+class LRU(Generic[K, V]):
+    """A cache of results by key, bounded: ``limit`` in units of ``size(result)`` (one per result unless told), the
+    least recently used results going first."""
+
+    def __init__(self, limit: int, size: Callable[[V], int] = lambda _: 1) -> None:
+        self.limit, self.size, self.used = limit, size, 0
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, keys: Sequence[K], compute: Callable[[list[K]], Sequence[V]]) -> list[V]:
+        """The result of each key, in order: ``compute`` gets the distinct keys not kept yet (once each); the
+        least recently used results beyond ``limit`` then go."""
+        todo = list(dict.fromkeys(k for k in keys if k not in self._items))
+        for key, value in zip(todo, compute(todo) if todo else ()):
+            self._items[key] = value
+            self.used += self.size(value)
+        out = []
+        for key in keys:
+            self._items.move_to_end(key)
+            out.append(self._items[key])
+        while self.used > self.limit and self._items:
+            self.used -= self.size(self._items.popitem(last=False)[1])
+        return out
+
+    def clear(self) -> None:
+        self._items.clear()
+        self.used = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._items)
+
+
 class CachedRunner(Generic[K, V]):
     """A model run in batches on ``device`` at ``precision``, its results cached by input key."""
 
@@ -29,7 +64,7 @@ class CachedRunner(Generic[K, V]):
         self.device = device
         self.batch_size = batch_size
         self.dtype = amp_dtype(str(device), precision)
-        self._cache: OrderedDict[K, V] = OrderedDict()
+        self._cache: LRU[K, V] = LRU(CACHE_SIZE)
 
     @property
     def precision(self) -> str:
@@ -43,13 +78,4 @@ class CachedRunner(Generic[K, V]):
     def _cached(self, keys: Sequence[K], compute: Callable[[list[K]], Sequence[V]]) -> list[V]:
         """The result of each key, in order: ``compute`` gets the distinct keys not kept yet (once each); the
         cache then drops its least recently used results beyond :data:`CACHE_SIZE`."""
-        todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
-        if todo:
-            self._cache.update(zip(todo, compute(todo)))
-        out = []
-        for key in keys:
-            self._cache.move_to_end(key)
-            out.append(self._cache[key])
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
-        return out
+        return self._cache.get(keys, compute)

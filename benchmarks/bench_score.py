@@ -1,6 +1,6 @@
 """Speed and memory of ``kpqa score``: the default suite against bert-score alone and the original KPQA way.
 
-Usage: python scripts/bench_score.py [--data ../shared/data/human_eval/marco_all.csv] [--rows 1000] [--repeat 3]
+Usage: python benchmarks/bench_score.py [--data ../shared/data/human_eval/marco_all.csv] [--rows 1000] [--repeat 3]
        [--checkpoint DIR] [--stream-rows 100000] [--chunk-rows N] [--ablations] [--skip-baseline] [--skip-lexical]
 
 In one run, on the same rows, on CPU:
@@ -13,7 +13,7 @@ In one run, on the same rows, on CPU:
 * **original-KPQA-style baseline**: what the KPQA release does, rebuilt on our models: one forward pass per text at
   batch size 1 (KPW of each (question, text), encoder embeddings of each text; repeated texts served from a
   cache, as the release caches by sentence), then the metrics row by row;
-* the lexical comparison (kpqa BLEU + ROUGE-L against sacrebleu + rouge-score) is ``scripts/bench_lexical.py``,
+* the lexical comparison (kpqa BLEU + ROUGE-L against sacrebleu + rouge-score) is ``benchmarks/bench_lexical.py``,
   run from here as it is;
 * with ``--stream-rows N``: ``kpqa score`` (a subprocess) on an N-row file built by repeating the rows, each copy
   perturbed so that no text repeats, peak resident memory sampled every 0.5 s;
@@ -467,7 +467,7 @@ def main() -> None:
     if not args.skip_timing:
         timing(args, rows)
     if not args.skip_lexical:
-        print("\n## lexical (scripts/bench_lexical.py, same rows file)\n")
+        print("\n## lexical (benchmarks/bench_lexical.py, same rows file)\n")
         out = subprocess.run([sys.executable, str(REPO / "scripts" / "bench_lexical.py"), "--data", str(args.data)],
                              capture_output=True, text=True, check=True)
         print(out.stdout)

@@ -8,7 +8,7 @@ rows; the systems alternate ``--repeat`` times and the table gives each run, the
 * bert-score alone: ``bert_score.score`` on the local MiniLM folder at our BERTScore layer (6), batch size 64, every
   reference of a row (bert-score takes the best), its F written to a CSV.
 
-    python scripts/bench_process.py [--data ../shared/data/human_eval/marco_all.csv] [--rows 1000] [--repeat 3]
+    python benchmarks/bench_process.py [--data ../shared/data/human_eval/marco_all.csv] [--rows 1000] [--repeat 3]
         [--kpqa-args "--precision bf16"] [--label NAME]
 """
 from __future__ import annotations

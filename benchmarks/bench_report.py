@@ -1,6 +1,6 @@
 """Time a `kpqa report` page in headless chromium: load, first table, filter, sort, opening a row.
 
-Usage: python scripts/bench_report.py PAGE.html [PAGE.html ...] [--repeat 3]
+Usage: python benchmarks/bench_report.py PAGE.html [PAGE.html ...] [--repeat 3]
 
 PAGE.html: a page `kpqa report` wrote (for 10,000 rows, repeat a scored file's rows: the weighter weighs each
 distinct text once). Needs chromium and chromedriver (`apt-get install chromium chromium-driver`) and selenium; no

@@ -1,6 +1,6 @@
 """Time kpqa's lexical suite (BLEU-1..4 + ROUGE-L) against sacrebleu (sentence BLEU) + rouge-score (ROUGE-L).
 
-Usage: python scripts/bench_lexical.py [--data ../shared/data/human_eval/marco_all.csv] [--repeat 5]
+Usage: python benchmarks/bench_lexical.py [--data ../shared/data/human_eval/marco_all.csv] [--repeat 5]
 
 Both sides score the same rows and tokenize the raw text themselves (kpqa: the COCO-style ptb tokenizer;
 sacrebleu: 13a; rouge-score: its default tokenizer). "cold" clears kpqa's tokenization cache before each run,

@@ -11,7 +11,7 @@ alternating ``--repeat`` times:
 
 The table gives each run's seconds and rows/s, the medians and the ratio of the medians to the suite's.
 
-    python scripts/bench_decide.py [--data ../shared/data/human_eval/marco_all.csv] [--rows 1000] [--repeat 3]
+    python benchmarks/bench_decide.py [--data ../shared/data/human_eval/marco_all.csv] [--rows 1000] [--repeat 3]
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Training speed of the weighter on this machine: windows/s and dev loss for a grid of trainer settings.
 
-Usage: python scripts/bench_train.py [--data squad@1000:../shared/data/squad/train-v1.1.json] [--batch-sizes 16,32]
+Usage: python benchmarks/bench_train.py [--data squad@1000:../shared/data/squad/train-v1.1.json] [--batch-sizes 16,32]
        [--precisions fp32,bf16] [--backbones minilm] [--lora-rank 0] [--threads N]
 
 Every cell is one real ``kpqa train`` run in its own process (accelerate fixes the precision once per process; one

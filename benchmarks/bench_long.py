@@ -1,7 +1,7 @@
 """Time and peak memory of ``kpqa score`` on long texts: a 15,000-character answer, a 200,000-character answer
 against a 200,000-character reference, and a 5,000,000-character answer (issue 40).
 
-Usage: python scripts/bench_long.py [--squad ../shared/data/squad] [--out /tmp/kpqa-long] [--only NAME ...]
+Usage: python benchmarks/bench_long.py [--squad ../shared/data/squad] [--out /tmp/kpqa-long] [--only NAME ...]
 
 The texts are real prose: SQuAD paragraphs joined in order (dev-v1.1.json; train-v1.1.json for the 5 MB answer),
 cut at a space. Each case runs ``kpqa score FILE -o OUT --quiet`` in a subprocess under ``/usr/bin/time -v`` (peak

@@ -1,0 +1,119 @@
+"""What scoring gives back: per-row tables, corpus scores and signatures (:class:`Result`, :class:`StreamResult`,
+both with a :class:`Summary`), the frame helpers that put per-row scores beside the input's columns, and what a
+run's signatures file holds (:func:`signature_record`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from kpqa.calibration import Calibration, decided_metric
+from kpqa.input import Table
+from kpqa.metrics.base import Totals
+from kpqa.signature import Signature
+
+#: what is added to an output file's name to name the file of its run's signatures (:func:`signature_record`)
+SIGNATURES_SUFFIX = ".signatures.json"
+#: the ``error`` column of the output when ``on_error`` is ``skip`` or ``zero``
+ERROR_COLUMN = "error"
+
+def signature_record(signatures: dict[str, Signature], calibration: Calibration | None = None) -> dict[str, Any]:
+    """What a run's signatures file holds (JSON-ready): every column's full signature and its short hash, and the
+    calibration the decisions were made with (its path and digest, the signatures' ``cal:``)."""
+    record: dict[str, Any] = {"signatures": {c: str(s) for c, s in signatures.items()},
+                              "short_hashes": {c: s.short_hash for c, s in signatures.items()}}
+    if calibration is not None:
+        record["calibration"] = {"path": calibration.path, "digest": calibration.digest}
+    return record
+
+
+class Summary:
+    """What a result of scoring says in a few lines: its corpus scores and signatures (:meth:`summary`)."""
+
+    corpus: dict[str, float]
+    signatures: dict[str, Signature]
+
+    def summary(self, verbose: bool = False) -> str:
+        """Corpus scores as an aligned plain-text table, one row per metric and judge: name, corpus score, mean
+        P(correct) and share judged correct (when deciding), the short hash of its signature
+        (:attr:`~kpqa.signature.Signature.short_hash`); ``verbose``: every column with its full signature."""
+        corpus, signatures = self.corpus, self.signatures
+        width = max(map(len, corpus), default=0)
+        if verbose:
+            return "\n".join(f"{name:<{width}}  {value:.4f}  {signatures.get(name, '')}"
+                             for name, value in corpus.items())
+        if not corpus:
+            return ""
+        names = list(dict.fromkeys(decided_metric(c) for c in corpus))
+        deciding = any(c.endswith("-correct") for c in corpus)
+        width = max(map(len, names + ["metric"]))
+        value = lambda c: f"{corpus[c]:.4f}" if c in corpus else ""  # noqa: E731
+        lines = [f"{'metric':<{width}}   score" + ("  P(correct)  correct" if deciding else "") + "  signature"]
+        for name in names:
+            signature = signatures.get(name) or signatures.get(name + "-correct")
+            decided = f"  {value(name + '-prob'):>10}  {value(name + '-correct'):>7}" if deciding else ""
+            lines.append(f"{name:<{width}}  {value(name):>6}{decided}  {signature.short_hash if signature else ''}")
+        return "\n".join(lines)
+
+
+@dataclass
+class Result(Summary):
+    """Per-row scores (``frame``: the input columns plus one column per metric, and an ``error`` column when
+    ``on_error`` is ``skip`` or ``zero``), corpus scores, :class:`~kpqa.signature.Signature` objects (``str()`` prints
+    one), and the rows left unscored (row number -> why)."""
+
+    frame: pd.DataFrame
+    corpus: dict[str, float]
+    signatures: dict[str, Signature] = field(default_factory=dict)
+    errors: dict[int, str] = field(default_factory=dict)
+
+
+def sums(per_row: dict[str, np.ndarray]) -> dict[str, Totals]:
+    """Each column's sum (of a decision column: its corpus value is the mean)."""
+    return {c: Totals.of(np.asarray(v, dtype=float).reshape(-1, 1)) for c, v in per_row.items()}
+
+@dataclass
+class StreamResult(Summary):
+    """What a stream of chunks scored gives (:meth:`kpqa.scoring.Scorer.score_stream`): the number of rows, corpus
+    scores, signatures and the rows left unscored (the per-row tables went to its ``write`` callback). Empty on
+    processes other than the main one."""
+
+    rows: int
+    corpus: dict[str, float]
+    signatures: dict[str, Signature] = field(default_factory=dict)
+    errors: dict[int, str] = field(default_factory=dict)
+
+
+def missing_score(on_error: str) -> float:
+    """The score of a row that could not be scored: empty (``skip``) or 0 (``zero``)."""
+    return 0.0 if on_error == "zero" else np.nan
+
+
+def scored_frame(table: Table, per_row: dict[str, np.ndarray], columns: list[str], on_error: str) -> pd.DataFrame:
+    """The table's frame with the value ``columns`` (NaN for those ``per_row`` lacks) and, when ``on_error`` is not
+    ``raise``, the ``error`` column."""
+    out = table.frame.copy()
+    n = len(out)
+    keep = np.arange(n) if table.keep is None else np.asarray(table.keep, dtype=int)
+    for column in columns:
+        values = per_row.get(column)
+        out[column] = np.full(n, np.nan) if values is None else spread(values, keep, n, missing_score(on_error))
+    if on_error != "raise":
+        out[ERROR_COLUMN] = [table.errors.get(i, "") for i in range(n)]
+    return out
+
+
+def spread(values: np.ndarray, where: np.ndarray, n: int, missing: float) -> np.ndarray:
+    """``n`` values: ``values`` at the positions ``where``, ``missing`` elsewhere."""
+    out = np.full(n, missing, dtype=float)
+    out[where] = values
+    return out
+
+
+def numbered(table: Table) -> dict[int, str]:
+    """The table's errors by row number."""
+    return {table.numbers[i]: reason for i, reason in sorted(table.errors.items())}
+
+
