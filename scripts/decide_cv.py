@@ -47,24 +47,21 @@ def trees(inputs: list[str]) -> tuple[str, list[str]]:
     return "trees", inputs
 
 
+#: the nine inputs KPQA-judge had before the equivalence model joined it (issue 48)
+NINE = [m for m in calibration.JUDGE_INPUTS if m != "Equivalence"]
 #: the judges measured: name -> input columns (a logistic judge, the default kind) or (kind, input columns)
 JUDGES: dict[str, list[str] | tuple[str, list[str]]] = {
     "KPQA-judge (shipped)": list(calibration.JUDGE_INPUTS),
+    "judge: the nine before issue 48 (no Equivalence)": NINE,
     "judge: 3 KPQA + Contains (before)": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "Contains"],
-    "judge: 3 KPQA + Contains + KeyFact": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA", "Contains",
-                                           "KeyFact-KPQA"],
     "judge: 7 (3 KPQA, KeyFact, Contains, BERTScore, F1)": ["BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA",
                                                             "KeyFact-KPQA", "Contains", "BERTScore", "F1"],
-    "judge: all 11 metrics (+ EM)": SINGLE[:11],
-    "judge: 10 (+ BLEU-1-KPQA: the MPNet weighter's)": ["BLEU-1-KPQA", *calibration.JUDGE_INPUTS],
-    "judge: 9 + Equivalence": [*calibration.JUDGE_INPUTS, "Equivalence"],
     "judge: Equivalence, KeyFact, Contains, F1": ["Equivalence", "KeyFact-KPQA", "Contains", "F1"],
     "judge: Equivalence + 3 KPQA + KeyFact + Contains": ["Equivalence", "BLEU-1-KPQA", "ROUGE-L-KPQA",
                                                          "BERTScore-KPQA", "KeyFact-KPQA", "Contains"],
-    "judge: all 12 (+ Equivalence)": SINGLE,
-    "judge: 9 less BERTScore-KPQA": [m for m in calibration.JUDGE_INPUTS if m != "BERTScore-KPQA"] + ["BLEU-1-KPQA"],
-    "trees: 9 + Equivalence": trees([*calibration.JUDGE_INPUTS, "Equivalence"]),
-    "trees: 9": trees(list(calibration.JUDGE_INPUTS)),
+    "judge: all 12 (+ EM, BLEU-1-KPQA)": SINGLE,
+    "trees: the shipped inputs": trees(list(calibration.JUDGE_INPUTS)),
+    "trees: the nine (no Equivalence)": trees(NINE),
 }
 
 

@@ -639,9 +639,10 @@ def test_deciding_scores_what_the_calibrations_judges_read():
     shipped = Scorer(decide=True, device="cpu")
     assert [m.columns()[0] for m in shipped.metrics] == list(DECIDE_METRICS)
     cal = Calibration.load(calibration.default_path())
-    cal.judges[calibration.JUDGE].inputs.append("Equivalence")  # a judge that reads the equivalence model too
+    assert "Equivalence" in cal.judges[calibration.JUDGE].inputs  # the shipped judge reads the equivalence model
+    cal.judges[calibration.JUDGE].inputs.append("EM")  # a judge that reads one more metric
     scorer = Scorer(calibration=cal, device="cpu")
-    assert [m.columns()[0] for m in scorer.metrics] == [*DECIDE_METRICS, "Equivalence"]
+    assert [m.columns()[0] for m in scorer.metrics] == [*DECIDE_METRICS, "EM"]
     assert [m.columns()[0] for m in Scorer(["ROUGE-L"], calibration=cal).metrics] == ["ROUGE-L"]  # as asked
 
 
@@ -693,7 +694,8 @@ def test_calibrate_takes_a_metric_from_heldout_scores(tmp_path, capsys):
     assert contains.decide(np.array([-2.0, 2.0])).tolist() == [0.0, 1.0]  # fitted on the held-out scores, which
     assert contains.prob(np.array([2.0]))[0] > 0.9  # separate the labels, not on Contains' own 0 / 1
     assert str(contains.fitted_on).startswith("Contains")  # the metric's own signature
-    assert [d.path for d in fitted.data] == [str(data), str(held)] and fitted.data[1].positives == int(labels.sum())
+    assert [d.path for d in fitted.data] == [str(data)] and fitted.rows == 40
+    assert fitted.labels.startswith("'scores' 0/1; Contains: the held-out scores of ") and str(held) in fitted.labels
     assert fitted.judges["KPQA-judge"].inputs == ["F1", "Contains"]
     short = tmp_path / "short.csv"  # a row without a held-out score: one line naming it, nothing written
     pd.read_csv(held).iloc[:-1].to_csv(short, index=False)

@@ -49,7 +49,6 @@ class Heldout:
     path: str
     scores: dict[tuple[str, int], float]
     signature: Signature
-    positives: int = 0
 
     @classmethod
     def read(cls, metric: str, path: str, signature: Signature) -> "Heldout":
@@ -67,8 +66,7 @@ class Heldout:
             raise InputError(f"held-out score {frame['logit'].iloc[int(bad[0])]!r} is not a number", file=path,
                              row=int(bad[0]) + 1, column="logit")
         keys = zip((Path(str(x)).name for x in frame["source"]), frame["row"].astype(int))
-        positives = int((pd.to_numeric(frame["label"], errors="coerce") == 1).sum()) if "label" in frame else 0
-        return cls(metric, path, dict(zip(keys, values.tolist())), signature, positives)
+        return cls(metric, path, dict(zip(keys, values.tolist())), signature)
 
     def take(self, table: Table) -> np.ndarray:
         """The held-out score of each row of ``table``; InputError naming the first row it has none for."""
@@ -210,8 +208,9 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
         signatures[h.metric] = h.signature
     sources = np.repeat(np.arange(len(tables)), [len(y) for y in labels])
     label_rule = f"{human_column!r} " + ("0/1" if positive_above is None else f"> {positive_above:g}")
+    label_rule += "".join(f"; {h.metric}: the held-out scores of {h.path} (sha256 "
+                          f"{DataFile.of(h.path, 0, 0).sha256[:12]})" for h in heldout)
     data = [DataFile.of(t.source, len(y), int(y.sum())) for t, y in zip(tables, labels)]
-    data += [DataFile.of(h.path, len(h.scores), h.positives) for h in heldout]
     return fit(scores, signatures, np.concatenate(labels), method=method, rule=rule, data=data,
                label_rule=label_rule, sources=sources if len(tables) > 1 else None, judge_kind=judge_kind,
                judge_inputs=judge_inputs)
