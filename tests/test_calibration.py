@@ -330,11 +330,15 @@ def test_shipped_calibration_fits_the_shipped_weighter():
     decisions = scorer.decisions  # raises CalibrationError when a signature does not match
     assert set(decisions.entries) == set(DECIDE_METRICS) and [j.name for j in decisions.judges] == [calibration.JUDGE]
     cal = scorer.calibration
-    assert cal.data[0].path.endswith("evouna_tq_dev.csv") and cal.data[0].rows == 4805
-    contrastive = cal.data[1]  # the fit part of python -m kpqa.train.contrastive: half its answers correct
+    nq, tq, contrastive = cal.data  # the two human sets, then the contrastive fit part (half its answers correct)
+    assert nq.path.endswith("evouna_nq_train.csv") and nq.rows == 6766
+    assert tq.path.endswith("evouna_tq_dev.csv") and tq.rows == 4805
     assert contrastive.path.endswith("fit.csv") and contrastive.rows == 2 * contrastive.positives > 0
-    for entry in decisions.entries.values():
-        assert 0 <= entry.threshold <= 1 and entry.fit.n == cal.rows
+    assert "Equivalence: the held-out scores of docs/equivalence-cv/" in cal.labels  # kpqa calibrate --heldout
+    assert "Equivalence" in decisions.judges[0].inputs
+    for name, entry in decisions.entries.items():
+        assert entry.fit.n == cal.rows
+        assert name == "Equivalence" or 0 <= entry.threshold <= 1  # the model's score is a logit
 
 
 @pytest.mark.parametrize("name", ["default", "mpnet"])
