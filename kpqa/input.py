@@ -146,6 +146,15 @@ def _records_frame(
     return pd.DataFrame(flat)
 
 
+def _given_frame(records: list[dict], source: str, numbers: Sequence[int] | None = None) -> pd.DataFrame:
+    """Records as a frame with their fields as given (a ``references`` list stays one column, which
+    :func:`frame_to_table` reads); a record that is not an object is an error naming its row."""
+    for number, record in zip(numbers or range(1, len(records) + 1), records):
+        if not isinstance(record, dict):
+            raise InputError("each record must be an object (a dict)", file=source, row=number)
+    return pd.DataFrame.from_records(records) if records else pd.DataFrame()
+
+
 def _ref_columns(frame: pd.DataFrame) -> list[str]:
     cols = [c for c in frame.columns if _REF.match(str(c))]
     return sorted(cols, key=lambda c: int(_REF.match(c).group(1) or 0))  # type: ignore[union-attr]
@@ -251,7 +260,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
                    on_error: str = "raise", max_chars: int | None = MAX_CHARS) -> Table:
     """Validate a frame in the KPQA layout and extract the rows to score. Messages number the rows 1, 2, ... or by
     ``numbers`` (rows of a chunk further down a file, JSONL line numbers). A ``references`` column (lists, or JSON
-    list text) becomes ``reference1..N``. A bad row (empty answer, no reference, a bad label...) raises an
+    list text) is read as ``reference1..N``; ``Table.frame`` keeps it as given. A bad row (empty answer, no reference, a bad label...) raises an
     :class:`InputError` with ``on_error="raise"``; otherwise it is left out of ``rows`` and its reason recorded in
     ``Table.errors`` (the scorer then leaves its scores empty, ``skip``, or 0, ``zero``). So is a row with a text
     longer than ``max_chars`` characters (None: no limit)."""
@@ -261,6 +270,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
     numbers = list(numbers) if numbers is not None else list(range(1, len(frame) + 1))
     if len(frame) == 0:
         raise InputError("no data rows (header only?)", file=source)
+    given = frame  # what the output carries: the input's columns as given (a list column stays a list column)
     if "references" in frame.columns:
         frame = _records_frame(frame.to_dict("records"), source, numbers)
     if "answer" not in frame.columns:
@@ -292,7 +302,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
         reference_labels=[r.reference_labels for r in read] if has_labels else None,
         entities=[r.entities for r in read] if layout.entities else None,
     )
-    return Table(frame=frame, rows=rows, source=source, numbers=numbers, keep=keep, errors=errors)
+    return Table(frame=given, rows=rows, source=source, numbers=numbers, keep=keep, errors=errors)
 
 
 WHOLE = 1 << 40  # a chunk size that reads a file whole
@@ -322,7 +332,7 @@ def _source_frame(source: Any) -> tuple[pd.DataFrame, str]:
     if hasattr(source, "to_pandas") and hasattr(source, "column_names"):  # datasets.Dataset
         return source.to_pandas(), "<Dataset>"
     if isinstance(source, Iterable) and not isinstance(source, (str, bytes, dict)):
-        return _records_frame(list(source)), "<records>"
+        return _given_frame(list(source), "<records>"), "<records>"
     raise InputError(f"cannot read input of type {type(source).__name__}")
 
 
@@ -380,7 +390,7 @@ def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
         records = _json_array(path)
         for start in range(0, len(records), chunk_rows):
             numbers = list(range(start + 1, min(start + chunk_rows, len(records)) + 1))
-            frame = _records_frame(records[start:start + chunk_rows], str(path), numbers)
+            frame = _given_frame(records[start:start + chunk_rows], str(path), numbers)
             yield frame_to_table(frame, str(path), numbers, on_error, max_chars)
         return
     if kind in {"jsonl", "json"}:
@@ -462,5 +472,5 @@ def _jsonl_chunks(path: Path, chunk_rows: int) -> Iterator[tuple[pd.DataFrame, l
 
 def _numbered_frame(path: Path, numbered: list[tuple[int, dict]]) -> tuple[pd.DataFrame, list[int]]:
     numbers = [n for n, _ in numbered]
-    return _records_frame([r for _, r in numbered], str(path), numbers), numbers
+    return _given_frame([r for _, r in numbered], str(path), numbers), numbers
 

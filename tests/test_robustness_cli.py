@@ -314,7 +314,7 @@ def test_awkward_but_valid_input_scores_like_clean(case: Case, chunk: str, tmp_p
     argv = ["score"] + [a.format(d=d) for a in case.args] + ["--quiet", "-o", f"{d}/out/a.csv", "--chunk-rows", chunk]
     code, out, err = run_cli(argv, capsys)
     assert code == 0, err
-    scores = _metric_columns(tmp_path / "out" / "a.csv", ["question", "answer", "reference1", "reference2"])
+    scores = _metric_columns(tmp_path / "out" / "a.csv", ["question", "answer", "reference1", "reference2", "references"])
     assert list(scores.columns) == LEXICAL.split(",")
     if case.same_as is not None:
         _write_files(tmp_path, {"clean.csv": case.same_as})

@@ -120,10 +120,11 @@ def test_jsonl_chunks_and_errors(tmp_path):
 
 
 def test_output_writer_adds_columns_that_appear_in_a_later_chunk(tmp_path):
-    # JSONL rows with more references further down: the CSV gets every column, as a one-pass write would
+    # JSONL rows with a field that only later rows have: the CSV gets every column, as a one-pass write would
     rows = [("q", "a b", ["a"]), ("q", "b c", ["b"]), ("q", "c d", ["c", "d", "e"]), ("q", "d", ["d", "x"])]
     path = tmp_path / "in.jsonl"
-    path.write_text("".join(json.dumps({"question": q, "answer": a, "references": r, "id": i}) + "\n"
+    path.write_text("".join(json.dumps({"question": q, "answer": a, "references": r, "id": i,
+                                        **({"note": "late"} if i > 1 else {})}) + "\n"
                             for i, (q, a, r) in enumerate(rows)), encoding="utf-8")
     scorer = Scorer(["BLEU-1", "ROUGE-L"])
     write_output(scorer.score(path).frame, tmp_path / "whole.csv")
@@ -131,7 +132,8 @@ def test_output_writer_adds_columns_that_appear_in_a_later_chunk(tmp_path):
         scorer.score_stream(iter_input(path, 2), out.write)
     whole, streamed = (pd.read_csv(tmp_path / f"{n}.csv", dtype=str) for n in ("whole", "streamed"))
     assert list(streamed.columns) == list(whole.columns) == [
-        "question", "answer", "id", "reference1", "reference2", "reference3", "BLEU-1", "ROUGE-L"]
+        "question", "answer", "references", "id", "note", "BLEU-1", "ROUGE-L"]
+    assert streamed["references"].tolist()[2] == '["c", "d", "e"]'  # the list column as given, JSON text in CSV
     pd.testing.assert_frame_equal(streamed, whole)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "streamed.csv", "whole.csv"]
 
