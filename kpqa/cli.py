@@ -121,7 +121,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                    "row per metric with a short hash of its signature (-o FILE also writes them all to "
                    "FILE.signatures.json)")
     p.add_argument("--on-error", choices=ON_ERROR, default=ON_ERROR[0],
-                   help="a row that cannot be scored (empty answer, no reference, a text over --max-chars, empty "
+                   help="a row that cannot be scored (no reference, a text over --max-chars, empty "
                    "question under a KPQA metric): stop (raise, default), or leave its scores empty (skip) or 0 "
                    "(zero), say why in an 'error' column and list the rows at the end")
     p.add_argument(
@@ -198,13 +198,21 @@ def _run_score(args: argparse.Namespace) -> int:
             write_text(sidecar, json.dumps(record, indent=2, ensure_ascii=False) + "\n", inputs=[args.input],
                        force=args.force)
             _wrote(sidecar, "signatures")
+        if result.empty:
+            print(f"{len(result.empty)} of {result.rows} answers empty, scored as such (every metric at its floor, "
+                  f"judged wrong): rows {_some(result.empty)}", file=report)
         if result.errors:
             numbers = list(result.errors)
-            shown = ", ".join(map(str, numbers[:20])) + (", ..." if len(numbers) > 20 else "")
+            shown = _some(numbers)
             kept = "empty scores" if args.on_error == "skip" else "scores 0"
             print(f"kpqa: warning: {len(numbers)} of {result.rows} rows not scored ({kept}; the 'error' column says "
                   f"why): rows {shown}", file=sys.stderr)
     return 0
+
+
+def _some(numbers: list[int], shown: int = 20) -> str:
+    """Row numbers as a line: the first ``shown``, then ``...``."""
+    return ", ".join(map(str, numbers[:shown])) + (", ..." if len(numbers) > shown else "")
 
 
 def _add_metrics(sub: argparse._SubParsersAction) -> None:

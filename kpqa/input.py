@@ -44,6 +44,12 @@ class Table:
     numbers: list[int] = field(default_factory=list)  # per frame row, the number messages give it (JSONL: its line)
     keep: list[int] | None = None  # the frame rows that ``rows`` holds, in order (None: all of them)
     errors: dict[int, str] = field(default_factory=dict)  # frame row -> why it was left out (``on_error``)
+    empty: list[int] = field(default_factory=list)  # frame rows whose answer is empty or missing (scored as "")
+
+    def empty_numbers(self) -> list[int]:
+        """The numbers of the rows whose answer is empty or missing: a system that said nothing, scored as ``""``
+        (every metric at its floor) and judged wrong."""
+        return [self.numbers[i] for i in self.empty if i not in self.errors]
 
     def row_numbers(self) -> list[int]:
         """The numbers of the rows in ``rows``."""
@@ -236,8 +242,6 @@ class _Row:
 def _read_row(record: dict[str, Any], layout: _Layout, source: str, number: int, max_chars: int | None) -> _Row:
     """A record's fields, checked (an :class:`InputError` naming the cell of the first problem)."""
     answer = record["answer"]
-    if _blank(answer):
-        raise InputError("empty answer", file=source, row=number, column="answer")
     refs, labels = [], []
     for col in layout.references:
         if not _blank(record[col]):
@@ -250,7 +254,8 @@ def _read_row(record: dict[str, Any], layout: _Layout, source: str, number: int,
     question = record["question"] if layout.question else None
     question = "" if _blank(question) else _text(question, source, number, "question")
     check_length(question, max_chars, source, number, "question")
-    candidate = check_length(_text(answer, source, number, "answer"), max_chars, source, number, "answer")
+    candidate = "" if _blank(answer) else check_length(_text(answer, source, number, "answer"), max_chars, source,
+                                                       number, "answer")
     cand_label = _label(record.get("answer_label"), source, number, "answer_label")
     found = _entities(record["entities"], source, number) if layout.entities else []
     return _Row(question, candidate, refs, labels, cand_label, found)
@@ -260,7 +265,9 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
                    on_error: str = "raise", max_chars: int | None = MAX_CHARS) -> Table:
     """Validate a frame in the KPQA layout and extract the rows to score. Messages number the rows 1, 2, ... or by
     ``numbers`` (rows of a chunk further down a file, JSONL line numbers). A ``references`` column (lists, or JSON
-    list text) is read as ``reference1..N``; ``Table.frame`` keeps it as given. A bad row (empty answer, no reference, a bad label...) raises an
+    list text) is read as ``reference1..N``; ``Table.frame`` keeps it as given. An empty or missing answer is an
+    answer (a system that said nothing): scored as ``""``, listed in ``Table.empty``. A bad row (no reference, a bad
+    label...) raises an
     :class:`InputError` with ``on_error="raise"``; otherwise it is left out of ``rows`` and its reason recorded in
     ``Table.errors`` (the scorer then leaves its scores empty, ``skip``, or 0, ``zero``). So is a row with a text
     longer than ``max_chars`` characters (None: no limit)."""
@@ -302,7 +309,8 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
         reference_labels=[r.reference_labels for r in read] if has_labels else None,
         entities=[r.entities for r in read] if layout.entities else None,
     )
-    return Table(frame=given, rows=rows, source=source, numbers=numbers, keep=keep, errors=errors)
+    empty = [keep[i] for i, r in enumerate(read) if not r.candidate]
+    return Table(frame=given, rows=rows, source=source, numbers=numbers, keep=keep, errors=errors, empty=empty)
 
 
 WHOLE = 1 << 40  # a chunk size that reads a file whole

@@ -8,13 +8,14 @@ file is :mod:`kpqa.stream`, data-parallel scoring :mod:`kpqa.parallel`. With ``d
 (``KPQA-judge``); their corpus values are the mean probability and the share judged correct.
 
 The options of :class:`Scorer` (and :func:`score`): ``metrics``: names (default :data:`DEFAULT_METRICS`; deciding,
-:data:`DECIDE_METRICS` and the other inputs of the calibration's judges, :func:`judge_metrics`). ``weighter``: a
+:data:`DECIDE_METRICS`; given or not, the inputs of the calibration's judges are added, :func:`judge_metrics`). ``weighter``: a
 keyphrase weighter (:class:`~kpqa.context.KeyphraseWeighter`) for every weighted metric, instead of loading
 ``checkpoint`` (a folder or a shipped name; the question-free one for ``no_question`` and the ``-KP`` metrics). ``precision`` (``auto``, ``fp32``, ``bf16``, ``fp16``) sets the models'
 arithmetic and ``function_word_weight`` scales the keyphrase weights of function words
 (:mod:`kpqa.models.weighter`); signatures record both. ``tokenize="auto"`` takes ``zh`` when most texts of the first
 rows are Chinese / Japanese, else ``ptb``; CJK text under ``ptb`` or ``whitespace`` warns (:class:`KpqaWarning`).
-``on_error``: ``raise`` (default) stops at the first bad row (empty answer, no reference, an empty question under a
+An empty or missing answer is scored as ``""`` (every metric at its floor) and judged wrong (``Result.empty``).
+``on_error``: ``raise`` (default) stops at the first bad row (no reference, an empty question under a
 KPQA metric...); ``skip`` leaves its scores empty and ``zero`` sets them to 0, both saying why in an ``error``
 column and leaving the row out of the corpus scores. ``max_chars``: a longer question, answer or reference makes a
 bad row (default: the metrics' own limit, :func:`kpqa.metrics.base.text_limit`). ``progress``: a bar of rows scored
@@ -40,7 +41,7 @@ import pandas as pd
 
 import kpqa.metrics  # noqa: F401  (registers the metrics)
 from kpqa.calibration import (  # noqa: F401  (DECISION_SUFFIXES, decided_metric: re-exported)
-    DECISION_SUFFIXES, Calibration, Decisions, decided_metric, decision_columns,
+    DECISION_SUFFIXES, Calibration, Decisions, decided_metric, decision_columns, warn_unjudged,
 )
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
@@ -49,7 +50,7 @@ from kpqa.context import (
 from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa.context import check_max_chars, check_on_error
 from kpqa.input import Table, read_input
-from kpqa.rows import select_rows, take_rows
+from kpqa.rows import empty_answers, select_rows, take_rows
 from kpqa.metrics.base import Context, Metric, Rows, Totals, get_metric, text_limit
 from kpqa.parallel import DataParallel
 from kpqa.rows import weighted_pairs
@@ -130,6 +131,7 @@ class Result(Summary):
     corpus: dict[str, float]
     signatures: dict[str, Signature] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
+    empty: list[int] = field(default_factory=list)  # rows whose answer is empty: scored as "", judged wrong
 
 
 def sums(per_row: dict[str, np.ndarray]) -> dict[str, Totals]:
@@ -182,7 +184,7 @@ class Scorer:
         self.calibration, self.prior = _calibration(deciding, calibration, checkpoint, prior), prior
         #: the resolved metrics, in output order
         self.metrics = resolve_metrics(metrics, DECIDE_METRICS if deciding else DEFAULT_METRICS, no_question)
-        if metrics is None and self.calibration is not None:
+        if self.calibration is not None:  # the judges keep their inputs (a metric list given or not)
             self.metrics += judge_metrics(self.calibration, self.score_columns, no_question)
         if weighter is None:
             _check_models(self.metrics, checkpoint, device)
@@ -296,10 +298,10 @@ class Scorer:
                     advance(len(batch) - shown)
         return {c: np.concatenate(v) if v else np.empty(0) for c, v in parts.items()}, totals
 
-    def decide(self, per_row: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """The ``-prob`` and ``-correct`` columns of ``per_row``'s metric columns (none unless deciding)."""
+    def decide(self, per_row: dict[str, np.ndarray], rows: Rows | None = None) -> dict[str, np.ndarray]:
+        """The ``-prob`` / ``-correct`` columns of ``per_row``'s metrics (none unless deciding); empty answers wrong."""
         decisions = self.decisions
-        return {} if decisions is None else decisions.apply(per_row)
+        return {} if decisions is None else decisions.apply(per_row, None if rows is None else empty_answers(rows))
 
     def corpus(self, totals: dict[int, Totals],
                decided: dict[str, Totals]) -> tuple[dict[str, float], dict[str, Signature]]:
@@ -325,7 +327,7 @@ class Scorer:
         self.prepare(table, strict=True)
         with tracking(len(rows), self.progress and self.is_main) as advance:
             scores, totals = self.per_row(rows, advance)
-        decided = self.decide(scores)
+        decided = self.decide(scores, rows)
         corpus, signatures = self.corpus(totals, sums(decided))
         return {**scores, **decided}, corpus, signatures
 
@@ -335,10 +337,10 @@ class Scorer:
         table = self.prepare(table)
         with tracking(len(table.rows), self.progress and self.is_main) as advance:
             scores, totals = self.per_row(table.rows, advance)
-        decided = self.decide(scores)
+        decided = self.decide(scores, table.rows)
         corpus, signatures = self.corpus(totals, sums(decided)) if len(table.rows) else ({}, {})
         return Result(frame=scored_frame(table, {**scores, **decided}, self.value_columns, self.on_error),
-                      corpus=corpus, signatures=signatures, errors=numbered(table))
+                      corpus=corpus, signatures=signatures, errors=numbered(table), empty=table.empty_numbers())
 
     def score_file(self, source: Any, write: Callable[[pd.DataFrame], None] | None = None,
                    fill: Callable[[dict[str, np.ndarray]], None] | None = None,
@@ -440,9 +442,11 @@ def resolve_metrics(names: Sequence[str] | None, default: Sequence[str], no_ques
 
 def judge_metrics(calibration: Calibration, columns: Sequence[str], no_question: bool = False) -> list[Metric]:
     """The metrics that the judges of ``calibration`` read and that ``columns`` lack (``Equivalence``, for a judge that
-    reads it), in the judges' order: what deciding adds to the default metrics (:data:`DECIDE_METRICS`)."""
+    reads it), in the judges' order: what deciding adds to the metrics (a warning says why a judge still cannot decide)."""
     inputs = dict.fromkeys(m for j in calibration.judges.values() for m in j.inputs if m not in columns)
-    return [m for m in (get_metric(name, no_question) for name in inputs) if not set(m.columns()) <= set(columns)]
+    added = [m for m in (get_metric(name, no_question) for name in inputs) if not set(m.columns()) <= set(columns)]
+    warn_unjudged(calibration, [*columns, *(c for m in added for c in m.columns())])
+    return added
 
 
 def _check_models(metrics: list[Metric], checkpoint: str | os.PathLike | None, device: str) -> None:

@@ -31,6 +31,7 @@ class StreamResult(Summary):
     corpus: dict[str, float]
     signatures: dict[str, Signature] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
+    empty: list[int] = field(default_factory=list)  # rows whose answer is empty: scored as "", judged wrong
 
 
 @dataclass
@@ -43,6 +44,7 @@ class Stream:
     totals: dict[int, Totals] = field(default_factory=dict)
     decisions: dict[str, Totals] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
+    empty: list[int] = field(default_factory=list)
     done: int = 0  # rows read
     scored: int = 0  # rows scored
 
@@ -82,18 +84,18 @@ def score_stream(scorer: Scorer, tables: Iterable[Table], write: Write | None = 
         for table in tables:
             _score_chunk(scorer, scorer.prepare(table), run, advance, write)
     if not scorer.is_main or not run.scored:
-        return StreamResult(rows=run.done, corpus={}, signatures={}, errors=run.errors)
+        return StreamResult(rows=run.done, corpus={}, signatures={}, errors=run.errors, empty=run.empty)
     if run.keep:
         _score_whole_input(scorer, run, fill)
     corpus, signatures = scorer.corpus(run.totals, run.decisions)
-    return StreamResult(rows=run.done, corpus=corpus, signatures=signatures, errors=run.errors)
+    return StreamResult(rows=run.done, corpus=corpus, signatures=signatures, errors=run.errors, empty=run.empty)
 
 
 def _score_chunk(scorer: Scorer, table: Table, run: Stream, advance: Advance | None, write: Write | None) -> None:
     """Score one chunk (all but the ``whole_input`` metrics), add its statistics to ``run`` and hand its table to
     ``write`` (main process)."""
     scores, totals = scorer.per_row(table.rows, advance, whole_input=False)
-    decided = scorer.decide(scores)
+    decided = scorer.decide(scores, table.rows)
     run.scored += len(table.rows)
     run.add(totals, decided)
     if advance is not None and table.errors:
@@ -102,6 +104,7 @@ def _score_chunk(scorer: Scorer, table: Table, run: Stream, advance: Advance | N
         if run.keep:
             run.keep_rows(table)
         run.errors.update(numbered(table))
+        run.empty += table.empty_numbers()
         if write is not None:
             write(scored_frame(table, {**scores, **decided}, scorer.value_columns, scorer.on_error))
     run.done += len(table.frame)
@@ -113,7 +116,7 @@ def _score_whole_input(scorer: Scorer, run: Stream, fill: Fill | None) -> None:
     rows = run.kept[0] if len(run.kept) == 1 else concat_rows(run.kept)
     scores, totals = scorer.per_row(rows, whole_input=True, here=True)
     run.totals.update(totals)
-    decided = scorer.decide(scores)
+    decided = scorer.decide(scores, rows)
     if fill is not None:
         fill({c: spread(v, np.concatenate(run.where), run.done, missing_score(scorer.on_error))
               for c, v in {**scores, **decided}.items()})

@@ -60,14 +60,14 @@ def test_a_scored_file_reads_back_with_its_metrics_decisions_and_labels(scored_c
 def test_a_row_left_unscored_stays_in_the_page_with_its_reason(tmp_path):
     path = tmp_path / "skipped.jsonl"
     records = [{"question": "Q1", "answer": "A b", "references": ["R1", "R2"], "BLEU-1": 0.5},
-               {"question": "Q2", "answer": "", "references": ["R"], "BLEU-1": None, "error": "empty answer"}]
+               {"question": "Q2", "answer": "x", "references": [" "], "BLEU-1": None, "error": "no reference"}]
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
     scored = htmlreport.read_scored(path)
     weights = htmlreport.weigh_rows(scored, WordWeighter())
     data = htmlreport.payload(scored, weights, explain.palette())
-    assert data["a"] == ["A b", ""] and data["refs"] == [["R1", "R2"], ["R"]]
+    assert data["a"] == ["A b", "x"] and data["refs"] == [["R1", "R2"], []]
     assert data["metrics"] == [{"name": "BLEU-1", "score": [0.5, None], "prob": None, "correct": None}]
-    assert data["errors"] == {"1": "empty answer (column 'answer')"} and data["human"] is None
+    assert data["errors"] == {"1": "no non-empty reference (column 'reference1')"} and data["human"] is None
     assert data["weights"]["rows"] == [[[1, 100, 1, -1, 1, 100], [2, 100], [2, 100]], None]
 
 

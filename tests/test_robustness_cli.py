@@ -158,11 +158,6 @@ CASES = [
          expect=["{d}/in.csv, row 4, column 'reference1'", "no non-empty reference"]),
     Case("whitespace-only-references", {"in.csv": CLEAN + 'q,a,"  ","\t"\n'}, _in(),
          expect=["{d}/in.csv, row 4, column 'reference1'", "no non-empty reference"]),
-    Case("whitespace-only-answer", {"in.csv": CLEAN + 'q," \t ",r,\n'}, _in(),
-         expect=["{d}/in.csv, row 4, column 'answer'", "empty answer"]),
-    Case("jsonl-nan-answer", {"in.jsonl": '{"question": "q", "answer": "a", "references": ["r"]}\n'
-                                         '{"question": "q", "answer": NaN, "references": ["r"]}\n'}, _in("in.jsonl"),
-         expect=["{d}/in.jsonl, row 2, column 'answer'", "empty answer"]),
     Case("jsonl-null-reference", {"in.jsonl": '{"question": "q", "answer": "a", "references": [null, " "]}\n'},
          _in("in.jsonl"), expect=["{d}/in.jsonl, row 1, column 'reference1'", "no non-empty reference"]),
     # ---- bad options

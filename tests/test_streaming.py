@@ -79,7 +79,7 @@ def test_corpus_bleu_is_not_the_mean_of_chunk_scores(tmp_path):
 @pytest.mark.parametrize(
     "body, row",
     [
-        ("q1,a,r\nq2,a,r\nq3,a,r\nq4,,r\nq5,a,r\n", 4),  # empty answer in the second chunk
+        ("q1,a,r\nq2,a,r\nq3,a,r\nq4,a,\nq5,a,r\n", 4),  # no reference in the second chunk
         ("q1,a,r\nq2,a,r\nq3,a,r\nq4,a,r,extra\nq5,a,r\n", 4),  # malformed CSV line
     ],
 )
@@ -161,7 +161,7 @@ def test_cli_error_in_a_later_chunk_leaves_no_output(tmp_path, capsys):
     out = pd.read_csv(tmp_path / "good_out.csv")
     np.testing.assert_allclose(out["ROUGE-L"], whole.frame["ROUGE-L"], rtol=1e-15)
 
-    bad = _csv(tmp_path, ROWS[:5] + [("q", " ", ["r"])] + ROWS[5:], name="bad.csv")
+    bad = _csv(tmp_path, ROWS[:5] + [("q", "a", [" "])] + ROWS[5:], name="bad.csv")
     before = sorted(p.name for p in tmp_path.iterdir())
     assert main(["score", str(bad), "--metrics", "BLEU-4", "--chunk-rows", "2", "--quiet",
                  "-o", str(tmp_path / "bad_out.csv")]) == 2
