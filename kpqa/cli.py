@@ -110,7 +110,8 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--precision",
                          "--max-chars", "--quiet")],
     )
-    p.add_argument("input", help="CSV, TSV, JSONL, JSON (array) or Parquet file")
+    p.add_argument("input", nargs="?", help="CSV, TSV, JSONL, JSON (array) or Parquet file (or --answers)")
+    _add_text_files(p, answers="instead of INPUT: plain-text answers, one a line (with --references)")
     p.add_argument("-o", "--output",
                    help="write input columns + one column per metric here, in the format the extension names (.csv, "
                    ".tsv, .jsonl, .json, .parquet); '-' (or no -o when stdout is a pipe): CSV on stdout, the corpus "
@@ -179,13 +180,20 @@ def _run_score(args: argparse.Namespace) -> int:
         calibration=args.calibration,
         prior=args.prior,
     )
+    if (args.input is None) == (args.answers is None):
+        raise UsageError("give INPUT or --answers FILE with --references FILE, not both")
+    args.input = args.input or args.answers
+    inputs = [args.input, *args.references, *([args.questions] if args.questions else [])]
     output = args.output or (None if sys.stdout.isatty() else STDOUT)
     writer = None
     if output and scorer.is_main:
-        writer = OutputWriter(output, last_columns=scorer.columns, inputs=[args.input], force=args.force)
+        writer = OutputWriter(output, last_columns=scorer.columns, inputs=inputs, force=args.force)
     with writer or contextlib.nullcontext():
-        result = scorer.score_file(args.input, writer.write if writer else None, writer.fill if writer else None,
-                                   chunk_rows=args.chunk_rows)
+        write, fill = (writer.write, writer.fill) if writer else (None, None)
+        if args.answers:
+            result = scorer.score_stream([_text_input(args, args.answers, "score")], write, fill)
+        else:
+            result = scorer.score_file(args.input, write, fill, chunk_rows=args.chunk_rows)
     if scorer.is_main:
         report = sys.stderr if output == STDOUT else sys.stdout
         print(f"{result.rows} rows from {args.input}", file=report)
@@ -503,6 +511,73 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_compare(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="compare two systems' answers to the same questions (paired bootstrap)",
+        description="Score two systems' answers to the same rows (or read the scores of `kpqa score --decide -o` "
+        "files) and compare them as sacrebleu's paired bootstrap does: per metric and for KPQA-judge's share judged "
+        "correct, B - A with a 95 %% interval and a p-value. Inputs: two files (A B), or plain-text files with "
+        "--answers A.txt B.txt --references REF.txt [--questions Q.txt], one text a line.",
+        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--precision",
+                         "--max-chars", "--quiet")],
+    )
+    p.add_argument("inputs", nargs="*", metavar="A B", help="the two systems' files (CSV, TSV, JSONL, JSON, Parquet)")
+    _add_text_files(p, answers="the two systems' answers, one a line (A.txt B.txt)", nargs=2)
+    p.add_argument("--metrics", type=_names, help="comma-separated metric names (default: the --decide suite)")
+    p.add_argument("--no-question", action="store_true", help="use the -KP weighter (no question)")
+    p.add_argument("--no-judge", action="store_true", help="metrics only: no calibration, no KPQA-judge")
+    p.add_argument("--calibration", metavar="FILE", help="the judge's calibration (default: the weighter's)")
+    p.add_argument("--bootstrap", type=_positive_int, default=1000, help="resamples (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the resamples (default: %(default)s)")
+    p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON here")
+    p.set_defaults(run=_run_compare)
+
+
+def _add_text_files(p: argparse.ArgumentParser, answers: str, nargs: int | None = None) -> None:
+    """The plain-text inputs (sacrebleu's layout: one text a line)."""
+    p.add_argument("--answers", nargs=nargs, metavar="FILE", help=answers)
+    p.add_argument("--references", action="append", default=[], metavar="FILE",
+                   help="references, one a line (repeat for more references per row)")
+    p.add_argument("--questions", metavar="FILE", help="questions, one a line")
+
+
+def _text_input(args: argparse.Namespace, answers: str, what: str) -> Any:
+    """The table of ``answers`` and the text files of ``args`` (:func:`kpqa.input.text_files`)."""
+    from kpqa.input import text_files
+
+    if not args.references:
+        raise UsageError(f"--answers needs --references FILE (one reference a line) for {what}")
+    return text_files(answers, args.references, args.questions, getattr(args, "on_error", "raise"), args.max_chars)
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from kpqa import compare
+    from kpqa.input import read_input
+    from kpqa.output import write_text
+    from kpqa.scoring import Scorer
+
+    if bool(args.inputs) == bool(args.answers) or (args.inputs and len(args.inputs) != 2):
+        raise UsageError("give two files (A B) or --answers A.txt B.txt with --references, not both")
+    scorer = Scorer(args.metrics, tokenize=args.tokenize, checkpoint=args.checkpoint, no_question=args.no_question,
+                    device=args.device, batch_size=args.batch_size, precision=args.precision,
+                    function_word_weight=args.function_word_weight, progress=not args.quiet, max_chars=args.max_chars,
+                    decide=not args.no_judge, calibration=None if args.no_judge else args.calibration)
+    names = args.inputs or args.answers
+    tables = [read_input(n, max_chars=scorer.max_chars) for n in args.inputs] if args.inputs else \
+        [_text_input(args, n, "compare") for n in args.answers]
+    compare.check_paired(*tables)
+    (a, read_a), (b, read_b) = (compare.system_scores(scorer.prepare(t), scorer) for t in tables)
+    result = compare.compare(a, b, (str(names[0]), str(names[1])), args.bootstrap, args.seed)
+    result.notes += [f"{n}: scores read from its columns (their signatures unchecked)"
+                     for n, read in zip(names, (read_a, read_b)) if read]
+    print(result.table())
+    if args.json:
+        write_text(args.json, json.dumps(result.to_dict(), indent=2) + "\n", inputs=names)
+        _wrote(args.json, "comparison as JSON")
+    return 0
+
+
 def _add_report(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report",
@@ -558,7 +633,7 @@ def _run_report(args: argparse.Namespace) -> int:
 
 #: every subcommand, in the order ``kpqa --help`` lists them: each adds its parser (and the function it runs)
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    _add_score, _add_metrics, _add_train, _add_meta_eval, _add_explain, _add_calibrate, _add_report,
+    _add_score, _add_metrics, _add_train, _add_meta_eval, _add_explain, _add_calibrate, _add_report, _add_compare,
 ]
 
 

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from kpqa.context import check_max_chars, check_on_error
+from kpqa.context import ON_ERROR, check_max_chars, check_on_error
 from kpqa.errors import InputError, KpqaError, Param, UsageError
 from kpqa.rows import MAX_CHARS, Rows
 
@@ -409,6 +409,39 @@ def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
     for frame in _csv_chunks(path, chunk_rows, "\t" if kind == "tsv" else ","):
         yield frame_to_table(frame, str(path), range(done + 1, done + len(frame) + 1), on_error, max_chars)
         done += len(frame)
+
+
+def text_files(answers: str | os.PathLike, references: Sequence[str | os.PathLike],
+               questions: str | os.PathLike | None = None, on_error: str = ON_ERROR[0],
+               max_chars: int | None = MAX_CHARS) -> Table:
+    """Plain-text files, one text a line (sacrebleu's layout): the answers, one file per reference (a blank line: no
+    reference of that rank) and optionally the questions, line ``i`` of each making row ``i``. Files of different
+    lengths are an :class:`InputError` naming the file; messages name the answers file and its line."""
+    if not references:
+        raise UsageError(Param("references"), ": at least one file of references, one a line")
+    columns = {} if questions is None else {"question": _lines(questions)}
+    columns["answer"] = _lines(answers)
+    columns.update({f"reference{k}": _lines(path) for k, path in enumerate(references, 1)})
+    names = {"answer": answers, "question": questions, **{f"reference{k}": p for k, p in enumerate(references, 1)}}
+    for column, lines in columns.items():
+        if len(lines) != len(columns["answer"]):
+            raise InputError(f"{len(lines)} lines, but the answers ({answers}) have {len(columns['answer'])}: one "
+                             "text a line, the same lines in every file", file=str(names[column]))
+    return frame_to_table(pd.DataFrame(columns), str(answers), on_error=on_error, max_chars=max_chars)
+
+
+def _lines(path: str | os.PathLike) -> list[str]:
+    """The lines of a UTF-8 text file (a last newline ends the last line, it does not start another)."""
+    file = Path(path)
+    _check_file(file)
+    _check_utf8(file)
+    text = file.read_text(encoding="utf-8-sig")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines:
+        raise InputError("empty file", file=str(file))
+    return [line.removesuffix("\r") for line in lines]
 
 
 def _is_json_array(path: Path) -> bool:
