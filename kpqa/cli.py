@@ -599,6 +599,10 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--positive-above", type=float, metavar="T",
                    help="count a numeric human score above T as correct (without it, labels must be 0 or 1)")
     p.add_argument("--no-weights", action="store_true", help="leave out the keyphrase weights (no model is loaded)")
+    p.add_argument("--weights-rows", type=_nonnegative_int, metavar="N",
+                   help="weigh the texts of N rows (default: 200, kpqa.htmlreport.WEIGHED_ROWS): those where KPQA-judge disagrees with the "
+                   "human label first, then file order; 0 or a number over the rows: all (slow on a CPU: the weighter "
+                   "runs again over every text)")
     p.add_argument("--unit", choices=("word", "piece"), default="word",
                    help="weights per word of --tokenize (default) or per word piece of the weighter, as in explain")
     p.add_argument("--no-question", action="store_true", help="use the -KP weighter (no question)")
@@ -622,8 +626,10 @@ def _run_report(args: argparse.Namespace) -> int:
 
         weighter = Weighter.load(args.checkpoint, no_question=args.no_question, device=args.device,
                                  batch_size=args.batch_size, function_word_weight=args.function_word_weight)
+        limit = htmlreport.WEIGHED_ROWS if args.weights_rows is None else args.weights_rows or None
+        rows = htmlreport.weighed_rows(scored, limit)
         weights = htmlreport.weigh_rows(scored, weighter, tokenize=args.tokenize, unit=args.unit,
-                                        progress=not args.quiet)
+                                        progress=not args.quiet, rows=rows)
         palette = explain.palette()
     page = htmlreport.to_html(scored, weights, palette, unit=args.unit)
     write_text(args.output, page, inputs=[args.input], force=args.force)
@@ -684,6 +690,19 @@ def _said(message: Warning | KpqaError, flags: dict[str, str]) -> str:
 _default_showwarning = warnings.showwarning
 
 
+def _inputs_exist(args: argparse.Namespace) -> None:
+    """The files a command reads (INPUT, its list, --answers / --references / --questions) checked to exist before
+    the command imports what it needs (seconds)."""
+    from kpqa.errors import check_file
+
+    texts = ("answers", "references", "questions") if args.command in ("score", "compare") else ()
+    for name in ("input", "inputs", *texts):
+        value = getattr(args, name, None)
+        for path in value if isinstance(value, list) else [value]:
+            if isinstance(path, str) and path != "-":
+                check_file(path)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kpqa`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -692,7 +711,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         run: Callable[[], int] = lambda: _run_train(argv[1:], argv[0])
     else:
         args = parser.parse_args(argv)
-        run = lambda: args.run(args)
+
+        def run() -> int:
+            _inputs_exist(args)
+            return args.run(args)
     flags = flags_of(parser)
 
     def show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from kpqa.context import ON_ERROR, check_max_chars, check_on_error
-from kpqa.errors import InputError, KpqaError, Param, UsageError
+from kpqa.errors import InputError, KpqaError, Param, UsageError, check_file
 from kpqa.rows import MAX_CHARS, Rows
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
@@ -64,13 +64,6 @@ def _line_row(path: Path, line: int) -> int | None:
     """The row number of 0-based physical ``line``: JSONL lines are rows 1, 2, ...; a CSV's line 0 is its header
     (no row)."""
     return line + 1 if _is_jsonl(path) else line or None
-
-
-def _check_file(path: Path) -> None:
-    if not path.exists():
-        raise InputError("no such file", file=str(path))
-    if path.is_dir():
-        raise InputError("is a folder, not a file", file=str(path))
 
 
 def _check_utf8(path: Path) -> None:
@@ -388,7 +381,7 @@ def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
             yield frame_to_table(part, name, range(start + 1, start + len(part) + 1), on_error, max_chars)
         return
     path = Path(source)
-    _check_file(path)
+    check_file(path)
     kind = input_format(path)
     if kind == "parquet":
         yield from _parquet_chunks(path, chunk_rows, on_error, max_chars)
@@ -433,7 +426,7 @@ def text_files(answers: str | os.PathLike, references: Sequence[str | os.PathLik
 def _lines(path: str | os.PathLike) -> list[str]:
     """The lines of a UTF-8 text file (a last newline ends the last line, it does not start another)."""
     file = Path(path)
-    _check_file(file)
+    check_file(file)
     _check_utf8(file)
     text = file.read_text(encoding="utf-8-sig")
     lines = text.split("\n")

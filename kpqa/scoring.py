@@ -488,7 +488,8 @@ def drop_empty_questions(table: Table, metric: str, strict: bool) -> Table:
         raise error
     keep = list(range(len(table.frame))) if table.keep is None else table.keep
     good = [i for i in range(len(table.rows)) if i not in set(bad)]
-    errors = {**table.errors, **{keep[i]: error.reason for i in bad}}
+    reason = f"empty question, needed by {metric} (its -KP form reads no question)"  # the API's and the CLI's words
+    errors = {**table.errors, **{keep[i]: reason for i in bad}}
     return replace(table, rows=select_rows(table.rows, good), keep=[keep[i] for i in good], errors=errors)
 
 

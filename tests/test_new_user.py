@@ -94,7 +94,8 @@ def test_empty_question_under_kpqa_is_a_row_error_too(tmp_path):
                           "reference1": ["shakespeare", "x"]})
     result = Scorer(["ROUGE-L-KPQA"], on_error="zero", device="cpu").score(frame)
     assert result.frame["ROUGE-L-KPQA"].tolist()[1] == 0.0 and result.frame["ROUGE-L-KPQA"].tolist()[0] > 0.9
-    assert "empty question, needed by ROUGE-L-KPQA (use no_question=True" in result.errors[2]
+    # the error column says it in words that hold in Python and on the command line (no parameter, no flag)
+    assert result.errors[2] == "empty question, needed by ROUGE-L-KPQA (its -KP form reads no question)"
 
 
 def test_a_long_text_is_a_bad_row_in_score_calibrate_and_meta_eval(tmp_path, capsys):
@@ -341,3 +342,26 @@ def test_a_few_cjk_names_among_english_answers_do_not_warn():
 def test_the_quick_start_output_is_ignored_by_git():
     proc = subprocess.run(["git", "check-ignore", "-q", "sample_scores.csv"], cwd=Path(kpqa.__file__).parents[1])
     assert proc.returncode == 0
+
+
+@pytest.mark.parametrize("name, says", [("ROUGE-L:foo=1", "ROUGE-L takes no options"),
+                                        ("BLEU-4-adapted:labels=auto", "BLEU-4-adapted takes no options"),
+                                        ("ROUGE-L-KPQA:foo=1", "known: tok=pieces|words")])
+def test_an_option_a_metric_does_not_take_is_one_line_naming_its_options(name, says, capsys):
+    assert main(["score", "examples/sample.csv", "--metrics", name, "--quiet", "-o", "/dev/null"]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1 and "internal error" not in err
+
+
+def test_dir_of_the_package_lists_the_api_before_it_is_imported():
+    code = "import kpqa, sys; names = dir(kpqa); print('score' in names, 'Scorer' in names, 'kpqa.scoring' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "True", "False"]  # listed, still not imported
+
+
+def test_a_missing_input_file_is_said_before_the_heavy_imports():
+    code = ("import sys; from kpqa.cli import main; code = main(['score', 'no-such-file.csv']); "
+            "print(code, 'torch' in sys.modules, 'kpqa.metrics.bertscore' in sys.modules)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # before: the scorer was built first, which imported torch and every metric (seconds)
+    assert run.stdout.split() == ["2", "False", "False"] and run.stderr == "kpqa: error: no-such-file.csv: no such file\n"

@@ -254,3 +254,24 @@ def test_ten_thousand_rows_load_and_filter_quickly(browser, tmp_path):
     _choose(browser, "metric", "0")
     assert _shown(browser)[1] == 3334  # BLEU-1 disagrees on 2 rows of 6
     assert time.perf_counter() - start < 2
+
+
+def test_the_weighed_rows_are_bounded_disagreements_first(scored_csv):
+    """A report of a large scored file weighs a bounded number of rows (seconds, not minutes): those where the judge
+    disagrees with the human label first, then file order."""
+    frame = ROWS.copy()
+    frame.loc[4, "KPQA-judge-correct"] = 0  # the judge now disagrees on row 5 (label 1)
+    frame.to_csv(scored_csv, index=False)
+    scored = htmlreport.read_scored(scored_csv)
+    assert htmlreport.weighed_rows(scored, 2) == [0, 4] and htmlreport.weighed_rows(scored, None) == list(range(6))
+    weights = htmlreport.weigh_rows(scored, WordWeighter(), rows=[0, 4])
+    assert [w is not None for w in weights] == [True, False, False, False, True, False]
+
+
+def test_the_judges_auroc_is_that_of_its_probability(scored_csv):
+    from sklearn.metrics import roc_auc_score
+
+    table = htmlreport.summary(htmlreport.read_scored(scored_csv))
+    judge = re.search(r"<td>KPQA-judge</td>(.*?)</tr>", table).group(1)
+    auroc = roc_auc_score(ROWS["scores"], ROWS["KPQA-judge-prob"])
+    assert f"<td>{auroc:.3f}</td>" in judge and "–" not in judge
