@@ -328,3 +328,14 @@ def test_auto_precision_is_bf16_only_where_the_cpu_has_bf16_instructions(monkeyp
     monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx)
     assert training_precision("auto") == expected
     assert [training_precision(p) for p in ("fp32", "bf16")] == ["fp32", "bf16"]  # explicit choices stay
+
+
+def test_train_help_works_without_the_train_extra():
+    """`kpqa train --help` with accelerate, datasets, pysbd and peft absent (imported on first use only)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfor m in ('accelerate', 'datasets', 'pysbd', 'peft', 'wn'): sys.modules[m] = None\n"
+            "from kpqa.cli import main\nmain(['train', '--help'])")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0 and "--data NAME[@N]:PATH" in run.stdout and run.stderr == ""
