@@ -531,6 +531,8 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bootstrap", type=_positive_int, default=1000, help="resamples (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the resamples (default: %(default)s)")
     p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON here")
+    p.add_argument("--human-column", "--human", default="scores", metavar="COLUMN",
+                   help="a human score column both files have is compared too (default: %(default)s)")
     p.set_defaults(run=_run_compare)
 
 
@@ -567,7 +569,11 @@ def _run_compare(args: argparse.Namespace) -> int:
     tables = [read_input(n, max_chars=scorer.max_chars) for n in args.inputs] if args.inputs else \
         [_text_input(args, n, "compare") for n in args.answers]
     compare.check_paired(*tables)
-    (a, read_a), (b, read_b) = (compare.system_scores(scorer.prepare(t), scorer) for t in tables)
+    tables = [scorer.prepare(t) for t in tables]
+    (a, read_a), (b, read_b) = (compare.system_scores(t, scorer) for t in tables)
+    human_a, human_b = (compare.human_scores(t, args.human_column) for t in tables)
+    if human_a is not None and human_b is not None:
+        a[f"{args.human_column} (human)"], b[f"{args.human_column} (human)"] = human_a, human_b
     result = compare.compare(a, b, (str(names[0]), str(names[1])), args.bootstrap, args.seed)
     result.notes += [f"{n}: scores read from its columns (their signatures unchecked)"
                      for n, read in zip(names, (read_a, read_b)) if read]

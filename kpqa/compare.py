@@ -115,6 +115,16 @@ def check_paired(a: Table, b: Table) -> None:
                              "order", file=a.source, row=a.row_numbers()[i], column="question" if qa != qb else None)
 
 
+def human_scores(table: Table, column: str) -> np.ndarray | None:
+    """The numeric human column of ``table``'s scored rows (the share a person judged correct, compared beside the
+    metrics and the judge), or None when it has none (or one that is not all numbers)."""
+    if column not in table.frame.columns:
+        return None
+    keep = np.arange(len(table.frame)) if table.keep is None else np.asarray(table.keep, dtype=int)
+    values = pd.to_numeric(table.frame[column], errors="coerce").to_numpy(dtype=float)[keep]
+    return None if np.isnan(values).any() else values
+
+
 def system_scores(table: Table, scorer: Scorer) -> tuple[dict[str, np.ndarray], bool]:
     """The scorer's metric columns and its judges' ``-correct`` columns (the share judged correct) for the rows of
     ``table`` that are scored, and whether they were read from its own columns (a file from ``kpqa score
