@@ -67,8 +67,10 @@ def test_the_two_files_must_answer_the_same_items(tmp_path):
 
 def test_kpqa_compare_prints_the_table_and_writes_json(tmp_path, capsys):
     rows = [("who wrote hamlet", "william shakespeare"), ("capital of france", "paris"), ("largest planet", "jupiter")]
-    (tmp_path / "a.csv").write_text("question,answer,reference1\n" + "".join(f"{q},{r} it is,{r}\n" for q, r in rows))
-    (tmp_path / "b.csv").write_text("question,answer,reference1\n" + "".join(f"{q},no idea,{r}\n" for q, r in rows))
+    (tmp_path / "a.csv").write_text("question,answer,reference1,scores\n" +
+                                    "".join(f"{q},{r} it is,{r},1\n" for q, r in rows))
+    (tmp_path / "b.csv").write_text("question,answer,reference1,scores\n" +
+                                    "".join(f"{q},no idea,{r},{int(k == 0)}\n" for k, (q, r) in enumerate(rows)))
     assert main(["compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--metrics", "F1,ROUGE-L",
                  "--no-judge", "--bootstrap", "200", "--json", str(tmp_path / "c.json"), "--quiet"]) == 0
     out = capsys.readouterr().out
@@ -76,3 +78,5 @@ def test_kpqa_compare_prints_the_table_and_writes_json(tmp_path, capsys):
     data = json.loads((tmp_path / "c.json").read_text())
     f1 = next(d for d in data["differences"] if d["column"] == "F1")
     assert f1["b"] == 0.0 and f1["delta"] == pytest.approx(-f1["a"]) and f1["ci_high"] < 0
+    human = data["differences"][-1]  # the human column both files have, compared beside the metrics
+    assert human["column"] == "scores (human)" and (human["a"], human["b"]) == (1.0, pytest.approx(1 / 3))

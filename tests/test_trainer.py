@@ -182,6 +182,8 @@ def test_warm_start_begins_where_the_init_checkpoint_ended(tmp_path, tokenizer):
     again = _mean_loss(tokenizer, Weighter.load(tmp_path / "second", device="cpu").model, spec)
     assert trained < fresh * 0.7 and again == pytest.approx(trained, rel=2e-2)  # lr ~0: the init's weights
     assert meta["init"]["hash"] == ckpt.load(tmp_path / "first")[2]
+    # the starting point measured on the run's dev rows before any step: with lr ~0, where the run ends
+    assert meta["dev_start"]["loss"] == pytest.approx(meta["dev"]["loss"], rel=1e-2)
     assert meta["answer_forms"]["short"] == 0.5 and meta["answer_forms"]["yes_no"] == "mixed"
     assert sum(meta["answer_forms"]["counts"].values()) == 12
     with pytest.raises(UsageError, match="this run needs"):

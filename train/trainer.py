@@ -668,7 +668,9 @@ def _warn_if_untrained(k_f1: float, spread: float) -> None:
     """A :class:`KpqaWarning` when the weighter learned (next to) nothing."""
     if k_f1 < MIN_K_F1:
         warnings.warn(f"dev K-F1 is {k_f1:.4f}: the weighter learned next to nothing (too few examples or epochs, or "
-                      "a learning rate far off?); KPQA metrics with it would be meaningless", KpqaWarning, stacklevel=3)
+                      "a learning rate far off?); KPQA metrics with it would be meaningless. From the backbone a "
+                      "weighter needs thousands of examples; --init default continues the shipped one "
+                      "(docs/training.md: what data and time buy)", KpqaWarning, stacklevel=3)
     if spread < MIN_SPREAD:
         warnings.warn(f"the weighter's K-probabilities are nearly uniform on the dev set (std {spread:.4f}): KPQA "
                       "metrics with it are close to their unweighted bases", KpqaWarning, stacklevel=3)
