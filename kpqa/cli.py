@@ -86,6 +86,11 @@ SHARED_OPTIONS: dict[str, dict] = {
 }
 
 
+#: the shared options of the commands that score rows as `kpqa score` does (score, compare)
+SCORER_FLAGS = ("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--precision",
+                "--max-chars", "--quiet")
+
+
 def _parent(*flags: str, **helps: str) -> argparse.ArgumentParser:
     """A parent parser (``parents=[...]`` of a subcommand) with the shared options ``flags``, in that order;
     ``helps`` replaces the help of one (``tokenize="..."``) where a subcommand uses it differently."""
@@ -107,8 +112,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         description="Score each row of INPUT (CSV: question, answer, reference1..N; or JSONL) with the chosen "
         "metrics; print corpus scores and their signatures' hashes (-v: the signatures), and write the per-row table "
         "with -o (and every signature to OUTPUT.signatures.json).",
-        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--precision",
-                         "--max-chars", "--quiet")],
+        parents=[_parent(*SCORER_FLAGS)],
     )
     p.add_argument("input", nargs="?", help="CSV, TSV, JSONL, JSON (array) or Parquet file (or --answers)")
     _add_text_files(p, answers="instead of INPUT: plain-text answers, one a line (with --references)")
@@ -519,8 +523,7 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
         "files) and compare them as sacrebleu's paired bootstrap does: per metric and for KPQA-judge's share judged "
         "correct, B - A with a 95 %% interval and a p-value. Inputs: two files (A B), or plain-text files with "
         "--answers A.txt B.txt --references REF.txt [--questions Q.txt], one text a line.",
-        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--precision",
-                         "--max-chars", "--quiet")],
+        parents=[_parent(*SCORER_FLAGS)],
     )
     p.add_argument("inputs", nargs="*", metavar="A B", help="the two systems' files (CSV, TSV, JSONL, JSON, Parquet)")
     _add_text_files(p, answers="the two systems' answers, one a line (A.txt B.txt)", nargs=2)
