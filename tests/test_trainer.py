@@ -129,7 +129,15 @@ def test_top_layer_training_stores_that_layer_and_init_must_match_it(tmp_path, t
 def test_an_interrupted_run_resumes(tmp_path, monkeypatch, capsys):
     spec = squad_file(tmp_path / "s.json")
     real = trainer.evaluate
-    monkeypatch.setattr(trainer, "evaluate", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
+    calls: list[int] = []
+
+    def dies_after_the_starting_point(*a):  # the first evaluation measures the starting point (dev_start)
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyboardInterrupt
+        return real(*a)
+
+    monkeypatch.setattr(trainer, "evaluate", dies_after_the_starting_point)
     with pytest.raises(KeyboardInterrupt):  # dies at the end of epoch 1, after a state save at step 2
         train(small_config(spec, tmp_path / "resumed"))
     assert (tmp_path / "resumed" / trainer.STATE / trainer.PROGRESS).exists()
