@@ -642,7 +642,9 @@ def test_deciding_scores_what_the_calibrations_judges_read():
     cal.judges[calibration.JUDGE].inputs.append("Equivalence")  # a judge that reads the equivalence model too
     scorer = Scorer(calibration=cal, device="cpu")
     assert [m.columns()[0] for m in scorer.metrics] == [*DECIDE_METRICS, "Equivalence"]
-    assert [m.columns()[0] for m in Scorer(["ROUGE-L"], calibration=cal).metrics] == ["ROUGE-L"]  # as asked
+    # a metric list keeps the judge: the list as asked, then the judge's other inputs in its order (issue 49)
+    asked = [m.columns()[0] for m in Scorer(["ROUGE-L"], calibration=cal).metrics]
+    assert asked == ["ROUGE-L", *[m for m in cal.judges[calibration.JUDGE].inputs if m != "ROUGE-L"]]
 
 
 def test_calibrate_a_trees_judge_from_score_columns(tmp_path, capsys):
