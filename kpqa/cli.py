@@ -184,18 +184,18 @@ def _run_score(args: argparse.Namespace) -> int:
         calibration=args.calibration,
         prior=args.prior,
     )
-    if (args.input is None) == (args.answers is None):
+    if (args.input is None) == (args.answer_files is None):
         raise UsageError("give INPUT or --answers FILE with --references FILE, not both")
-    args.input = args.input or args.answers
-    inputs = [args.input, *args.references, *([args.questions] if args.questions else [])]
+    args.input = args.input or args.answer_files
+    inputs = [args.input, *args.reference_files, *([args.question_file] if args.question_file else [])]
     output = args.output or (None if sys.stdout.isatty() else STDOUT)
     writer = None
     if output and scorer.is_main:
         writer = OutputWriter(output, last_columns=scorer.columns, inputs=inputs, force=args.force)
     with writer or contextlib.nullcontext():
         write, fill = (writer.write, writer.fill) if writer else (None, None)
-        if args.answers:
-            result = scorer.score_stream([_text_input(args, args.answers, "score")], write, fill)
+        if args.answer_files:
+            result = scorer.score_stream([_text_input(args, args.answer_files, "score")], write, fill)
         else:
             result = scorer.score_file(args.input, write, fill, chunk_rows=args.chunk_rows)
     if scorer.is_main:
@@ -541,19 +541,20 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
 
 def _add_text_files(p: argparse.ArgumentParser, answers: str, nargs: int | None = None) -> None:
     """The plain-text inputs (sacrebleu's layout: one text a line)."""
-    p.add_argument("--answers", nargs=nargs, metavar="FILE", help=answers)
-    p.add_argument("--references", action="append", default=[], metavar="FILE",
+    p.add_argument("--answers", nargs=nargs, metavar="FILE", dest="answer_files", help=answers)
+    p.add_argument("--references", action="append", default=[], metavar="FILE", dest="reference_files",
                    help="references, one a line (repeat for more references per row)")
-    p.add_argument("--questions", metavar="FILE", help="questions, one a line")
+    p.add_argument("--questions", metavar="FILE", dest="question_file", help="questions, one a line")
 
 
 def _text_input(args: argparse.Namespace, answers: str, what: str) -> Any:
     """The table of ``answers`` and the text files of ``args`` (:func:`kpqa.input.text_files`)."""
     from kpqa.input import text_files
 
-    if not args.references:
+    if not args.reference_files:
         raise UsageError(f"--answers needs --references FILE (one reference a line) for {what}")
-    return text_files(answers, args.references, args.questions, getattr(args, "on_error", "raise"), args.max_chars)
+    return text_files(answers, args.reference_files, args.question_file, getattr(args, "on_error", "raise"),
+                      args.max_chars)
 
 
 def _run_compare(args: argparse.Namespace) -> int:
@@ -562,15 +563,15 @@ def _run_compare(args: argparse.Namespace) -> int:
     from kpqa.output import write_text
     from kpqa.scoring import Scorer
 
-    if bool(args.inputs) == bool(args.answers) or (args.inputs and len(args.inputs) != 2):
+    if bool(args.inputs) == bool(args.answer_files) or (args.inputs and len(args.inputs) != 2):
         raise UsageError("give two files (A B) or --answers A.txt B.txt with --references, not both")
     scorer = Scorer(args.metrics, tokenize=args.tokenize, checkpoint=args.checkpoint, no_question=args.no_question,
                     device=args.device, batch_size=args.batch_size, precision=args.precision,
                     function_word_weight=args.function_word_weight, progress=not args.quiet, max_chars=args.max_chars,
                     decide=not args.no_judge, calibration=None if args.no_judge else args.calibration)
-    names = args.inputs or args.answers
+    names = args.inputs or args.answer_files
     tables = [read_input(n, max_chars=scorer.max_chars) for n in args.inputs] if args.inputs else \
-        [_text_input(args, n, "compare") for n in args.answers]
+        [_text_input(args, n, "compare") for n in args.answer_files]
     compare.check_paired(*tables)
     tables = [scorer.prepare(t) for t in tables]
     (a, read_a), (b, read_b) = (compare.system_scores(t, scorer) for t in tables)
@@ -704,8 +705,7 @@ def _inputs_exist(args: argparse.Namespace) -> None:
     the command imports what it needs (seconds)."""
     from kpqa.errors import check_file
 
-    texts = ("answers", "references", "questions") if args.command in ("score", "compare") else ()
-    for name in ("input", "inputs", *texts):
+    for name in ("input", "inputs", "answer_files", "reference_files", "question_file"):
         value = getattr(args, name, None)
         for path in value if isinstance(value, list) else [value]:
             if isinstance(path, str) and path != "-":
