@@ -29,3 +29,8 @@ def __getattr__(name: str) -> Any:
 
         return getattr(scoring, name)
     raise AttributeError(f"module 'kpqa' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The module's names and the scoring API imported on first use (``dir(kpqa)`` lists ``score`` and ``Scorer``)."""
+    return sorted(set(globals()) | set(__all__))

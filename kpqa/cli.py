@@ -87,6 +87,11 @@ SHARED_OPTIONS: dict[str, dict] = {
 }
 
 
+#: the shared options of the commands that score rows as `kpqa score` does (score, compare)
+SCORER_FLAGS = ("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--precision",
+                "--max-chars", "--quiet")
+
+
 def _parent(*flags: str, **helps: str) -> argparse.ArgumentParser:
     """A parent parser (``parents=[...]`` of a subcommand) with the shared options ``flags``, in that order;
     ``helps`` replaces the help of one (``tokenize="..."``) where a subcommand uses it differently."""
@@ -108,10 +113,10 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         description="Score each row of INPUT (CSV: question, answer, reference1..N; or JSONL) with the chosen "
         "metrics; print corpus scores and their signatures' hashes (-v: the signatures), and write the per-row table "
         "with -o (and every signature to OUTPUT.signatures.json).",
-        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--precision",
-                         "--max-chars", "--quiet")],
+        parents=[_parent(*SCORER_FLAGS)],
     )
-    p.add_argument("input", help="CSV, TSV, JSONL, JSON (array) or Parquet file")
+    p.add_argument("input", nargs="?", help="CSV, TSV, JSONL, JSON (array) or Parquet file (or --answers)")
+    _add_text_files(p, answers="instead of INPUT: plain-text answers, one a line (with --references)")
     p.add_argument("-o", "--output",
                    help="write input columns + one column per metric here, in the format the extension names (.csv, "
                    ".tsv, .jsonl, .json, .parquet); '-' (or no -o when stdout is a pipe): CSV on stdout, the corpus "
@@ -122,7 +127,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                    "row per metric with a short hash of its signature (-o FILE also writes them all to "
                    "FILE.signatures.json)")
     p.add_argument("--on-error", choices=ON_ERROR, default=ON_ERROR[0],
-                   help="a row that cannot be scored (empty answer, no reference, a text over --max-chars, empty "
+                   help="a row that cannot be scored (no reference, a text over --max-chars, empty "
                    "question under a KPQA metric): stop (raise, default), or leave its scores empty (skip) or 0 "
                    "(zero), say why in an 'error' column and list the rows at the end")
     p.add_argument(
@@ -182,11 +187,15 @@ def _run_score(args: argparse.Namespace) -> int:
         calibration=args.calibration,
         prior=args.prior,
     )
+    if (args.input is None) == (args.answer_files is None):
+        raise UsageError("give INPUT or --answers FILE with --references FILE, not both")
+    args.input = args.input or args.answer_files
+    inputs = [args.input, *args.reference_files, *([args.question_file] if args.question_file else [])]
     output = args.output or (None if sys.stdout.isatty() else STDOUT)
     writer, resume = None, _resume(args, scorer, output)
     if output and scorer.is_main:
-        writer = resume.writer(output, scorer.columns, inputs=[args.input], force=args.force) if resume else \
-            OutputWriter(output, last_columns=scorer.columns, inputs=[args.input], force=args.force)
+        writer = resume.writer(output, scorer.columns, inputs=inputs, force=args.force) if resume else \
+            OutputWriter(output, last_columns=scorer.columns, inputs=inputs, force=args.force)
     result = _score_into(args, scorer, writer, resume)
     if scorer.is_main:
         report = sys.stderr if output == STDOUT else sys.stdout
@@ -200,9 +209,12 @@ def _run_score(args: argparse.Namespace) -> int:
             write_text(sidecar, json.dumps(record, indent=2, ensure_ascii=False) + "\n", inputs=[args.input],
                        force=args.force)
             _wrote(sidecar, "signatures")
+        if result.empty:
+            print(f"{len(result.empty)} of {result.rows} answers empty, scored as such (every metric at its floor, "
+                  f"judged wrong): rows {_some(result.empty)}", file=report)
         if result.errors:
             numbers = list(result.errors)
-            shown = ", ".join(map(str, numbers[:20])) + (", ..." if len(numbers) > 20 else "")
+            shown = _some(numbers)
             kept = "empty scores" if args.on_error == "skip" else "scores 0"
             print(f"kpqa: warning: {len(numbers)} of {result.rows} rows not scored ({kept}; the 'error' column says "
                   f"why): rows {shown}", file=sys.stderr)
@@ -216,9 +228,13 @@ def _score_into(args: argparse.Namespace, scorer: Any, writer: Any, resume: Any)
 
     try:
         with writer or contextlib.nullcontext():
-            result = scorer.score_file(args.input, writer.write if writer else None, chunk_rows=args.chunk_rows,
-                                       run=resume.accumulator() if resume else None,
-                                       done=functools.partial(resume.save, writer) if resume and writer else None)
+            if args.answer_files:  # plain-text inputs: one table (not carried on: no --resume)
+                result = scorer.score_stream([_text_input(args, args.answer_files, "score")],
+                                             writer.write if writer else None)
+            else:
+                result = scorer.score_file(args.input, writer.write if writer else None, chunk_rows=args.chunk_rows,
+                                           run=resume.accumulator() if resume else None,
+                                           done=functools.partial(resume.save, writer) if resume and writer else None)
     except KeyboardInterrupt:
         if resume is not None and resume.rows:
             print(f"kpqa: {resume.rows} rows scored are kept ({resume.partial}): the same command carries on",
@@ -238,15 +254,20 @@ def _resume(args: argparse.Namespace, scorer: Any, output: str | None) -> Any:
     one process; None otherwise (a UsageError with --resume)."""
     from kpqa.resume import Resume, run_key
 
-    if not output or scorer.parallel.world > 1 or not os.path.isfile(args.input):
+    if not output or scorer.parallel.world > 1 or args.answer_files or not os.path.isfile(args.input):
         if args.resume:
-            raise UsageError("--resume: only a run of one process from an input file to an output file (-o) can "
-                             "be carried on")
+            raise UsageError("--resume: only a run of one process from an input file (not --answers) to an output "
+                             "file (-o) can be carried on")
         return None
     cal = scorer.calibration
     settings = {"columns": scorer.columns, "signatures": scorer.signatures, "on_error": scorer.on_error,
                 "max_chars": scorer.max_chars, "calibration": cal.digest if cal else None, "prior": scorer.prior}
     return Resume.of(output, run_key(args.input, output, args.chunk_rows, settings), args.resume)
+
+
+def _some(numbers: list[int], shown: int = 20) -> str:
+    """Row numbers as a line: the first ``shown``, then ``...``."""
+    return ", ".join(map(str, numbers[:shown])) + (", ..." if len(numbers) > shown else "")
 
 
 def _add_metrics(sub: argparse._SubParsersAction) -> None:
@@ -556,6 +577,79 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_compare(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="compare two systems' answers to the same questions (paired bootstrap)",
+        description="Score two systems' answers to the same rows (or read the scores of `kpqa score --decide -o` "
+        "files) and compare them as sacrebleu's paired bootstrap does: per metric and for KPQA-judge's share judged "
+        "correct, B - A with a 95 %% interval and a p-value. Inputs: two files (A B), or plain-text files with "
+        "--answers A.txt B.txt --references REF.txt [--questions Q.txt], one text a line.",
+        parents=[_parent(*SCORER_FLAGS)],
+    )
+    p.add_argument("inputs", nargs="*", metavar="A B", help="the two systems' files (CSV, TSV, JSONL, JSON, Parquet)")
+    _add_text_files(p, answers="the two systems' answers, one a line (A.txt B.txt)", nargs=2)
+    p.add_argument("--metrics", type=_names, help="comma-separated metric names (default: the --decide suite)")
+    p.add_argument("--no-question", action="store_true", help="use the -KP weighter (no question)")
+    p.add_argument("--no-judge", action="store_true", help="metrics only: no calibration, no KPQA-judge")
+    p.add_argument("--calibration", metavar="FILE", help="the judge's calibration (default: the weighter's)")
+    p.add_argument("--bootstrap", type=_positive_int, default=1000, help="resamples (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the resamples (default: %(default)s)")
+    p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON here")
+    p.add_argument("--human-column", "--human", default="scores", metavar="COLUMN",
+                   help="a human score column both files have is compared too (default: %(default)s)")
+    p.set_defaults(run=_run_compare)
+
+
+def _add_text_files(p: argparse.ArgumentParser, answers: str, nargs: int | None = None) -> None:
+    """The plain-text inputs (sacrebleu's layout: one text a line)."""
+    p.add_argument("--answers", nargs=nargs, metavar="FILE", dest="answer_files", help=answers)
+    p.add_argument("--references", action="append", default=[], metavar="FILE", dest="reference_files",
+                   help="references, one a line (repeat for more references per row)")
+    p.add_argument("--questions", metavar="FILE", dest="question_file", help="questions, one a line")
+
+
+def _text_input(args: argparse.Namespace, answers: str, what: str) -> Any:
+    """The table of ``answers`` and the text files of ``args`` (:func:`kpqa.input.text_files`)."""
+    from kpqa.input import text_files
+
+    if not args.reference_files:
+        raise UsageError(f"--answers needs --references FILE (one reference a line) for {what}")
+    return text_files(answers, args.reference_files, args.question_file, getattr(args, "on_error", "raise"),
+                      args.max_chars)
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from kpqa import compare
+    from kpqa.input import read_input
+    from kpqa.output import write_text
+    from kpqa.scoring import Scorer
+
+    if bool(args.inputs) == bool(args.answer_files) or (args.inputs and len(args.inputs) != 2):
+        raise UsageError("give two files (A B) or --answers A.txt B.txt with --references, not both")
+    scorer = Scorer(args.metrics, tokenize=args.tokenize, checkpoint=args.checkpoint, no_question=args.no_question,
+                    device=args.device, batch_size=args.batch_size, precision=args.precision,
+                    function_word_weight=args.function_word_weight, progress=not args.quiet, max_chars=args.max_chars,
+                    decide=not args.no_judge, calibration=None if args.no_judge else args.calibration)
+    names = args.inputs or args.answer_files
+    tables = [read_input(n, max_chars=scorer.max_chars) for n in args.inputs] if args.inputs else \
+        [_text_input(args, n, "compare") for n in args.answer_files]
+    compare.check_paired(*tables)
+    tables = [scorer.prepare(t) for t in tables]
+    (a, read_a), (b, read_b) = (compare.system_scores(t, scorer) for t in tables)
+    human_a, human_b = (compare.human_scores(t, args.human_column) for t in tables)
+    if human_a is not None and human_b is not None:
+        a[f"{args.human_column} (human)"], b[f"{args.human_column} (human)"] = human_a, human_b
+    result = compare.compare(a, b, (str(names[0]), str(names[1])), args.bootstrap, args.seed)
+    result.notes += [f"{n}: scores read from its columns (their signatures unchecked)"
+                     for n, read in zip(names, (read_a, read_b)) if read]
+    print(result.table())
+    if args.json:
+        write_text(args.json, json.dumps(result.to_dict(), indent=2) + "\n", inputs=names)
+        _wrote(args.json, "comparison as JSON")
+    return 0
+
+
 def _add_report(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report",
@@ -577,6 +671,10 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--positive-above", type=float, metavar="T",
                    help="count a numeric human score above T as correct (without it, labels must be 0 or 1)")
     p.add_argument("--no-weights", action="store_true", help="leave out the keyphrase weights (no model is loaded)")
+    p.add_argument("--weights-rows", type=_nonnegative_int, metavar="N",
+                   help="weigh the texts of N rows (default: 200, kpqa.htmlreport.WEIGHED_ROWS): those where KPQA-judge disagrees with the "
+                   "human label first, then file order; 0 or a number over the rows: all (slow on a CPU: the weighter "
+                   "runs again over every text)")
     p.add_argument("--unit", choices=("word", "piece"), default="word",
                    help="weights per word of --tokenize (default) or per word piece of the weighter, as in explain")
     p.add_argument("--no-question", action="store_true", help="use the -KP weighter (no question)")
@@ -600,8 +698,10 @@ def _run_report(args: argparse.Namespace) -> int:
 
         weighter = Weighter.load(args.checkpoint, no_question=args.no_question, device=args.device,
                                  batch_size=args.batch_size, function_word_weight=args.function_word_weight)
+        limit = htmlreport.WEIGHED_ROWS if args.weights_rows is None else args.weights_rows or None
+        rows = htmlreport.weighed_rows(scored, limit)
         weights = htmlreport.weigh_rows(scored, weighter, tokenize=args.tokenize, unit=args.unit,
-                                        progress=not args.quiet)
+                                        progress=not args.quiet, rows=rows)
         palette = explain.palette()
     page = htmlreport.to_html(scored, weights, palette, unit=args.unit)
     write_text(args.output, page, inputs=[args.input], force=args.force)
@@ -611,7 +711,7 @@ def _run_report(args: argparse.Namespace) -> int:
 
 #: every subcommand, in the order ``kpqa --help`` lists them: each adds its parser (and the function it runs)
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
-    _add_score, _add_metrics, _add_train, _add_meta_eval, _add_explain, _add_calibrate, _add_report,
+    _add_score, _add_metrics, _add_train, _add_meta_eval, _add_explain, _add_calibrate, _add_report, _add_compare,
 ]
 
 
@@ -662,6 +762,18 @@ def _said(message: Warning | KpqaError, flags: dict[str, str]) -> str:
 _default_showwarning = warnings.showwarning
 
 
+def _inputs_exist(args: argparse.Namespace) -> None:
+    """The files a command reads (INPUT, its list, --answers / --references / --questions) checked to exist before
+    the command imports what it needs (seconds)."""
+    from kpqa.errors import check_file
+
+    for name in ("input", "inputs", "answer_files", "reference_files", "question_file"):
+        value = getattr(args, name, None)
+        for path in value if isinstance(value, list) else [value]:
+            if isinstance(path, str) and path != "-":
+                check_file(path)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kpqa`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -670,7 +782,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         run: Callable[[], int] = lambda: _run_train(argv[1:], argv[0])
     else:
         args = parser.parse_args(argv)
-        run = lambda: args.run(args)
+
+        def run() -> int:
+            _inputs_exist(args)
+            return args.run(args)
     flags = flags_of(parser)
 
     def show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001

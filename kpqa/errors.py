@@ -7,6 +7,7 @@ in flags, and the CLI never rewrites a library message's text.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Mapping, Union
 
@@ -91,3 +92,12 @@ class KpqaWarning(UserWarning):
     def render(self, flags: Mapping[str, str] | None = None) -> str:
         """The message with its parameters said as ``flags`` has them."""
         return render(self.parts, flags)
+
+
+def check_file(path: str | os.PathLike) -> None:
+    """An :class:`InputError` when ``path`` is no file to read (missing, or a folder); cheap, so that the command
+    line says it before any heavy import."""
+    if not os.path.exists(path):
+        raise InputError("no such file", file=str(path))
+    if os.path.isdir(path):
+        raise InputError("is a folder, not a file", file=str(path))

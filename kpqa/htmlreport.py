@@ -173,17 +173,41 @@ def _texts(scored: Scored) -> tuple[list[str], list[str], list[list[str]]]:
     return questions, candidates, references
 
 
+#: rows whose texts ``kpqa report`` weighs by default (:func:`weighed_rows`): the weighter's pass over them takes
+#: seconds on a CPU, where every row of a large file took minutes
+WEIGHED_ROWS = 200
+
+
+def weighed_rows(scored: Scored, limit: int | None = WEIGHED_ROWS) -> list[int]:
+    """The rows (frame positions, in file order) whose texts the page shows weighted: every scored row, or with a
+    ``limit`` that many, those where the judge (``KPQA-judge``, else the first metric with decisions) disagrees with
+    the human label first, then the others in file order."""
+    kept = list(range(len(scored.table.frame)) if scored.table.keep is None else scored.table.keep)
+    if limit is None or len(kept) <= limit:
+        return kept
+    judge = "KPQA-judge" if "KPQA-judge" in scored.decisions else next(iter(scored.decisions), None)
+    first: list[int] = []
+    if judge is not None and scored.labels is not None:
+        wrong = scored.decisions[judge] != scored.labels
+        first = [i for i in kept if wrong[i]]
+    chosen = set(first[:limit])
+    chosen.update([i for i in kept if i not in chosen][:limit - len(chosen)])
+    return sorted(chosen)
+
+
 def weigh_rows(scored: Scored, weighter: Any, *, tokenize: str = "ptb", unit: str = "word",
-               progress: bool = False) -> list[list[Segments] | None]:
+               progress: bool = False, rows: Sequence[int] | None = None) -> list[list[Segments] | None]:
     """Per row, the :func:`kpqa.explain.weigh` segments of its candidate then each reference (None for a row left
-    out for an error); every distinct (question, text) weighed once, shortest first, ``WEIGH_SLICE`` at a time.
-    A text longer than :data:`kpqa.rows.MAX_CHARS` is left unweighted (one segment without a weight)."""
+    out for an error, or not among ``rows``: default every scored row); every distinct (question, text) weighed
+    once, shortest first, ``WEIGH_SLICE`` at a time. A text longer than :data:`kpqa.rows.MAX_CHARS` is left
+    unweighted (one segment without a weight)."""
     from tqdm.auto import tqdm
 
     from kpqa.explain import weigh
 
     questions, candidates, references = _texts(scored)
     kept = set(range(len(questions)) if scored.table.keep is None else scored.table.keep)
+    kept = kept if rows is None else kept & set(rows)
     pairs = [(questions[i], t) for i in sorted(kept) for t in [candidates[i], *references[i]]]
     todo = sorted({p for p in pairs if len(p[1]) <= MAX_CHARS}, key=lambda p: (len(p[0]) + len(p[1]), p))
     found: dict[tuple[str, str], Segments] = {}
@@ -257,7 +281,8 @@ def summary(scored: Scored) -> str:
         cells = [html.escape(name), f"{int(ok.sum()):,}"]
         cells += [_cell(np.nanmean(v) if v is not None and ok.any() else None) for v in (score, prob, decision)]
         if y is not None:
-            got = evaluate(y[ok], scores=None if score is None else score[ok], probs=None if prob is None else prob[ok],
+            ranked = score if score is not None else prob  # a judge ranks the rows by its P(correct)
+            got = evaluate(y[ok], scores=None if ranked is None else ranked[ok], probs=None if prob is None else prob[ok],
                            decisions=None if decision is None else decision[ok], bootstrap=0) if ok.any() else {}
             cells += [_cell(got[k].value if k in got else None) for k in ("accuracy", "auroc", "ece")]
         signature = scored.signatures.get(name) or scored.signatures.get(f"{name}-prob") or ""
@@ -270,7 +295,8 @@ def summary(scored: Scored) -> str:
         notes.append(f"no {SIGNATURES_SUFFIX} beside the file: signatures unknown")
     if y is not None:
         notes.append(f"human: column {scored.human_column!r} ({scored.label_rule}), {int(y.sum()):,} of {len(y):,} "
-                     "correct; accuracy of the decisions, AUROC of the scores, ECE of P(correct) against it")
+                     "correct; accuracy of the decisions, AUROC of the scores (of a judge: of its P(correct)), ECE of "
+                     "P(correct) against it")
     return "\n".join(out) + "".join(f'<p class="muted">{html.escape(n)}</p>' for n in notes)
 
 

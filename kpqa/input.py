@@ -20,8 +20,8 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 import pandas as pd
 
-from kpqa.context import check_max_chars, check_on_error
-from kpqa.errors import InputError, KpqaError, Param, UsageError
+from kpqa.context import ON_ERROR, check_max_chars, check_on_error
+from kpqa.errors import InputError, KpqaError, Param, UsageError, check_file
 from kpqa.rows import MAX_CHARS, Rows
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
@@ -44,6 +44,12 @@ class Table:
     numbers: list[int] = field(default_factory=list)  # per frame row, the number messages give it (JSONL: its line)
     keep: list[int] | None = None  # the frame rows that ``rows`` holds, in order (None: all of them)
     errors: dict[int, str] = field(default_factory=dict)  # frame row -> why it was left out (``on_error``)
+    empty: list[int] = field(default_factory=list)  # frame rows whose answer is empty or missing (scored as "")
+
+    def empty_numbers(self) -> list[int]:
+        """The numbers of the rows whose answer is empty or missing: a system that said nothing, scored as ``""``
+        (every metric at its floor) and judged wrong."""
+        return [self.numbers[i] for i in self.empty if i not in self.errors]
 
     def row_numbers(self) -> list[int]:
         """The numbers of the rows in ``rows``."""
@@ -58,13 +64,6 @@ def _line_row(path: Path, line: int) -> int | None:
     """The row number of 0-based physical ``line``: JSONL lines are rows 1, 2, ...; a CSV's line 0 is its header
     (no row)."""
     return line + 1 if _is_jsonl(path) else line or None
-
-
-def _check_file(path: Path) -> None:
-    if not path.exists():
-        raise InputError("no such file", file=str(path))
-    if path.is_dir():
-        raise InputError("is a folder, not a file", file=str(path))
 
 
 def _check_utf8(path: Path) -> None:
@@ -144,6 +143,15 @@ def _records_frame(
             record["entities"] = json.dumps(list(record["entities"]), ensure_ascii=False)
         flat.append(record)
     return pd.DataFrame(flat)
+
+
+def _given_frame(records: list[dict], source: str, numbers: Sequence[int] | None = None) -> pd.DataFrame:
+    """Records as a frame with their fields as given (a ``references`` list stays one column, which
+    :func:`frame_to_table` reads); a record that is not an object is an error naming its row."""
+    for number, record in zip(numbers or range(1, len(records) + 1), records):
+        if not isinstance(record, dict):
+            raise InputError("each record must be an object (a dict)", file=source, row=number)
+    return pd.DataFrame.from_records(records) if records else pd.DataFrame()
 
 
 def _ref_columns(frame: pd.DataFrame) -> list[str]:
@@ -227,8 +235,6 @@ class _Row:
 def _read_row(record: dict[str, Any], layout: _Layout, source: str, number: int, max_chars: int | None) -> _Row:
     """A record's fields, checked (an :class:`InputError` naming the cell of the first problem)."""
     answer = record["answer"]
-    if _blank(answer):
-        raise InputError("empty answer", file=source, row=number, column="answer")
     refs, labels = [], []
     for col in layout.references:
         if not _blank(record[col]):
@@ -241,7 +247,8 @@ def _read_row(record: dict[str, Any], layout: _Layout, source: str, number: int,
     question = record["question"] if layout.question else None
     question = "" if _blank(question) else _text(question, source, number, "question")
     check_length(question, max_chars, source, number, "question")
-    candidate = check_length(_text(answer, source, number, "answer"), max_chars, source, number, "answer")
+    candidate = "" if _blank(answer) else check_length(_text(answer, source, number, "answer"), max_chars, source,
+                                                       number, "answer")
     cand_label = _label(record.get("answer_label"), source, number, "answer_label")
     found = _entities(record["entities"], source, number) if layout.entities else []
     return _Row(question, candidate, refs, labels, cand_label, found)
@@ -251,7 +258,9 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
                    on_error: str = "raise", max_chars: int | None = MAX_CHARS) -> Table:
     """Validate a frame in the KPQA layout and extract the rows to score. Messages number the rows 1, 2, ... or by
     ``numbers`` (rows of a chunk further down a file, JSONL line numbers). A ``references`` column (lists, or JSON
-    list text) becomes ``reference1..N``. A bad row (empty answer, no reference, a bad label...) raises an
+    list text) is read as ``reference1..N``; ``Table.frame`` keeps it as given. An empty or missing answer is an
+    answer (a system that said nothing): scored as ``""``, listed in ``Table.empty``. A bad row (no reference, a bad
+    label...) raises an
     :class:`InputError` with ``on_error="raise"``; otherwise it is left out of ``rows`` and its reason recorded in
     ``Table.errors`` (the scorer then leaves its scores empty, ``skip``, or 0, ``zero``). So is a row with a text
     longer than ``max_chars`` characters (None: no limit)."""
@@ -261,6 +270,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
     numbers = list(numbers) if numbers is not None else list(range(1, len(frame) + 1))
     if len(frame) == 0:
         raise InputError("no data rows (header only?)", file=source)
+    given = frame  # what the output carries: the input's columns as given (a list column stays a list column)
     if "references" in frame.columns:
         frame = _records_frame(frame.to_dict("records"), source, numbers)
     if "answer" not in frame.columns:
@@ -292,7 +302,8 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
         reference_labels=[r.reference_labels for r in read] if has_labels else None,
         entities=[r.entities for r in read] if layout.entities else None,
     )
-    return Table(frame=frame, rows=rows, source=source, numbers=numbers, keep=keep, errors=errors)
+    empty = [keep[i] for i, r in enumerate(read) if not r.candidate]
+    return Table(frame=given, rows=rows, source=source, numbers=numbers, keep=keep, errors=errors, empty=empty)
 
 
 WHOLE = 1 << 40  # a chunk size that reads a file whole
@@ -322,7 +333,7 @@ def _source_frame(source: Any) -> tuple[pd.DataFrame, str]:
     if hasattr(source, "to_pandas") and hasattr(source, "column_names"):  # datasets.Dataset
         return source.to_pandas(), "<Dataset>"
     if isinstance(source, Iterable) and not isinstance(source, (str, bytes, dict)):
-        return _records_frame(list(source)), "<records>"
+        return _given_frame(list(source), "<records>"), "<records>"
     raise InputError(f"cannot read input of type {type(source).__name__}")
 
 
@@ -370,7 +381,7 @@ def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
             yield frame_to_table(part, name, range(start + 1, start + len(part) + 1), on_error, max_chars)
         return
     path = Path(source)
-    _check_file(path)
+    check_file(path)
     kind = input_format(path)
     if kind == "parquet":
         yield from _parquet_chunks(path, chunk_rows, on_error, max_chars)
@@ -380,7 +391,7 @@ def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
         records = _json_array(path)
         for start in range(0, len(records), chunk_rows):
             numbers = list(range(start + 1, min(start + chunk_rows, len(records)) + 1))
-            frame = _records_frame(records[start:start + chunk_rows], str(path), numbers)
+            frame = _given_frame(records[start:start + chunk_rows], str(path), numbers)
             yield frame_to_table(frame, str(path), numbers, on_error, max_chars)
         return
     if kind in {"jsonl", "json"}:
@@ -391,6 +402,39 @@ def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
     for frame in _csv_chunks(path, chunk_rows, "\t" if kind == "tsv" else ","):
         yield frame_to_table(frame, str(path), range(done + 1, done + len(frame) + 1), on_error, max_chars)
         done += len(frame)
+
+
+def text_files(answers: str | os.PathLike, references: Sequence[str | os.PathLike],
+               questions: str | os.PathLike | None = None, on_error: str = ON_ERROR[0],
+               max_chars: int | None = MAX_CHARS) -> Table:
+    """Plain-text files, one text a line (sacrebleu's layout): the answers, one file per reference (a blank line: no
+    reference of that rank) and optionally the questions, line ``i`` of each making row ``i``. Files of different
+    lengths are an :class:`InputError` naming the file; messages name the answers file and its line."""
+    if not references:
+        raise UsageError(Param("references"), ": at least one file of references, one a line")
+    columns = {} if questions is None else {"question": _lines(questions)}
+    columns["answer"] = _lines(answers)
+    columns.update({f"reference{k}": _lines(path) for k, path in enumerate(references, 1)})
+    names = {"answer": answers, "question": questions, **{f"reference{k}": p for k, p in enumerate(references, 1)}}
+    for column, lines in columns.items():
+        if len(lines) != len(columns["answer"]):
+            raise InputError(f"{len(lines)} lines, but the answers ({answers}) have {len(columns['answer'])}: one "
+                             "text a line, the same lines in every file", file=str(names[column]))
+    return frame_to_table(pd.DataFrame(columns), str(answers), on_error=on_error, max_chars=max_chars)
+
+
+def _lines(path: str | os.PathLike) -> list[str]:
+    """The lines of a UTF-8 text file (a last newline ends the last line, it does not start another)."""
+    file = Path(path)
+    check_file(file)
+    _check_utf8(file)
+    text = file.read_text(encoding="utf-8-sig")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines:
+        raise InputError("empty file", file=str(file))
+    return [line.removesuffix("\r") for line in lines]
 
 
 def _is_json_array(path: Path) -> bool:
@@ -462,5 +506,5 @@ def _jsonl_chunks(path: Path, chunk_rows: int) -> Iterator[tuple[pd.DataFrame, l
 
 def _numbered_frame(path: Path, numbered: list[tuple[int, dict]]) -> tuple[pd.DataFrame, list[int]]:
     numbers = [n for n, _ in numbered]
-    return _records_frame([r for _, r in numbered], str(path), numbers), numbers
+    return _given_frame([r for _, r in numbered], str(path), numbers), numbers
 

@@ -5,6 +5,7 @@ complete, so a path never holds a partial file), tables through :class:`OutputWr
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import sys
@@ -12,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+import numpy as np
 import pandas as pd
 
 from kpqa.errors import InputError, Param, UsageError
@@ -166,6 +168,7 @@ class OutputWriter:
     def write(self, frame: pd.DataFrame) -> None:
         """Append the rows of ``frame``."""
         with self._errors():
+            frame = list_cells(frame, self._jsonl)
             if self._jsonl:
                 frame.to_json(self._file, orient="records", lines=True, force_ascii=False)
                 return
@@ -263,6 +266,22 @@ class OutputWriter:
             self.close()
         else:
             self._stop(error)
+
+
+def list_cells(frame: pd.DataFrame, json_lines: bool) -> pd.DataFrame:
+    """``frame`` with its list cells (lists, tuples, numpy arrays: a ``references`` column) as lists in JSON
+    lines, and as JSON list text in CSV / TSV (as the input takes them)."""
+    out = frame
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype != object or not values.map(lambda v: isinstance(v, (list, tuple, np.ndarray))).any():
+            continue
+        as_list = values.map(lambda v: v.tolist() if isinstance(v, np.ndarray) else list(v)
+                             if isinstance(v, tuple) else v)
+        out = out.copy() if out is frame else out
+        out[column] = as_list if json_lines else as_list.map(
+            lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, list) else v)
+    return out
 
 
 def _umask() -> int:

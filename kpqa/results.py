@@ -68,6 +68,7 @@ class Result(Summary):
     corpus: dict[str, float]
     signatures: dict[str, Signature] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
+    empty: list[int] = field(default_factory=list)  # rows whose answer is empty: scored as "", judged wrong
 
 
 def sums(per_row: dict[str, np.ndarray]) -> dict[str, Totals]:
@@ -84,6 +85,7 @@ class StreamResult(Summary):
     corpus: dict[str, float]
     signatures: dict[str, Signature] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
+    empty: list[int] = field(default_factory=list)  # rows whose answer is empty: scored as "", judged wrong
 
 
 def missing_score(on_error: str) -> float:

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Sequence, TypeVar
 
+import numpy as np
+
 T = TypeVar("T")
 
 #: the longest text (question, answer or reference, in characters) a row may hold by default with a model metric:
@@ -75,3 +77,8 @@ def regroup(items: Sequence[T], groups: Sequence[Sequence[str]]) -> list[list[T]
         out.append(list(items[k : k + len(g)]))
         k += len(g)
     return out
+
+
+def empty_answers(rows: Rows) -> np.ndarray:
+    """A mask of the rows whose answer is empty (a system that said nothing: every metric at its floor)."""
+    return np.array([not c for c in rows.candidates], dtype=bool)

@@ -8,13 +8,14 @@ file is :mod:`kpqa.stream`, data-parallel scoring :mod:`kpqa.parallel`. With ``d
 (``KPQA-judge``); their corpus values are the mean probability and the share judged correct.
 
 The options of :class:`Scorer` (and :func:`score`): ``metrics``: names (default :data:`DEFAULT_METRICS`; deciding,
-:data:`DECIDE_METRICS` and the other inputs of the calibration's judges, :func:`judge_metrics`). ``weighter``: a
+:data:`DECIDE_METRICS`; given or not, the inputs of the calibration's judges are added, :func:`judge_metrics`). ``weighter``: a
 keyphrase weighter (:class:`~kpqa.context.KeyphraseWeighter`) for every weighted metric, instead of loading
 ``checkpoint`` (a folder or a shipped name; the question-free one for ``no_question`` and the ``-KP`` metrics). ``precision`` (``auto``, ``fp32``, ``bf16``, ``fp16``) sets the models'
 arithmetic and ``function_word_weight`` scales the keyphrase weights of function words
 (:mod:`kpqa.models.weighter`); signatures record both. ``tokenize="auto"`` takes ``zh`` when most texts of the first
 rows are Chinese / Japanese, else ``ptb``; CJK text under ``ptb`` or ``whitespace`` warns (:class:`KpqaWarning`).
-``on_error``: ``raise`` (default) stops at the first bad row (empty answer, no reference, an empty question under a
+An empty or missing answer is scored as ``""`` (every metric at its floor) and judged wrong (``Result.empty``).
+``on_error``: ``raise`` (default) stops at the first bad row (no reference, an empty question under a
 KPQA metric...); ``skip`` leaves its scores empty and ``zero`` sets them to 0, both saying why in an ``error``
 column and leaving the row out of the corpus scores. ``max_chars``: a longer question, answer or reference makes a
 bad row (default: the metrics' own limit, :func:`kpqa.metrics.base.text_limit`). ``progress``: a bar of rows scored
@@ -39,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from kpqa.calibration import (  # noqa: F401  (DECISION_SUFFIXES, decided_metric: re-exported)
-    DECISION_SUFFIXES, Calibration, Decisions, decided_metric, decision_columns,
+    DECISION_SUFFIXES, Calibration, Decisions, decided_metric, decision_columns, warn_unjudged,
 )
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
@@ -48,7 +49,7 @@ from kpqa.context import (
 from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa.context import check_max_chars, check_on_error
 from kpqa.input import Table, read_input
-from kpqa.rows import select_rows, take_rows
+from kpqa.rows import empty_answers, select_rows, take_rows
 from kpqa.metrics.base import CORPUS_PASS, Context, DocFreq, Metric, Rows, Totals, get_metric, text_limit
 from kpqa.parallel import DataParallel
 from kpqa.results import (  # noqa: F401  (re-exported: the names scoring has always had)
@@ -124,7 +125,7 @@ class Scorer:
         self.calibration, self.prior = _calibration(deciding, calibration, checkpoint, prior), prior
         #: the resolved metrics, in output order
         self.metrics = resolve_metrics(metrics, DECIDE_METRICS if deciding else DEFAULT_METRICS, no_question)
-        if metrics is None and self.calibration is not None:
+        if self.calibration is not None:  # the judges keep their inputs (a metric list given or not)
             self.metrics += judge_metrics(self.calibration, self.score_columns, no_question)
         if weighter is None:
             _check_models(self.metrics, checkpoint, device)
@@ -230,10 +231,10 @@ class Scorer:
                 found[key] = found.get(key, DocFreq()) + metric.corpus_stats(rows, self._context(metric))
         return self.parallel.reduce(found)
 
-    def decide(self, per_row: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """The ``-prob`` and ``-correct`` columns of ``per_row``'s metric columns (none unless deciding)."""
+    def decide(self, per_row: dict[str, np.ndarray], rows: Rows | None = None) -> dict[str, np.ndarray]:
+        """The ``-prob`` / ``-correct`` columns of ``per_row``'s metrics (none unless deciding); empty answers wrong."""
         decisions = self.decisions
-        return {} if decisions is None else decisions.apply(per_row)
+        return {} if decisions is None else decisions.apply(per_row, None if rows is None else empty_answers(rows))
 
     def score_stream(self, tables: Iterable[Table], write: Write | None = None, total: int | None = None,
                      run: Accumulator | None = None, done: Callable[[Accumulator], None] | None = None) -> StreamResult:
@@ -256,7 +257,7 @@ class Scorer:
                     continue
                 self.models.clear_caches()  # a chunk's scores are its own rows' alone, to the last bit: resumable
                 scores, totals = self.per_row(table.rows, advance, corpus)
-                decided = self.decide(scores)
+                decided = self.decide(scores, table.rows)
                 if advance is not None and table.errors:
                     advance(len(table.errors))
                 if write is not None:
@@ -266,7 +267,8 @@ class Scorer:
                     done(run)
         corpus_scores, signatures = (run.compute(self.metrics, self._signatures(), self.decisions)
                                      if run.scored and self.is_main else ({}, {}))
-        return StreamResult(rows=run.rows, corpus=corpus_scores, signatures=signatures, errors=run.errors)
+        return StreamResult(rows=run.rows, corpus=corpus_scores, signatures=signatures, errors=run.errors,
+                            empty=run.empty)
 
     def score(self, data: Any) -> Result:
         """Score a file path, DataFrame, ``datasets.Dataset``, records or :class:`~kpqa.input.Table`: a stream of
@@ -274,7 +276,7 @@ class Scorer:
         table = data if isinstance(data, Table) else read_input(data, self.on_error, self.max_chars)
         frames: list[pd.DataFrame] = []
         result = self.score_stream([table], frames.append, total=len(table.frame))
-        return Result(frame=frames[0], corpus=result.corpus, signatures=result.signatures, errors=result.errors)
+        return Result(frames[0], result.corpus, result.signatures, result.errors, result.empty)
 
     def score_rows(
         self, rows: Rows, source: str = "<rows>", numbers: Sequence[int] | None = None
@@ -380,9 +382,11 @@ def resolve_metrics(names: Sequence[str] | None, default: Sequence[str], no_ques
 
 def judge_metrics(calibration: Calibration, columns: Sequence[str], no_question: bool = False) -> list[Metric]:
     """The metrics that the judges of ``calibration`` read and that ``columns`` lack (``Equivalence``, for a judge that
-    reads it), in the judges' order: what deciding adds to the default metrics (:data:`DECIDE_METRICS`)."""
+    reads it), in the judges' order: what deciding adds to the metrics (a warning says why a judge still cannot decide)."""
     inputs = dict.fromkeys(m for j in calibration.judges.values() for m in j.inputs if m not in columns)
-    return [m for m in (get_metric(name, no_question) for name in inputs) if not set(m.columns()) <= set(columns)]
+    added = [m for m in (get_metric(name, no_question) for name in inputs) if not set(m.columns()) <= set(columns)]
+    warn_unjudged(calibration, [*columns, *(c for m in added for c in m.columns())])
+    return added
 
 
 def _check_models(metrics: list[Metric], checkpoint: str | os.PathLike | None, device: str) -> None:
@@ -424,7 +428,8 @@ def drop_empty_questions(table: Table, metric: str, strict: bool) -> Table:
         raise error
     keep = list(range(len(table.frame))) if table.keep is None else table.keep
     good = [i for i in range(len(table.rows)) if i not in set(bad)]
-    errors = {**table.errors, **{keep[i]: error.reason for i in bad}}
+    reason = f"empty question, needed by {metric} (its -KP form reads no question)"  # the API's and the CLI's words
+    errors = {**table.errors, **{keep[i]: reason for i in bad}}
     return replace(table, rows=select_rows(table.rows, good), keep=[keep[i] for i in good], errors=errors)
 
 

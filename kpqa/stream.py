@@ -25,11 +25,13 @@ from kpqa.signature import Signature
 @dataclass
 class Accumulator:
     """The statistics of the chunks scored so far: each metric's (by index in the scorer's metrics), the sums of
-    the decision columns, the rows left unscored (by row number) and the rows read and scored."""
+    the decision columns, the rows left unscored (by row number), those with an empty answer and the rows read and
+    scored."""
 
     totals: dict[int, Totals] = field(default_factory=dict)
     decisions: dict[str, Totals] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
+    empty: list[int] = field(default_factory=list)  # rows whose answer is empty (scored as "", judged wrong)
     rows: int = 0  # rows read
     scored: int = 0  # rows scored
     chunks: int = 0  # chunks done
@@ -42,6 +44,7 @@ class Accumulator:
         for c, t in sums(decided).items():
             self.decisions[c] = self.decisions.get(c, Totals()) + t
         self.errors.update(numbered(table))
+        self.empty += table.empty_numbers()
         self.rows += len(table.frame)
         self.scored += len(table.rows)
         self.chunks += 1
@@ -62,7 +65,7 @@ class Accumulator:
     def state(self) -> dict[str, Any]:
         """The state as JSON-ready data (sums exactly: fractions as ``"p/q"`` text); :meth:`of_state` reads it."""
         return {"rows": self.rows, "scored": self.scored, "chunks": self.chunks,
-                "errors": {str(k): v for k, v in self.errors.items()},
+                "errors": {str(k): v for k, v in self.errors.items()}, "empty": self.empty,
                 "totals": {str(i): _totals_state(t) for i, t in self.totals.items()},
                 "decisions": {c: _totals_state(t) for c, t in self.decisions.items()}}
 
@@ -71,7 +74,7 @@ class Accumulator:
         """The accumulator :meth:`state` wrote."""
         return cls(totals={int(i): _totals_of(t) for i, t in state["totals"].items()},
                    decisions={c: _totals_of(t) for c, t in state["decisions"].items()},
-                   errors={int(k): v for k, v in state["errors"].items()},
+                   errors={int(k): v for k, v in state["errors"].items()}, empty=list(state.get("empty", [])),
                    rows=state["rows"], scored=state["scored"], chunks=state["chunks"])
 
 

@@ -647,7 +647,9 @@ def test_deciding_scores_what_the_calibrations_judges_read():
     cal.judges[calibration.JUDGE].inputs.append("EM")  # a judge that reads one more metric
     scorer = Scorer(calibration=cal, device="cpu")
     assert [m.columns()[0] for m in scorer.metrics] == [*DECIDE_METRICS, "EM"]
-    assert [m.columns()[0] for m in Scorer(["ROUGE-L"], calibration=cal).metrics] == ["ROUGE-L"]  # as asked
+    # a metric list keeps the judge: the list as asked, then the judge's other inputs in its order (issue 49)
+    asked = [m.columns()[0] for m in Scorer(["ROUGE-L"], calibration=cal).metrics]
+    assert asked == ["ROUGE-L", *[m for m in cal.judges[calibration.JUDGE].inputs if m != "ROUGE-L"]]
 
 
 def test_calibrate_a_trees_judge_from_score_columns(tmp_path, capsys):
@@ -708,3 +710,41 @@ def test_calibrate_takes_a_metric_from_heldout_scores(tmp_path, capsys):
                     "-o", str(tmp_path / "x.json")], "row 40: no held-out Contains score in", tmp_path / "x.json")
     _fails(capsys, ["calibrate", str(data), "--metrics", LEXICAL, "--heldout", f"BLEU-1={held}",
                     "-o", str(tmp_path / "x.json")], "--heldout BLEU-1=", tmp_path / "x.json")
+
+
+def test_the_judge_is_in_meta_evals_binary_table_and_kept_by_a_metric_list(tmp_path, capsys):
+    """The calibration names its judge's inputs: ``score --decide --metrics M`` adds them (the judge stays), and
+    ``meta-eval`` scores them when the file lacks them, reads them when it has them (unchecked); both decide alike."""
+    data = _binary_csv(tmp_path / "labels.csv")
+    cal = tmp_path / "cal.json"
+    assert main(["calibrate", str(data), "-o", str(cal), "--metrics", "BLEU-1,F1,ROUGE-L",
+                 "--judge-inputs", "BLEU-1,F1", "--quiet"]) == 0
+    assert main(["score", str(data), "-o", str(tmp_path / "out.csv"), "--metrics", "ROUGE-L", "--calibration",
+                 str(cal), "--quiet"]) == 0
+    scored = pd.read_csv(tmp_path / "out.csv")
+    assert {"BLEU-1", "F1", "KPQA-judge-prob", "KPQA-judge-correct"} <= set(scored.columns)
+    labels = pd.read_csv(data)["scores"].to_numpy()
+    agree = float(np.mean(scored["KPQA-judge-correct"].to_numpy() == labels))
+    for source, note in ((data, []), (tmp_path / "out.csv", ["KPQA-judge: inputs from the file's columns; their "
+                                                              "signatures are unchecked"])):
+        report = tmp_path / "r.json"
+        assert main(["meta-eval", str(source), "--metrics", "ROUGE-L", "--calibration", str(cal), "--bootstrap", "0",
+                     "-o", str(tmp_path / "r.md"), "--json", str(report), "--quiet"]) == 0
+        b = json.loads(report.read_text())["datasets"][0]["binary"]
+        assert list(b["results"]) == ["ROUGE-L", "BLEU-1", "F1", "Contains", "KPQA-judge", "majority class"]
+        assert b["results"]["KPQA-judge"]["accuracy"]["value"] == pytest.approx(agree, abs=1e-12)
+        assert [n for n in b["notes"] if n.startswith("KPQA-judge")] == note
+
+
+def test_a_judge_that_cannot_decide_says_why_in_one_warning():
+    from stubs import StubWeighter
+
+    from kpqa.errors import KpqaWarning
+    from kpqa.scoring import Scorer
+
+    rng = np.random.default_rng(1)
+    scores = {m: rng.random(40) for m in ("ROUGE-L-KPQA", "BLEU-1")}
+    cal = calibration.fit(scores, {m: Signature.parse(f"{m}|tok:x") for m in scores}, (rng.random(40) > 0.5) * 1.0,
+                          judge_inputs=["ROUGE-L-KPQA", "BLEU-1"])
+    with pytest.warns(KpqaWarning, match=r"^KPQA-judge left out: it reads ROUGE-L-KPQA, which this run does not score"):
+        Scorer(["BLEU-1"], calibration=cal, no_question=True, weighter=StubWeighter())

@@ -63,7 +63,9 @@ def test_output_is_written_in_the_format_its_extension_names(tmp_path, suffix, r
     with OutputWriter(out, last_columns=scorer.columns) as writer:
         result = scorer.score_file(tmp_path / "a.jsonl", writer.write, chunk_rows=1)
     frame = read(out)
-    assert list(frame.columns) == ["question", "answer", "reference1", "reference2", "BLEU-1", "CIDEr"]
+    assert list(frame.columns) == ["question", "answer", "references", "BLEU-1", "CIDEr"]  # the input's, as given
+    refs = [json.loads(r) if isinstance(r, str) else list(r) for r in frame["references"]]
+    assert refs == [["william shakespeare", "him"], ["100 degrees celsius"]]  # a list column stays a list column
     whole = Scorer(["BLEU-1", "CIDEr"]).score(tmp_path / "a.jsonl")
     assert frame["CIDEr"].tolist() == pytest.approx(whole.frame["CIDEr"].tolist())  # the idf of every row (a corpus pass)
     assert frame["answer"].tolist() == ["shakespeare wrote it", "100 degrees"] and result.rows == 2

@@ -87,13 +87,12 @@ def test_yang_label_and_entity_columns(tmp_path):
         ("noanswer.csv", "question,reference1\nq,r\n", "no 'answer' column"),
         ("noref.csv", "question,answer\nq,a\n", "no reference column"),
         ("emptyref.csv", "question,answer,reference1,reference2\nq,a,r,\nq,a, ,\n", "row 2, column 'reference1': no non-empty reference"),
-        ("blankanswer.csv", "question,answer,reference1\nq,a,r\nq,  ,r\n", "row 2, column 'answer': empty answer"),
         ("badlabel.csv", "answer,answer_label,reference1\na,maybe,r\n", "row 1, column 'answer_label'"),
         ("badent.csv", "answer,reference1,entities\na,r,not json\n", "row 1, column 'entities'"),
         ("bad.jsonl", '{"answer": "a", "references": ["r"]}\n{"answer": \n', "row 2: malformed JSON line"),
         ("dup.csv", "question,answer,reference1,answer\nq,a,r,b\n", "column 'answer': duplicate column 'answer'"),
-        ("blankline.jsonl", '{"answer": "a", "references": ["r"]}\n\n{"answer": " ", "references": ["r"]}\n',
-         "row 3, column 'answer': empty answer"),  # JSONL rows are line numbers, blank lines included
+        ("blankline.jsonl", '{"answer": "a", "references": ["r"]}\n\n{"answer": "a", "references": [" "]}\n',
+         "row 3, column 'reference1': no non-empty reference"),  # JSONL rows are line numbers, blank lines included
         ("listanswer.jsonl", '{"answer": ["a", "b"], "references": ["r"]}\n', "row 1, column 'answer': expected text, got a list"),
         ("dictref.jsonl", '{"answer": "a", "references": [{"text": "r"}]}\n',
          "row 1, column 'reference1': expected text, got an object"),
@@ -135,3 +134,17 @@ def test_question_check_names_the_jsonl_line(tmp_path):
             Scorer(["BLEU-1-KPQA"]).score(data)
     with pytest.raises(InputError, match=r"row 3, column 'question'"):
         Scorer(["BLEU-1-KPQA"]).score_stream(iter_input(path, 1))
+
+
+def test_an_empty_or_missing_answer_is_read_as_the_empty_text(tmp_path):
+    """A system that said nothing: the answer is "" (blank, whitespace, NaN or a missing field), listed in
+    ``Table.empty`` by frame row and by row number; the row is no error and keeps its cells as given."""
+    (tmp_path / "a.csv").write_text("question,answer,reference1\nq,a,r\nq,  ,r\nq,,r\n")
+    table = read_input(tmp_path / "a.csv")
+    assert table.rows.candidates == ["a", "", ""] and table.empty == [1, 2] and table.empty_numbers() == [2, 3]
+    assert not table.errors and table.frame["answer"].tolist()[1] == "  "
+    (tmp_path / "a.jsonl").write_text('{"question": "q", "answer": "a", "references": ["r"]}\n\n'
+                                      '{"question": "q", "answer": NaN, "references": ["r"]}\n'
+                                      '{"question": "q", "references": ["r"]}\n')
+    table = read_input(tmp_path / "a.jsonl")
+    assert table.rows.candidates == ["a", "", ""] and table.empty_numbers() == [3, 4]  # JSONL: line numbers

@@ -77,6 +77,7 @@ def test_without_the_meteor_extra_kpqa_score_stops_before_reading_its_input(tmp_
 
     monkeypatch.setitem(sys.modules, "wn", None)
     monkeypatch.setattr("kpqa.input.iter_input", never)
+    (tmp_path / "in.csv").write_text("question,answer,reference1\nq,a,r\n")  # there (a missing file is said first)
     code = main(["score", str(tmp_path / "in.csv"), "--metrics", "BLEU-1,METEOR", "-o", str(tmp_path / "out.csv")])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "pip install 'kpqa[meteor]'" in err, err

@@ -34,31 +34,54 @@ def bad_rows(tmp_path):
 
 
 def test_strict_by_default(bad_rows):
-    with pytest.raises(InputError, match="row 2, column 'answer': empty answer"):
+    with pytest.raises(InputError, match="row 3, column 'reference1': no non-empty reference"):
         Scorer(["BLEU-1"]).score(bad_rows)
 
 
 @pytest.mark.parametrize("mode, missing", [("skip", np.nan), ("zero", 0.0)])
 def test_on_error_scores_the_other_rows_and_says_why(bad_rows, mode, missing):
     result = Scorer(["BLEU-1", "ROUGE-L"], on_error=mode).score(bad_rows)
-    clean = Scorer(["BLEU-1", "ROUGE-L"]).score(pd.read_csv(bad_rows).iloc[[0, 3]].fillna(""))
-    assert result.errors == {2: "empty answer (column 'answer')", 3: "no non-empty reference (column 'reference1')"}
+    clean = Scorer(["BLEU-1", "ROUGE-L"]).score(pd.read_csv(bad_rows).iloc[[0, 1, 3]].fillna(""))
+    assert result.errors == {3: "no non-empty reference (column 'reference1')"} and result.empty == [2]
     np.testing.assert_array_equal(result.frame["ROUGE-L"].to_numpy(),
-                                  [clean.frame["ROUGE-L"].iloc[0], missing, missing, clean.frame["ROUGE-L"].iloc[1]])
-    assert result.frame["error"].tolist() == ["", "empty answer (column 'answer')",
-                                              "no non-empty reference (column 'reference1')", ""]
-    assert result.corpus == clean.corpus  # the corpus scores are those of the rows scored
+                                  [clean.frame["ROUGE-L"].iloc[0], 0.0, missing, clean.frame["ROUGE-L"].iloc[2]])
+    assert result.frame["error"].tolist() == ["", "", "no non-empty reference (column 'reference1')", ""]
+    assert result.corpus == clean.corpus  # the corpus scores are those of the rows scored, the empty answer too
 
 
 def test_on_error_in_the_cli_lists_the_rows(bad_rows, tmp_path, capsys):
     out = tmp_path / "o.csv"
     assert main(["score", str(bad_rows), "--metrics", "BLEU-1", "--on-error", "skip", "--chunk-rows", "1",
                  "--quiet", "-o", str(out)]) == 0
-    err = capsys.readouterr().err
-    assert "kpqa: warning: 2 of 4 rows not scored (empty scores; the 'error' column says why): rows 2, 3" in err
+    printed = capsys.readouterr()
+    assert "kpqa: warning: 1 of 4 rows not scored (empty scores; the 'error' column says why): rows 3" in printed.err
+    assert "1 of 4 answers empty, scored as such (every metric at its floor, judged wrong): rows 2" in printed.out
     frame = pd.read_csv(out, keep_default_na=False)
-    assert frame["error"].tolist() == ["", "empty answer (column 'answer')",
-                                       "no non-empty reference (column 'reference1')", ""]
+    assert frame["error"].tolist() == ["", "", "no non-empty reference (column 'reference1')", ""]
+
+
+def test_an_empty_answer_is_scored_at_the_floor_and_judged_wrong(tmp_path):
+    """A system that said nothing: every metric 0, every decision wrong (P(correct) 0), counted in the corpus
+    scores (corpus BLEU counts its reference's length), listed in ``Result.empty``; never a stop."""
+    from kpqa.calibration import fit
+
+    frame = pd.DataFrame({"question": ["who wrote hamlet", "what is water", "q3"],
+                          "answer": ["shakespeare wrote it", "water is wet", None],
+                          "reference1": ["william shakespeare", "water is wet", "wet"]})
+    result = Scorer(["BLEU-1", "ROUGE-L", "F1", "Contains"]).score(frame)
+    assert result.empty == [3] and not result.errors
+    assert [result.frame[c].iloc[2] for c in ("BLEU-1", "ROUGE-L", "F1", "Contains")] == [0.0] * 4
+    assert result.corpus["ROUGE-L"] == pytest.approx(result.frame["ROUGE-L"].mean())  # the empty answer counts
+    two = Scorer(["BLEU-1"]).score(frame.iloc[:2])
+    assert result.corpus["BLEU-1"] < two.corpus["BLEU-1"]  # its reference's length goes into the brevity penalty
+    rng = np.random.default_rng(0)
+    scores = rng.random(60)
+    labels = (scores + rng.normal(0, 0.3, 60) > 0.5).astype(float)
+    # a calibration that says "correct" even at a score of 0: the empty answer is still judged wrong
+    cal = fit({"F1": scores - 1.0}, {"F1": Scorer(["F1"]).score(frame).signatures["F1"]}, labels)
+    judged = Scorer(["F1"], calibration=cal).score(frame)
+    assert judged.frame["F1-correct"].tolist()[:2] == [1.0, 1.0]
+    assert judged.frame["F1-correct"].iloc[2] == 0.0 and judged.frame["F1-prob"].iloc[2] == 0.0
 
 
 def test_empty_question_under_kpqa_is_a_row_error_too(tmp_path):
@@ -71,7 +94,8 @@ def test_empty_question_under_kpqa_is_a_row_error_too(tmp_path):
                           "reference1": ["shakespeare", "x"]})
     result = Scorer(["ROUGE-L-KPQA"], on_error="zero", device="cpu").score(frame)
     assert result.frame["ROUGE-L-KPQA"].tolist()[1] == 0.0 and result.frame["ROUGE-L-KPQA"].tolist()[0] > 0.9
-    assert "empty question, needed by ROUGE-L-KPQA (use no_question=True" in result.errors[2]
+    # the error column says it in words that hold in Python and on the command line (no parameter, no flag)
+    assert result.errors[2] == "empty question, needed by ROUGE-L-KPQA (its -KP form reads no question)"
 
 
 def test_a_long_text_is_a_bad_row_in_score_calibrate_and_meta_eval(tmp_path, capsys):
@@ -318,3 +342,26 @@ def test_a_few_cjk_names_among_english_answers_do_not_warn():
 def test_the_quick_start_output_is_ignored_by_git():
     proc = subprocess.run(["git", "check-ignore", "-q", "sample_scores.csv"], cwd=Path(kpqa.__file__).parents[1])
     assert proc.returncode == 0
+
+
+@pytest.mark.parametrize("name, says", [("ROUGE-L:foo=1", "ROUGE-L takes no options"),
+                                        ("BLEU-4-adapted:foo=1", "known: labels=gold|auto, alpha=NUMBER"),
+                                        ("ROUGE-L-KPQA:foo=1", "known: tok=pieces|words")])
+def test_an_option_a_metric_does_not_take_is_one_line_naming_its_options(name, says, capsys):
+    assert main(["score", "examples/sample.csv", "--metrics", name, "--quiet", "-o", "/dev/null"]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1 and "internal error" not in err
+
+
+def test_dir_of_the_package_lists_the_api_before_it_is_imported():
+    code = "import kpqa, sys; names = dir(kpqa); print('score' in names, 'Scorer' in names, 'kpqa.scoring' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "True", "False"]  # listed, still not imported
+
+
+def test_a_missing_input_file_is_said_before_the_heavy_imports():
+    code = ("import sys; from kpqa.cli import main; code = main(['score', 'no-such-file.csv']); "
+            "print(code, 'torch' in sys.modules, 'kpqa.metrics.bertscore' in sys.modules)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # before: the scorer was built first, which imported torch and every metric (seconds)
+    assert run.stdout.split() == ["2", "False", "False"] and run.stderr == "kpqa: error: no-such-file.csv: no such file\n"

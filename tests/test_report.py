@@ -60,14 +60,14 @@ def test_a_scored_file_reads_back_with_its_metrics_decisions_and_labels(scored_c
 def test_a_row_left_unscored_stays_in_the_page_with_its_reason(tmp_path):
     path = tmp_path / "skipped.jsonl"
     records = [{"question": "Q1", "answer": "A b", "references": ["R1", "R2"], "BLEU-1": 0.5},
-               {"question": "Q2", "answer": "", "references": ["R"], "BLEU-1": None, "error": "empty answer"}]
+               {"question": "Q2", "answer": "x", "references": [" "], "BLEU-1": None, "error": "no reference"}]
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
     scored = htmlreport.read_scored(path)
     weights = htmlreport.weigh_rows(scored, WordWeighter())
     data = htmlreport.payload(scored, weights, explain.palette())
-    assert data["a"] == ["A b", ""] and data["refs"] == [["R1", "R2"], ["R"]]
+    assert data["a"] == ["A b", "x"] and data["refs"] == [["R1", "R2"], []]
     assert data["metrics"] == [{"name": "BLEU-1", "score": [0.5, None], "prob": None, "correct": None}]
-    assert data["errors"] == {"1": "empty answer (column 'answer')"} and data["human"] is None
+    assert data["errors"] == {"1": "no non-empty reference (column 'reference1')"} and data["human"] is None
     assert data["weights"]["rows"] == [[[1, 100, 1, -1, 1, 100], [2, 100], [2, 100]], None]
 
 
@@ -254,3 +254,24 @@ def test_ten_thousand_rows_load_and_filter_quickly(browser, tmp_path):
     _choose(browser, "metric", "0")
     assert _shown(browser)[1] == 3334  # BLEU-1 disagrees on 2 rows of 6
     assert time.perf_counter() - start < 2
+
+
+def test_the_weighed_rows_are_bounded_disagreements_first(scored_csv):
+    """A report of a large scored file weighs a bounded number of rows (seconds, not minutes): those where the judge
+    disagrees with the human label first, then file order."""
+    frame = ROWS.copy()
+    frame.loc[4, "KPQA-judge-correct"] = 0  # the judge now disagrees on row 5 (label 1)
+    frame.to_csv(scored_csv, index=False)
+    scored = htmlreport.read_scored(scored_csv)
+    assert htmlreport.weighed_rows(scored, 2) == [0, 4] and htmlreport.weighed_rows(scored, None) == list(range(6))
+    weights = htmlreport.weigh_rows(scored, WordWeighter(), rows=[0, 4])
+    assert [w is not None for w in weights] == [True, False, False, False, True, False]
+
+
+def test_the_judges_auroc_is_that_of_its_probability(scored_csv):
+    from sklearn.metrics import roc_auc_score
+
+    table = htmlreport.summary(htmlreport.read_scored(scored_csv))
+    judge = re.search(r"<td>KPQA-judge</td>(.*?)</tr>", table).group(1)
+    auroc = roc_auc_score(ROWS["scores"], ROWS["KPQA-judge-prob"])
+    assert f"<td>{auroc:.3f}</td>" in judge and "–" not in judge

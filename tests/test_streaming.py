@@ -79,7 +79,7 @@ def test_corpus_bleu_is_not_the_mean_of_chunk_scores(tmp_path):
 @pytest.mark.parametrize(
     "body, row",
     [
-        ("q1,a,r\nq2,a,r\nq3,a,r\nq4,,r\nq5,a,r\n", 4),  # empty answer in the second chunk
+        ("q1,a,r\nq2,a,r\nq3,a,r\nq4,a,\nq5,a,r\n", 4),  # no reference in the second chunk
         ("q1,a,r\nq2,a,r\nq3,a,r\nq4,a,r,extra\nq5,a,r\n", 4),  # malformed CSV line
     ],
 )
@@ -120,10 +120,11 @@ def test_jsonl_chunks_and_errors(tmp_path):
 
 
 def test_output_writer_adds_columns_that_appear_in_a_later_chunk(tmp_path):
-    # JSONL rows with more references further down: the CSV gets every column, as a one-pass write would
+    # JSONL rows with a field that only later rows have: the CSV gets every column, as a one-pass write would
     rows = [("q", "a b", ["a"]), ("q", "b c", ["b"]), ("q", "c d", ["c", "d", "e"]), ("q", "d", ["d", "x"])]
     path = tmp_path / "in.jsonl"
-    path.write_text("".join(json.dumps({"question": q, "answer": a, "references": r, "id": i}) + "\n"
+    path.write_text("".join(json.dumps({"question": q, "answer": a, "references": r, "id": i,
+                                        **({"note": "late"} if i > 1 else {})}) + "\n"
                             for i, (q, a, r) in enumerate(rows)), encoding="utf-8")
     scorer = Scorer(["BLEU-1", "ROUGE-L"])
     write_output(scorer.score(path).frame, tmp_path / "whole.csv")
@@ -131,7 +132,8 @@ def test_output_writer_adds_columns_that_appear_in_a_later_chunk(tmp_path):
         scorer.score_stream(iter_input(path, 2), out.write)
     whole, streamed = (pd.read_csv(tmp_path / f"{n}.csv", dtype=str) for n in ("whole", "streamed"))
     assert list(streamed.columns) == list(whole.columns) == [
-        "question", "answer", "id", "reference1", "reference2", "reference3", "BLEU-1", "ROUGE-L"]
+        "question", "answer", "references", "id", "note", "BLEU-1", "ROUGE-L"]
+    assert streamed["references"].tolist()[2] == '["c", "d", "e"]'  # the list column as given, JSON text in CSV
     pd.testing.assert_frame_equal(streamed, whole)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "streamed.csv", "whole.csv"]
 
@@ -159,7 +161,7 @@ def test_cli_error_in_a_later_chunk_leaves_no_output(tmp_path, capsys):
     out = pd.read_csv(tmp_path / "good_out.csv")
     np.testing.assert_allclose(out["ROUGE-L"], whole.frame["ROUGE-L"], rtol=1e-15)
 
-    bad = _csv(tmp_path, ROWS[:5] + [("q", " ", ["r"])] + ROWS[5:], name="bad.csv")
+    bad = _csv(tmp_path, ROWS[:5] + [("q", "a", [" "])] + ROWS[5:], name="bad.csv")
     before = sorted(p.name for p in tmp_path.iterdir())
     assert main(["score", str(bad), "--metrics", "BLEU-4", "--chunk-rows", "2", "--quiet",
                  "-o", str(tmp_path / "bad_out.csv")]) == 2

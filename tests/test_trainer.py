@@ -129,7 +129,15 @@ def test_top_layer_training_stores_that_layer_and_init_must_match_it(tmp_path, t
 def test_an_interrupted_run_resumes(tmp_path, monkeypatch, capsys):
     spec = squad_file(tmp_path / "s.json")
     real = trainer.evaluate
-    monkeypatch.setattr(trainer, "evaluate", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
+    calls: list[int] = []
+
+    def dies_after_the_starting_point(*a):  # the first evaluation measures the starting point (dev_start)
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyboardInterrupt
+        return real(*a)
+
+    monkeypatch.setattr(trainer, "evaluate", dies_after_the_starting_point)
     with pytest.raises(KeyboardInterrupt):  # dies at the end of epoch 1, after a state save at step 2
         train(small_config(spec, tmp_path / "resumed"))
     assert (tmp_path / "resumed" / trainer.STATE / trainer.PROGRESS).exists()
@@ -182,6 +190,8 @@ def test_warm_start_begins_where_the_init_checkpoint_ended(tmp_path, tokenizer):
     again = _mean_loss(tokenizer, Weighter.load(tmp_path / "second", device="cpu").model, spec)
     assert trained < fresh * 0.7 and again == pytest.approx(trained, rel=2e-2)  # lr ~0: the init's weights
     assert meta["init"]["hash"] == ckpt.load(tmp_path / "first")[2]
+    # the starting point measured on the run's dev rows before any step: with lr ~0, where the run ends
+    assert meta["dev_start"]["loss"] == pytest.approx(meta["dev"]["loss"], rel=1e-2)
     assert meta["answer_forms"]["short"] == 0.5 and meta["answer_forms"]["yes_no"] == "mixed"
     assert sum(meta["answer_forms"]["counts"].values()) == 12
     with pytest.raises(UsageError, match="this run needs"):
@@ -328,3 +338,14 @@ def test_auto_precision_is_bf16_only_where_the_cpu_has_bf16_instructions(monkeyp
     monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx)
     assert training_precision("auto") == expected
     assert [training_precision(p) for p in ("fp32", "bf16")] == ["fp32", "bf16"]  # explicit choices stay
+
+
+def test_train_help_works_without_the_train_extra():
+    """`kpqa train --help` with accelerate, datasets, pysbd and peft absent (imported on first use only)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfor m in ('accelerate', 'datasets', 'pysbd', 'peft', 'wn'): sys.modules[m] = None\n"
+            "from kpqa.cli import main\nmain(['train', '--help'])")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0 and "--data NAME[@N]:PATH" in run.stdout and run.stderr == ""

@@ -106,7 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     metadata = train(config_from_args(args, argv))
-    print(json.dumps({"output": args.output, "dev": metadata["dev"], "best_epoch": metadata["best_epoch"],
+    print(json.dumps({"output": args.output, "dev": metadata["dev"], "dev_start": metadata.get("dev_start"),
+                      "best_epoch": metadata["best_epoch"],
                       "training_seconds": metadata["training_seconds"]}))
     return 0
 

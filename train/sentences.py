@@ -5,11 +5,15 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-import pysbd
-
 Span = tuple[int, int]
 
-_SEGMENTER = pysbd.Segmenter(language="en", clean=False)
+
+@lru_cache(maxsize=1)
+def _segmenter():  # noqa: ANN202  (a pysbd.Segmenter)
+    """pysbd's English segmenter, imported on first use (``kpqa train --help`` works without the train extra)."""
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False)
 
 #: the longest context (characters) a converter reads: sentence splitting and the trainer's windows grow with a
 #: text's length, so a record with a longer one is skipped and counted under :data:`TOO_LONG` (the longest SQuAD
@@ -34,7 +38,7 @@ def sentence_bounds(text: str) -> tuple[Span, ...]:
     """
     starts: list[int] = []
     cursor = 0
-    for sentence in _SEGMENTER.processor(text).process():
+    for sentence in _segmenter().processor(text).process():
         sentence = sentence.strip()
         found = text.find(sentence, cursor) if sentence else -1
         if found >= 0:

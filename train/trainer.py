@@ -355,6 +355,8 @@ def train(config: TrainConfig) -> dict:
 def _train(config: TrainConfig, interrupted: list[bool]) -> dict:
     """Setup (or resume), the epochs, then the finished checkpoint."""
     run = _setup(config, _load_progress(config))
+    if not (run.progress["global_step"] or run.progress["epoch"]):
+        run.progress["dev_start"] = _dev_start(run)
     run.model.train()
     for epoch in range(run.progress["epoch"], config.epochs):
         _train_epoch(run, epoch, interrupted)
@@ -391,6 +393,9 @@ def _require_packages(config: TrainConfig) -> None:
     not installed (kpqa[mpnet]: the MPNet wheels and peft), before any data is read."""
     from importlib import util
 
+    for module in ("accelerate", "pysbd"):  # imported on first use, so that --help works without them
+        if util.find_spec(module) is None:
+            raise UsageError(f"kpqa train needs {module}: pip install 'kpqa[train]'")
     shipped.require_backbone(config.backbone, f"--backbone {config.backbone}")
     if config.lora_rank and util.find_spec("peft") is None:
         raise UsageError("--lora-rank needs peft: pip install 'kpqa[train]'")
@@ -591,6 +596,22 @@ def _end_epoch(run: _Run, epoch: int) -> None:
     run.save_state()
 
 
+def _dev_start(run: _Run) -> dict[str, float]:
+    """The dev metrics of the starting point (the backbone with a fresh head, or ``--init``'s weighter) on this run's
+    dev rows, before any step: what the run is measured against. The loaders' generators and the global RNG are put
+    back, so that the run trains as it would without it (and as a resumed run does)."""
+    generators = {id(g): g for g in (getattr(loader, "generator", None) for loader in (run.train_loader,
+                  run.dev_loader)) if isinstance(g, torch.Generator)}
+    states, rng = {k: g.get_state() for k, g in generators.items()}, torch.get_rng_state()
+    dev = evaluate(run.model, run.dev_loader, run.accelerator, run.loss)
+    for k, g in generators.items():
+        g.set_state(states[k])
+    torch.set_rng_state(rng)
+    if run.main:
+        print("before training: " + ", ".join(f"dev {k} {v:.4f}" for k, v in dev.items()))
+    return {k: round(v, 5) for k, v in dev.items()}
+
+
 def _finish(run: _Run) -> dict:
     """The best epoch's weights, stored at checkpoint precision and evaluated again on dev, written as the finished
     checkpoint (the state folder removed); returns its metadata."""
@@ -609,6 +630,7 @@ def _finish(run: _Run) -> dict:
         "best_epoch": progress["best_epoch"],
         "dev": {k: round(v, 5) for k, v in dev16.items()},
         "dev_fp32": {k.removeprefix("dev_"): v for k, v in dev32.items() if k != "epoch"},
+        "dev_start": progress.get("dev_start"),
         "history": progress["history"],
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "training_seconds": round(seconds, 1),
@@ -646,7 +668,9 @@ def _warn_if_untrained(k_f1: float, spread: float) -> None:
     """A :class:`KpqaWarning` when the weighter learned (next to) nothing."""
     if k_f1 < MIN_K_F1:
         warnings.warn(f"dev K-F1 is {k_f1:.4f}: the weighter learned next to nothing (too few examples or epochs, or "
-                      "a learning rate far off?); KPQA metrics with it would be meaningless", KpqaWarning, stacklevel=3)
+                      "a learning rate far off?); KPQA metrics with it would be meaningless. From the backbone a "
+                      "weighter needs thousands of examples; --init default continues the shipped one "
+                      "(docs/training.md: what data and time buy)", KpqaWarning, stacklevel=3)
     if spread < MIN_SPREAD:
         warnings.warn(f"the weighter's K-probabilities are nearly uniform on the dev set (std {spread:.4f}): KPQA "
                       "metrics with it are close to their unweighted bases", KpqaWarning, stacklevel=3)

@@ -33,7 +33,9 @@ scorer and the meta-evaluation), and, a stage later since it drives a scorer, :m
 (labelled files read and scored: ``kpqa calibrate``, ``kpqa meta-eval``).
 No torch here: fitting and applying take arrays of scores.
 """
-from kpqa.calibration.apply import DECISION_SUFFIXES, Decisions, decided_metric, decision_columns
+from kpqa.calibration.apply import (
+    DECISION_SUFFIXES, Decisions, decided_metric, decision_columns, warn_unjudged,
+)
 from kpqa.calibration.fit import (
     MIN_ROWS, TREES, TREES_ESTIMATOR, as_binary, balanced_weights, binary_labels, check_labels, choose_judge_inputs,
     fit, fit_judge, fit_metric, thresholds,
@@ -52,5 +54,5 @@ __all__ = [
     "LogisticJudge", "LogisticMap", "MetricCalibration", "Quality", "Tree", "TreesJudge", "as_binary",
     "balanced_weights", "binary_labels", "check_labels", "check_prior", "choose_judge_inputs", "comparable",
     "decided_metric", "decision_columns", "default_path", "fit", "fit_judge", "fit_metric", "load", "thresholds",
-    "with_prior",
+    "warn_unjudged", "with_prior",
 ]

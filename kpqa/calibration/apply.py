@@ -3,12 +3,14 @@ meta-evaluation (``kpqa meta-eval``'s "correct or not" section) both do it (:met
 :mod:`kpqa.calibration`."""
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
 from kpqa.calibration.model import JUDGE_KIND, Calibration, JudgeCalibration, MetricCalibration
+from kpqa.errors import KpqaWarning
 from kpqa.signature import Signature
 
 #: the decision columns of a metric or judge ``M``: ``M-prob`` (P(correct)) and ``M-correct`` (1 / 0)
@@ -47,7 +49,7 @@ class Decisions:
         """The entries of the columns of ``signatures``: each checked against its signature (CalibrationError when
         it was fitted on other scores; a None signature is not checked); a column without an entry is a
         CalibrationError when ``every``, else left undecided. The judges: those whose inputs all have a
-        signature."""
+        signature (unless ``every``, also those that read columns with a None signature: unchecked)."""
         entries, unchecked = {}, []
         for column, signature in signatures.items():
             if signature is None and column in calibration.metrics:
@@ -56,11 +58,25 @@ class Decisions:
             elif signature is not None and (every or column in calibration.metrics):
                 entries[column] = calibration.entry(column, signature)
         known = {c: s for c, s in signatures.items() if s is not None}
-        return cls(calibration, entries, calibration.usable_judges(known), prior, unchecked)
+        judges = calibration.usable_judges(known)
+        for judge in [] if every else calibration.judges.values():  # a judge may read unchecked columns too
+            if judge not in judges and all(m in signatures for m in judge.inputs):
+                filled = {m: signatures[m] or judge.fitted_on[m] for m in judge.inputs}
+                if judge in calibration.usable_judges(filled):
+                    judges.append(judge)
+                    unchecked.append(judge.name)
+        return cls(calibration, entries, judges, prior, unchecked)
 
-    def apply(self, per_row: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def apply(self, per_row: Mapping[str, np.ndarray], empty: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """``M-prob`` and ``M-correct`` of each column ``M`` of ``per_row`` with an entry, then of each judge whose
-        inputs ``per_row`` all has."""
+        inputs ``per_row`` all has. ``empty``: a mask of the rows whose answer is empty (a system that said nothing),
+        judged wrong by every entry and judge (P(correct) 0)."""
+        out = self._apply(per_row)
+        if empty is None or not np.any(empty):
+            return out
+        return {c: np.where(np.asarray(empty, dtype=bool), 0.0, np.asarray(v, dtype=float)) for c, v in out.items()}
+
+    def _apply(self, per_row: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         out = {}
         for column, entry in self.entries.items():
             if column in per_row:
@@ -86,3 +102,13 @@ class Decisions:
 def _kind(judge: JudgeCalibration) -> list[tuple[str, str]]:
     """The ``kind`` field of a judge's decision signatures: none for the default kind (as before kinds existed)."""
     return [] if judge.kind == JUDGE_KIND else [("kind", judge.kind)]
+
+
+def warn_unjudged(calibration: Calibration, columns: Sequence[str]) -> None:
+    """A :class:`~kpqa.errors.KpqaWarning` for each judge of ``calibration`` that cannot decide on ``columns`` (say
+    why: the inputs it reads that they lack)."""
+    for judge in calibration.judges.values():
+        missing = [m for m in judge.inputs if m not in columns]
+        if missing:
+            warnings.warn(KpqaWarning(f"{judge.name} left out: it reads {', '.join(missing)}, which this run does not "
+                                      "score (a -KP metric is another metric than its -KPQA one)"), stacklevel=3)

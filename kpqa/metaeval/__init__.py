@@ -18,7 +18,8 @@ overall level are undefined and the report says so. Items are matched across sys
 Binary labels (every human score 0 or 1, or ``positive_above`` given) add a "correct or not" section: per metric,
 accuracy and Cohen's kappa of the calibrated decisions, AUROC and average precision of the scores, Brier score and
 expected calibration error of the calibrated probabilities (:mod:`kpqa.binary`), with bootstrap intervals; beside
-them ``KPQA-judge`` when its inputs are there, ``Contains`` (scored here when not requested) and the majority class.
+them ``KPQA-judge`` (its inputs, which the calibration names, read from the file's columns or scored here),
+``Contains`` (scored here when not requested) and the majority class.
 Decisions come from the calibration (``Settings.calibration``, default: the one beside the weighter); a metric it
 has no entry for gets AUROC and AP only, unless its scores are 0/1 already (EM, Contains: taken as they are).
 """

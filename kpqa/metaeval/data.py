@@ -135,8 +135,10 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
         raise InputError(Param("by", settings.by),
                          f": no such column (columns: {', '.join(map(str, table.frame.columns))})",
                          file=table.source, column=settings.by)
-    scores, signatures = metric_scores(table, settings.metrics, scorers or scorer_factory(settings))
-    if "Contains" not in scores and as_binary(human, settings.positive_above) is not None:  # binary reports' baseline
+    binary = as_binary(human, settings.positive_above) is not None
+    names = list(settings.metrics) + (judge_inputs(settings, settings.metrics) if binary else [])
+    scores, signatures = metric_scores(table, names, scorers or scorer_factory(settings))
+    if "Contains" not in scores and binary:  # binary reports' baseline
         from kpqa.metrics.base import Context, get_metric
 
         contains = get_metric("Contains")
@@ -145,6 +147,18 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     keys = item_keys(table)
     systems, how = detect_systems(table, keys, settings.system_column)
     return Dataset(name or Path(str(path)).stem, table.source, table, human, scores, signatures, keys, systems, how)
+
+
+def judge_inputs(settings: Settings, metrics: Sequence[str]) -> list[str]:
+    """The metrics that the judges of the run's calibration (``settings.calibration``, else the one beside the
+    weighter; none when there is none) read and ``metrics`` lacks: a binary report scores them (or reads them from
+    the file's columns) so that ``KPQA-judge`` is in its table. The calibration says which they are."""
+    from kpqa.calibration import load
+
+    cal = load(settings.calibration, settings.scorer_options.checkpoint, required=False)
+    if cal is None:
+        return []
+    return [m for m in dict.fromkeys(m for j in cal.judges.values() for m in j.inputs) if m not in metrics]
 
 
 def aev_scores(table: Table, tokenize: str, alphas: Sequence[float], orders: Sequence[int]) -> np.ndarray:

@@ -183,13 +183,14 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
     --decide`` makes them."""
     from kpqa import binary
     from kpqa.calibration import Decisions, load
+    from kpqa.rows import empty_answers
 
     cal = load(settings.calibration, settings.scorer_options.checkpoint, required=False)
     out: dict[str, Any] = {"rows": len(labels), "positives": int(labels.sum()),
                            "calibration": None if cal is None else {"path": cal.path, "digest": cal.digest},
                            "results": {}, "reliability": {}, "notes": []}
     decisions = None if cal is None else Decisions.of(cal, data.signatures, every=False)
-    decided = {} if decisions is None else decisions.apply(data.scores)
+    decided = {} if decisions is None else decisions.apply(data.scores, empty_answers(data.table.rows))
     probs = {c.removesuffix("-prob"): p for c, p in decided.items() if c.endswith("-prob")}
     choices = {c.removesuffix("-correct"): d for c, d in decided.items() if c.endswith("-correct")}
     options: dict[str, Any] = {"bootstrap": settings.bootstrap, "seed": settings.seed}
@@ -208,6 +209,8 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
     for name in judges:
         out["results"][name] = binary.evaluate(labels, scores=probs[name], probs=probs[name],
                                                decisions=choices[name], **options)
+        if decisions is not None and name in decisions.unchecked:
+            out["notes"].append(f"{name}: inputs from the file's columns; their signatures are unchecked")
     choices = {name: choices[name] for name in [*data.scores, *judges] if name in choices}
     rate = float(labels.mean())
     out["results"]["majority class"] = binary.evaluate(

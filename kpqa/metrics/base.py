@@ -355,4 +355,4 @@ def get_metric(name: str, no_question: bool = False) -> Metric:
     for matches, build, _, _ in _PATTERNS:
         if matches(registered):
             return build(registered, **kwargs)
-    raise AssertionError(name)  # resolve_name found it
+    raise UsageError(f"{name!r}: {base_name(registered)} takes {getattr(_REGISTRY.get(base_name(registered)), 'spec_help', '') or 'no options'} (`kpqa metrics` lists each metric's)")

@@ -1,0 +1,144 @@
+"""Two systems compared on the same rows (``kpqa compare A B``), as sacrebleu's paired bootstrap does: per metric
+(the mean of its per-row scores) and for the judge's accuracy (the share it judges correct), the difference B - A
+with a percentile bootstrap interval and a two-sided p-value, over resamples of the rows that both systems share
+(:func:`kpqa.meta.bootstrap_chunks`: the same resamples for every column).
+
+The p-value is the paired bootstrap's (Koehn 2004; Efron & Tibshirani's shift method): the resampled differences
+``d_i`` are moved by ``delta`` to centre them on zero (the null hypothesis of no difference), and
+``p = (1 + #{|d_i - delta| >= |delta|}) / (1 + R)``: two-sided, never 0 with ``R`` resamples.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from kpqa import meta
+from kpqa.errors import InputError, UsageError
+from kpqa.input import Table
+from kpqa.scoring import Scorer
+from kpqa.types import Floats
+
+#: the share of rows a confidence interval leaves out on both sides together
+CONFIDENCE = 0.95
+
+
+@dataclass
+class Difference:
+    """One column compared: the means of A and B, ``delta`` = B - A, its interval and the p-value."""
+
+    column: str
+    a: float
+    b: float
+    delta: float
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+
+
+@dataclass
+class Comparison:
+    """System A against system B on ``rows`` shared rows (``resamples`` bootstrap resamples, ``seed``)."""
+
+    a: str
+    b: str
+    rows: int
+    resamples: int
+    seed: int | None
+    confidence: float
+    differences: list[Difference] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        """JSON-ready form."""
+        return asdict(self)
+
+    def table(self) -> str:
+        """An aligned plain-text table: column, A, B, B - A, its interval and p-value; ``*`` marks p < 0.05."""
+        width = max([len(d.column) for d in self.differences] + [6])
+        level = f"{100 * self.confidence:g} %"
+        lines = [f"A: {self.a}", f"B: {self.b}",
+                 f"{self.rows} paired rows, {self.resamples} bootstrap resamples (seed {self.seed})",
+                 f"{'column':<{width}}  {'A':>7}  {'B':>7}  {'B - A':>8}  {level + ' interval':>20}  {'p':>6}"]
+        for d in self.differences:
+            interval = "" if d.ci_low is None else f"[{d.ci_low:+.4f}, {d.ci_high:+.4f}]"
+            p = "" if d.p_value is None else f"{d.p_value:.4f}" + ("*" if d.p_value < 0.05 else " ")
+            lines.append(f"{d.column:<{width}}  {d.a:>7.4f}  {d.b:>7.4f}  {d.delta:>+8.4f}  {interval:>20}  {p:>7}")
+        return "\n".join(lines + [f"note: {n}" for n in self.notes])
+
+
+def paired_difference(a: Floats, b: Floats, resamples: int = 1000, seed: int | None = 0,
+                      confidence: float = CONFIDENCE, column: str = "") -> Difference:
+    """The mean of ``b`` minus that of ``a`` (paired rows), with the percentile interval of that difference over
+    ``resamples`` bootstrap resamples of the rows and the paired bootstrap p-value (module docstring)."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or len(x) == 0:
+        raise UsageError(f"{column or 'scores'}: the two systems need the same, non-empty rows")
+    diff = y - x
+    delta = float(diff.mean())
+    if resamples < 1:
+        return Difference(column, float(x.mean()), float(y.mean()), delta, None, None, None)
+    means = np.concatenate([diff[idx].mean(axis=1) for idx in meta.bootstrap_chunks(len(diff), resamples, seed)])
+    low, high = np.percentile(means, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
+    extreme = int(np.sum(np.abs(means - delta) >= abs(delta)))
+    return Difference(column, float(x.mean()), float(y.mean()), delta, float(low), float(high),
+                      (extreme + 1) / (len(means) + 1))
+
+
+def compare(a: Mapping[str, Floats], b: Mapping[str, Floats], names: tuple[str, str] = ("A", "B"),
+            resamples: int = 1000, seed: int | None = 0, confidence: float = CONFIDENCE) -> Comparison:
+    """Every column ``a`` and ``b`` both have (in ``a``'s order), compared on the same bootstrap resamples."""
+    columns = [c for c in a if c in b]
+    if not columns:
+        raise UsageError(f"{names[0]} and {names[1]} share no score column to compare")
+    rows = len(np.asarray(a[columns[0]]))
+    differences = [paired_difference(a[c], b[c], resamples, seed, confidence, c) for c in columns]
+    return Comparison(names[0], names[1], rows, resamples, seed, confidence, differences)
+
+
+def check_paired(a: Table, b: Table) -> None:
+    """The two tables answer the same items row by row (same number of rows, the same question and references in
+    each): an :class:`InputError` naming the first row where they do not."""
+    if len(a.frame) != len(b.frame):
+        raise InputError(f"{len(a.frame)} rows, but {b.source} has {len(b.frame)}: a paired comparison needs the "
+                         "same rows in both", file=a.source)
+    if a.keep != b.keep:
+        raise InputError(f"rows scored differ from {b.source}'s (an error in one file only)", file=a.source)
+    rows_a, rows_b = a.rows, b.rows
+    for i, (qa, qb, ra, rb) in enumerate(zip(rows_a.questions, rows_b.questions, rows_a.references,
+                                             rows_b.references)):
+        if qa != qb or ra != rb:
+            what = "question" if qa != qb else "references"
+            raise InputError(f"another {what} than {b.source}'s: a paired comparison needs the same items in the same "
+                             "order", file=a.source, row=a.row_numbers()[i], column="question" if qa != qb else None)
+
+
+def human_scores(table: Table, column: str) -> np.ndarray | None:
+    """The numeric human column of ``table``'s scored rows (the share a person judged correct, compared beside the
+    metrics and the judge), or None when it has none (or one that is not all numbers)."""
+    if column not in table.frame.columns:
+        return None
+    keep = np.arange(len(table.frame)) if table.keep is None else np.asarray(table.keep, dtype=int)
+    values = pd.to_numeric(table.frame[column], errors="coerce").to_numpy(dtype=float)[keep]
+    return None if np.isnan(values).any() else values
+
+
+def system_scores(table: Table, scorer: Scorer) -> tuple[dict[str, np.ndarray], bool]:
+    """The scorer's metric columns and its judges' ``-correct`` columns (the share judged correct) for the rows of
+    ``table`` that are scored, and whether they were read from its own columns (a file from ``kpqa score
+    --decide -o``: every one of them there; their signatures unchecked) rather than scored here."""
+    judges = [] if scorer.decisions is None else [f"{j.name}-correct" for j in scorer.decisions.judges]
+    wanted = scorer.score_columns + judges
+    keep = np.arange(len(table.frame)) if table.keep is None else np.asarray(table.keep, dtype=int)
+    read = all(c in table.frame.columns for c in wanted)
+    frame = table.frame if read else scorer.score(table).frame
+    out = {}
+    for column in wanted:
+        values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)[keep]
+        if np.isnan(values).any():
+            row = table.numbers[int(keep[np.isnan(values).argmax()])]
+            raise InputError("not a score", file=table.source, row=row, column=column)
+        out[column] = values
+    return out, read
