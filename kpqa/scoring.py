@@ -377,7 +377,8 @@ def resolve_metrics(names: Sequence[str] | None, default: Sequence[str], no_ques
     """The metrics ``names`` name (``default`` when None; blank names skipped); UsageError when they name none."""
     if names is not None and not any(name.strip() for name in names):
         raise UsageError("no metric named (metrics is empty)")
-    return [get_metric(name.strip(), no_question) for name in (default if names is None else names) if name.strip()]
+    chosen = dict.fromkeys(name.strip() for name in (default if names is None else names) if name.strip())
+    return [get_metric(name, no_question) for name in chosen]  # a name given twice is scored once
 
 
 def judge_metrics(calibration: Calibration, columns: Sequence[str], no_question: bool = False) -> list[Metric]:

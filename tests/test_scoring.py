@@ -38,3 +38,16 @@ def test_one_summary_for_a_result_and_a_stream(tmp_path):
     assert streamed.rows == 2 and whole.summary() == streamed.summary()
     assert whole.summary().splitlines()[0].split() == "metric score signature".split()
     assert whole.summary(verbose=True).splitlines()[0].startswith("BLEU-1  ")
+
+
+def test_a_metric_named_twice_is_scored_once():
+    import pandas as pd
+
+    from kpqa.scoring import Scorer
+
+    scorer = Scorer(["ROUGE-L", " ROUGE-L", "F1"])
+    assert [m.columns()[0] for m in scorer.metrics] == ["ROUGE-L", "F1"]
+    rows = pd.DataFrame({"question": ["who wrote hamlet", "capital of france"], "answer": ["shakespeare", "lyon"],
+                         "reference1": ["william shakespeare", "paris"]})
+    frame = scorer.score(rows).frame
+    assert list(frame.columns[-2:]) == ["ROUGE-L", "F1"] and frame["F1"].round(3).tolist() == [0.667, 0.0]
