@@ -71,7 +71,7 @@ CHUNK_ROWS = 5000
 DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA")
 #: the default metrics when deciding: the default suite plus what the shipped judge also needs (then what the judges of
 #: the calibration decided with read beyond these: :func:`judge_metrics`)
-DECIDE_METRICS = DEFAULT_METRICS + ("Contains", "KeyFact-KPQA", "F1", "Equivalence")
+DECIDE_METRICS = DEFAULT_METRICS + ("Contains", "KeyFact-KPQA", "F1")
 
 
 Advance = Callable[[int], None]

@@ -251,3 +251,16 @@ def test_fold_needs_folds(capsys):
 
     assert main(["train-judge", "--data", "x.csv", "--output", "o", "--fold", "1"]) == 2
     assert "--fold" in capsys.readouterr().err
+
+
+@pytest.mark.model
+def test_the_candidate_trained_on_peoples_judgments_loads_and_ranks_the_right_answer_first():
+    from kpqa.models import shipped
+    from kpqa.models.equivalence import Equivalence
+
+    model = Equivalence.load(shipped.root() / "equivalence-human", device="cpu")
+    files = [f["path"].rsplit("/", 1)[-1] for f in model.metadata["data"]["files"]]
+    assert files == ["evouna_nq_train.csv", "evouna_tq_dev.csv"] and model.metadata["init"]["weights_sha256"]
+    right, wrong = model.best(["What is the capital of Australia?"] * 2, [["Canberra"]] * 2,
+                              ["It is Canberra.", "It is Sydney."])
+    assert right > 0 and right > wrong  # (the wrong one still scores above 0: docs/decisions.md, issue 48)

@@ -25,11 +25,12 @@ METHODS = ("isotonic", "logistic")
 RULES = ("balanced", "accuracy", "kappa")
 #: the shipped judge and the metrics it combines (BLEU-1-KPQA, in the MPNet weighter's judge with a negative weight,
 #: left out since the MiniLM student: level under CV, and it decides examples/sample.csv as a person would; the
-#: answer-equivalence model's logit, Equivalence, in it since that model learned from people's judgments (issue 48);
+#: answer-equivalence model's logit, Equivalence, not in it: the rule-made model costs EVOUNA-TQ accuracy and the
+#: sample, the one that learned from people (checkpoints/equivalence-human) accepts a swapped key fact;
 #: docs/decisions.md)
 JUDGE = "KPQA-judge"
 JUDGE_INPUTS = ("ROUGE-L-KPQA", "BERTScore-KPQA", "KeyFact-KPQA", "BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "F1",
-                "Contains", "Equivalence")
+                "Contains")
 #: the kind of judge ``kpqa calibrate`` fits unless told otherwise (:data:`JUDGE_KINDS`), and the kind of a file's judge
 #: entry that names none
 JUDGE_KIND = "logistic"
