@@ -6,8 +6,8 @@ alternating ``--repeat`` times:
 * ``suite``: ``kpqa score FILE -o OUT --quiet`` (the default suite);
 * ``decide``: ``kpqa score FILE --decide -o OUT --quiet`` (the suite plus KPQA-judge's other inputs and the
   decision columns);
-  Since issue 48 the judge reads the answer-equivalence model, so ``decide`` includes its one MiniLM pass per
-  reference.
+* ``decide + Equivalence``: the same with the answer-equivalence model's column and its decision too (what the
+  model adds).
 
 The table gives each run's seconds and rows/s, the medians and the ratio of the medians to the suite's.
 
@@ -31,7 +31,10 @@ DEFAULT_DATA = REPO.parent / "shared" / "data" / "human_eval" / "marco_all.csv"
 
 def variants() -> dict[str, list[str]]:
     """The ``kpqa score`` flags of each variant."""
-    return {"suite": [], "decide": ["--decide"]}
+    from kpqa.scoring import DECIDE_METRICS
+
+    with_model = ",".join([*DECIDE_METRICS, "Equivalence"])
+    return {"suite": [], "decide": ["--decide"], "decide + Equivalence": ["--decide", "--metrics", with_model]}
 
 
 def main(argv: list[str] | None = None) -> int:
