@@ -472,6 +472,17 @@ def _parquet_chunks(path: Path, chunk_rows: int, on_error: str, max_chars: int |
         raise InputError("no data rows", file=str(path))
 
 
+def read_csv_frame(path: str | Path) -> pd.DataFrame:
+    """A whole CSV file as text cells (no NA guessing), for the side files of training and calibration (labelled
+    rows, held-out scores); InputError naming the file when it is missing or not a readable CSV."""
+    if not Path(path).is_file():
+        raise InputError("no such file", file=str(path))
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError) as e:
+        raise InputError(f"not a readable CSV ({str(e).splitlines()[0]})", file=str(path)) from None
+
+
 def _csv_chunks(path: Path, chunk_rows: int, sep: str = ",") -> Iterator[pd.DataFrame]:
     with open(path, encoding="utf-8-sig") as f:
         _check_header(path, f.readline(), sep)

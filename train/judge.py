@@ -89,14 +89,9 @@ class JudgeConfig:
 
 def read_examples(path: str | Path) -> list[Example]:
     """The labelled rows of a CSV (InputError naming file, row and column for a label that is not 0 / 1)."""
-    import pandas as pd
+    from kpqa.input import read_csv_frame
 
-    if not Path(path).is_file():
-        raise InputError("no such file", file=str(path))
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.EmptyDataError, pd.errors.ParserError) as e:
-        raise InputError(f"not a readable CSV ({str(e).splitlines()[0]})", file=str(path)) from None
+    frame = read_csv_frame(path)
     refs = sorted((c for c in frame.columns if c.startswith("reference")), key=lambda c: int(c[9:] or 0))
     for column in ("question", "answer", "scores"):
         if column not in frame.columns:

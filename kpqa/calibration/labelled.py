@@ -15,7 +15,7 @@ import pandas as pd
 from kpqa.calibration.fit import binary_labels, check_labels, choose_judge_inputs, fit
 from kpqa.calibration.model import JUDGE_KIND, RULES, Calibration, DataFile
 from kpqa.errors import InputError, Param, Part, UsageError
-from kpqa.input import Table, frame_to_table, read_input
+from kpqa.input import Table, frame_to_table, read_csv_frame, read_input
 from kpqa.metrics.base import get_metric
 from kpqa.rows import select_rows
 from kpqa.scoring import Scorer
@@ -53,7 +53,7 @@ class Heldout:
     @classmethod
     def read(cls, metric: str, path: str, signature: Signature) -> "Heldout":
         """The file at ``path`` (InputError naming it when a column is missing or a score is not a number)."""
-        frame = _read_csv(path)
+        frame = read_csv_frame(path)
         if "source" not in frame.columns and "file" in frame.columns:
             frame = frame.rename(columns={"file": "source"})
         for column in HELDOUT_COLUMNS:
@@ -79,15 +79,6 @@ class Heldout:
                                  row=number)
             out[i] = value
         return out
-
-
-def _read_csv(path: str) -> pd.DataFrame:
-    if not Path(path).is_file():
-        raise InputError("no such file", file=path)
-    try:
-        return pd.read_csv(path, keep_default_na=False)
-    except (pd.errors.EmptyDataError, pd.errors.ParserError) as e:
-        raise InputError(f"not a readable CSV ({str(e).splitlines()[0]})", file=path) from None
 
 
 def read_labelled(path: str | Path, column: str, what: str = "score") -> tuple[Table, np.ndarray]:
