@@ -54,8 +54,6 @@ class Heldout:
     def read(cls, metric: str, path: str, signature: Signature) -> "Heldout":
         """The file at ``path`` (InputError naming it when a column is missing or a score is not a number)."""
         frame = read_csv_frame(path)
-        if "source" not in frame.columns and "file" in frame.columns:
-            frame = frame.rename(columns={"file": "source"})
         for column in HELDOUT_COLUMNS:
             if column not in frame.columns:
                 raise InputError(f"no {column!r} column (held-out scores need {', '.join(HELDOUT_COLUMNS)})",
