@@ -565,7 +565,11 @@ def _run_calibrate(args: argparse.Namespace) -> int:
                       batch_size=args.batch_size, function_word_weight=args.function_word_weight,
                       max_chars=args.max_chars, progress=not args.quiet)
 
-    scorer = scorer_of([m for m in metrics if m not in held])
+    scored = [m for m in metrics if m not in held]
+    if held and not scored:
+        raise UsageError(Param("heldout", args.heldout[0]), ": every metric would come from held-out scores; "
+                         "--metrics must name at least one metric to score")
+    scorer = scorer_of(scored)
     signatures = scorer_of(list(held)).signatures if held else {}
     heldout = [Heldout.read(m, path, Signature.parse(signatures[m])) for m, path in held.items()]
     fitted = fit_files(scorer, args.inputs, human_column=args.human_column, positive_above=args.positive_above,

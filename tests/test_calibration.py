@@ -705,6 +705,9 @@ def test_calibrate_takes_a_metric_from_heldout_scores(tmp_path, capsys):
                     "-o", str(tmp_path / "x.json")], "row 40: no held-out Contains score in", tmp_path / "x.json")
     _fails(capsys, ["calibrate", str(data), "--metrics", LEXICAL, "--heldout", f"BLEU-1={held}",
                     "-o", str(tmp_path / "x.json")], "--heldout BLEU-1=", tmp_path / "x.json")
+    _fails(capsys, ["calibrate", str(data), "--metrics", "Contains", "--heldout", f"Contains={held}",
+                    "-o", str(tmp_path / "x.json")], "--metrics must name at least one metric to score",
+           tmp_path / "x.json")
 
 
 def test_the_judge_is_in_meta_evals_binary_table_and_kept_by_a_metric_list(tmp_path, capsys):
