@@ -222,6 +222,29 @@ def test_agrees_with_bert_score(encoder, reference_scorer, idf):
     assert bertscore(CANDS, multi, idf=idf, device="cpu")[2] == pytest.approx(F.numpy(), abs=1e-4)
 
 
+# a short reference whose best match in the candidate is a negative cosine similarity (EVOUNA-TQ), beside long rows
+NEGATIVE = ("The name for this garment is a jubbah.", "A FARJI")
+LONG = ("Sherlock Holmes is a fictional character created by Sir Arthur Conan Doyle, so he does not practice any "
+        "real science, but the stories present his method of deduction as a science of detection.", "Detection")
+
+
+def test_negative_best_match_agrees_with_bert_score_unpadded(encoder, reference_scorer):
+    """A reference token whose best match is negative keeps its negative similarity, whatever rows share its batch;
+    bert-score agrees when nothing is padded (its batched matching multiplies padded similarities by 0, so there
+    such a token takes 0 when a longer row shares the batch: scores that depend on the batch)."""
+    cand, ref = NEGATIVE
+    vectors = encoder.encode([cand, ref])
+    unit = [np.vstack([v.vectors, v.special]) for v in vectors]  # [CLS] and [SEP] are match targets too
+    c, r = (u / np.linalg.norm(u, axis=1, keepdims=True) for u in unit)
+    best = (c @ r[: len(vectors[1].ids)].T).max(axis=0)
+    assert best.min() < 0  # the case under test: a reference token with no positive match
+    alone = bertscore([cand], [ref], device="cpu")
+    beside = bertscore([LONG[0], cand], [LONG[1], ref], device="cpu")
+    np.testing.assert_allclose(np.array(beside)[:, 1], np.array(alone)[:, 0], atol=1e-6)
+    P, R, F = reference_scorer(encoder.layer).score([LONG[0], cand], [LONG[1], ref], batch_size=1)
+    np.testing.assert_allclose(np.array(beside), np.stack([P.numpy(), R.numpy(), F.numpy()]), atol=1e-4)
+
+
 def test_other_layer_agrees_with_bert_score(reference_scorer):
     _, _, F = reference_scorer(2).score(CANDS, REFS)
     assert bertscore(CANDS, REFS, layer=2, device="cpu")[2] == pytest.approx(F.numpy(), abs=1e-4)
