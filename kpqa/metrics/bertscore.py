@@ -87,7 +87,7 @@ def greedy_prf(
     rows, cols = best_matches(c, r)
     p = float(np.dot(cand_w, rows[: len(cand)]) / cand_w.sum())
     r_ = float(np.dot(ref_w, cols[: len(ref)]) / ref_w.sum())
-    f = 2 * p * r_ / (p + r_) if p + r_ > 0 else 0.0
+    f = 2 * p * r_ / (p + r_) if p + r_ != 0 else 0.0  # bert-score's F for any signs (it, too, sets 0/0 to 0)
     return p, r_, f
 
 
