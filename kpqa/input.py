@@ -42,7 +42,7 @@ class Table:
     rows: Rows
     source: str
     numbers: list[int] = field(default_factory=list)  # per frame row, the number messages give it (JSONL: its line)
-    keep: list[int] | None = None  # the frame rows that ``rows`` holds, in order (None: all of them)
+    kept_rows: list[int] | None = None  # the frame rows (0-based) that ``rows`` holds, in order (None: all of them)
     errors: dict[int, str] = field(default_factory=dict)  # frame row -> why it was left out (``on_error``)
     empty: list[int] = field(default_factory=list)  # frame rows whose answer is empty or missing (scored as "")
 
@@ -53,7 +53,7 @@ class Table:
 
     def row_numbers(self) -> list[int]:
         """The numbers of the rows in ``rows``."""
-        return self.numbers if self.keep is None else [self.numbers[k] for k in self.keep]
+        return self.numbers if self.kept_rows is None else [self.numbers[k] for k in self.kept_rows]
 
 
 def _blank(value: Any) -> bool:
@@ -283,7 +283,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
     layout = _Layout(ref_cols, label_cols, "question" in frame.columns, "entities" in frame.columns)
     has_labels = "answer_label" in frame.columns or bool(label_cols)
     read: list[_Row] = []
-    keep: list[int] = []
+    kept: list[int] = []
     errors: dict[int, str] = {}
     for position, (number, record) in enumerate(zip(numbers, frame.to_dict("records"))):
         try:
@@ -293,7 +293,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
                 raise
             errors[position] = e.reason
             continue
-        keep.append(position)
+        kept.append(position)
     rows = Rows(
         questions=[r.question for r in read],
         candidates=[r.candidate for r in read],
@@ -302,8 +302,8 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
         reference_labels=[r.reference_labels for r in read] if has_labels else None,
         entities=[r.entities for r in read] if layout.entities else None,
     )
-    empty = [keep[i] for i, r in enumerate(read) if not r.candidate]
-    return Table(frame=given, rows=rows, source=source, numbers=numbers, keep=keep, errors=errors, empty=empty)
+    empty = [kept[i] for i, r in enumerate(read) if not r.candidate]
+    return Table(frame=given, rows=rows, source=source, numbers=numbers, kept_rows=kept, errors=errors, empty=empty)
 
 
 WHOLE = 1 << 40  # a chunk size that reads a file whole

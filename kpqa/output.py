@@ -156,7 +156,7 @@ class OutputWriter:
             os.fsync(self._file.fileno())
             return {"size": self._file.tell(), "columns": self._columns, "reshape": self._reshape}
 
-    def keep(self) -> None:
+    def keep_partial(self) -> None:
         """Close the temp file and leave it (a run to carry on later); ``path`` is left as it was."""
         self._file.close()
 
@@ -254,7 +254,7 @@ class OutputWriter:
     def _stop(self, error: BaseException) -> None:
         """On ``error``: keep the temp file when it is a ``partial`` one and the run was interrupted, else drop it."""
         if isinstance(error, KeyboardInterrupt) and self._tmp == self._partial:
-            self.keep()
+            self.keep_partial()
         else:
             self.abort()
 
