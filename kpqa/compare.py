@@ -104,7 +104,7 @@ def check_paired(a: Table, b: Table) -> None:
     if len(a.frame) != len(b.frame):
         raise InputError(f"{len(a.frame)} rows, but {b.source} has {len(b.frame)}: a paired comparison needs the "
                          "same rows in both", file=a.source)
-    if a.keep != b.keep:
+    if a.kept_rows != b.kept_rows:
         raise InputError(f"rows scored differ from {b.source}'s (an error in one file only)", file=a.source)
     rows_a, rows_b = a.rows, b.rows
     for i, (qa, qb, ra, rb) in enumerate(zip(rows_a.questions, rows_b.questions, rows_a.references,
@@ -120,8 +120,8 @@ def human_scores(table: Table, column: str) -> np.ndarray | None:
     metrics and the judge), or None when it has none (or one that is not all numbers)."""
     if column not in table.frame.columns:
         return None
-    keep = np.arange(len(table.frame)) if table.keep is None else np.asarray(table.keep, dtype=int)
-    values = pd.to_numeric(table.frame[column], errors="coerce").to_numpy(dtype=float)[keep]
+    kept = np.arange(len(table.frame)) if table.kept_rows is None else np.asarray(table.kept_rows, dtype=int)
+    values = pd.to_numeric(table.frame[column], errors="coerce").to_numpy(dtype=float)[kept]
     return None if np.isnan(values).any() else values
 
 
@@ -131,14 +131,14 @@ def system_scores(table: Table, scorer: Scorer) -> tuple[dict[str, np.ndarray], 
     --decide -o``: every one of them there; their signatures unchecked) rather than scored here."""
     judges = [] if scorer.decisions is None else [f"{j.name}-correct" for j in scorer.decisions.judges]
     wanted = scorer.score_columns + judges
-    keep = np.arange(len(table.frame)) if table.keep is None else np.asarray(table.keep, dtype=int)
+    kept = np.arange(len(table.frame)) if table.kept_rows is None else np.asarray(table.kept_rows, dtype=int)
     read = all(c in table.frame.columns for c in wanted)
     frame = table.frame if read else scorer.score(table).frame
     out = {}
     for column in wanted:
-        values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)[keep]
+        values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)[kept]
         if np.isnan(values).any():
-            row = table.numbers[int(keep[np.isnan(values).argmax()])]
+            row = table.numbers[int(kept[np.isnan(values).argmax()])]
             raise InputError("not a score", file=table.source, row=row, column=column)
         out[column] = values
     return out, read

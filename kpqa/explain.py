@@ -217,7 +217,7 @@ def row_texts(path: str, row: int, max_chars: int | None = None) -> tuple[str, l
             continue
         if np.isfinite(number):
             scores[str(column)] = number
-    i = row - 1 if table.keep is None else table.keep.index(row - 1)
+    i = row - 1 if table.kept_rows is None else table.kept_rows.index(row - 1)
     return table.rows.questions[i], table.rows.references[i], table.rows.candidates[i], scores
 
 

@@ -154,8 +154,8 @@ def read_scored(path: str | os.PathLike, *, metrics: Sequence[str] | None = None
 def _texts(scored: Scored) -> tuple[list[str], list[str], list[list[str]]]:
     """Questions, candidates and references of every row of the file (a row left out for an error: its cells)."""
     table, rows = scored.table, scored.table.rows
-    keep = range(len(table.frame)) if table.keep is None else table.keep
-    where = {position: k for k, position in enumerate(keep)}
+    kept = range(len(table.frame)) if table.kept_rows is None else table.kept_rows
+    where = {position: k for k, position in enumerate(kept)}
     frame = table.frame
     refs = [c for c in map(str, frame.columns) if re.match(r"^reference\d*$", c)]
     cell = lambda v: "" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v)  # noqa: E731
@@ -182,7 +182,7 @@ def weighed_rows(scored: Scored, limit: int | None = WEIGHED_ROWS) -> list[int]:
     """The rows (frame positions, in file order) whose texts the page shows weighted: every scored row, or with a
     ``limit`` that many, those where the judge (``KPQA-judge``, else the first metric with decisions) disagrees with
     the human label first, then the others in file order."""
-    kept = list(range(len(scored.table.frame)) if scored.table.keep is None else scored.table.keep)
+    kept = list(range(len(scored.table.frame)) if scored.table.kept_rows is None else scored.table.kept_rows)
     if limit is None or len(kept) <= limit:
         return kept
     judge = "KPQA-judge" if "KPQA-judge" in scored.decisions else next(iter(scored.decisions), None)
@@ -206,7 +206,7 @@ def weigh_rows(scored: Scored, weighter: Any, *, tokenize: str = "ptb", unit: st
     from kpqa.explain import weigh
 
     questions, candidates, references = _texts(scored)
-    kept = set(range(len(questions)) if scored.table.keep is None else scored.table.keep)
+    kept = set(range(len(questions)) if scored.table.kept_rows is None else scored.table.kept_rows)
     kept = kept if rows is None else kept & set(rows)
     pairs = [(questions[i], t) for i in sorted(kept) for t in [candidates[i], *references[i]]]
     todo = sorted({p for p in pairs if len(p[1]) <= MAX_CHARS}, key=lambda p: (len(p[0]) + len(p[1]), p))

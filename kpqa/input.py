@@ -4,11 +4,11 @@ Input layouts: the KPQA release's CSV (``question, answer, reference1..reference
 ``scores`` with a human judgment), JSONL (``{"question", "answer", "references": [...]}``), a pandas DataFrame or a
 ``datasets.Dataset`` of either shape. Optional columns for Yang et al.: ``answer_label``, ``reference{k}_label``
 (Yes / No / Depends) and ``entities`` (a JSON list of gold entity strings). Rows are numbered from 1 in messages,
-not counting the CSV header. Writing output is :mod:`kpqa.output`.
+not counting the CSV header. A file is read by the format its extension names (:mod:`kpqa.formats`: one module each,
+found by the registry); writing output is :mod:`kpqa.output`.
 """
 from __future__ import annotations
 
-import csv
 import json
 import math
 import os
@@ -22,12 +22,9 @@ import pandas as pd
 
 from kpqa.context import ON_ERROR, check_max_chars, check_on_error
 from kpqa.errors import InputError, KpqaError, Param, UsageError, check_file
+from kpqa.formats import Format, formats, listing
+from kpqa.formats.base import check_utf8, given_frame
 from kpqa.rows import MAX_CHARS, Rows
-
-FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json",
-           ".parquet": "parquet"}
-"""File extension -> format, for input and output (``.json``: a JSON array; as input, JSON lines too)."""
-FORMAT_NAMES = ".csv, .tsv, .jsonl (or .ndjson), .json (an array of objects), .parquet"
 
 _REF = re.compile(r"^reference(\d*)$")
 _REF_LABEL = re.compile(r"^reference(\d*)_label$")
@@ -42,7 +39,7 @@ class Table:
     rows: Rows
     source: str
     numbers: list[int] = field(default_factory=list)  # per frame row, the number messages give it (JSONL: its line)
-    keep: list[int] | None = None  # the frame rows that ``rows`` holds, in order (None: all of them)
+    kept_rows: list[int] | None = None  # the frame rows (0-based) that ``rows`` holds, in order (None: all of them)
     errors: dict[int, str] = field(default_factory=dict)  # frame row -> why it was left out (``on_error``)
     empty: list[int] = field(default_factory=list)  # frame rows whose answer is empty or missing (scored as "")
 
@@ -53,65 +50,11 @@ class Table:
 
     def row_numbers(self) -> list[int]:
         """The numbers of the rows in ``rows``."""
-        return self.numbers if self.keep is None else [self.numbers[k] for k in self.keep]
+        return self.numbers if self.kept_rows is None else [self.numbers[k] for k in self.kept_rows]
 
 
 def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or not str(value).strip()
-
-
-def _line_row(path: Path, line: int) -> int | None:
-    """The row number of 0-based physical ``line``: JSONL lines are rows 1, 2, ...; a CSV's line 0 is its header
-    (no row)."""
-    return line + 1 if _is_jsonl(path) else line or None
-
-
-def _check_utf8(path: Path) -> None:
-    """InputError naming the row and byte offset of the first byte that is not UTF-8 (checked line by line: a UTF-8
-    sequence never spans a newline byte)."""
-    offset = 0
-    with open(path, "rb") as f:
-        for number, line in enumerate(f):
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise InputError(
-                    f"not UTF-8 text (byte 0x{line[e.start]:02x} at offset {offset + e.start}); re-save the file as UTF-8",
-                    file=str(path),
-                    row=_line_row(path, number),
-                ) from None
-            offset += len(line)
-
-
-def _check_header(path: Path, first_line: str, sep: str = ",") -> None:
-    """InputError when a CSV header names a column twice (pandas would silently rename the second ``x.1``)."""
-    header = next(csv.reader([first_line], delimiter=sep), [])
-    seen: set[str] = set()
-    for name in (h.strip() for h in header):
-        if name in seen and name:
-            raise InputError(f"duplicate column {name!r} in the header", file=str(path), column=name)
-        seen.add(name)
-
-
-def _csv_error(path: Path, e: Exception) -> InputError:
-    line = re.search(r"line (\d+)", str(e))  # pandas counts records from 1 with the header
-    start = re.search(r"starting at row (\d+)", str(e))  # ... or from 0 (an unclosed quote)
-    row = int(line.group(1)) - 1 if line else int(start.group(1)) if start else None
-    return InputError(f"malformed CSV: {str(e).splitlines()[0]}", file=str(path), row=row)
-
-
-def _json_records(path: Path, lines: Iterable[str]) -> Iterator[tuple[int, dict]]:
-    """(line number, JSON object) of each non-blank line."""
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"malformed JSON line: {e.msg} at char {e.pos}", file=str(path), row=number) from None
-        if not isinstance(record, dict):
-            raise InputError("each JSONL line must be a JSON object", file=str(path), row=number)
-        yield number, record
 
 
 def _records_frame(
@@ -143,15 +86,6 @@ def _records_frame(
             record["entities"] = json.dumps(list(record["entities"]), ensure_ascii=False)
         flat.append(record)
     return pd.DataFrame(flat)
-
-
-def _given_frame(records: list[dict], source: str, numbers: Sequence[int] | None = None) -> pd.DataFrame:
-    """Records as a frame with their fields as given (a ``references`` list stays one column, which
-    :func:`frame_to_table` reads); a record that is not an object is an error naming its row."""
-    for number, record in zip(numbers or range(1, len(records) + 1), records):
-        if not isinstance(record, dict):
-            raise InputError("each record must be an object (a dict)", file=source, row=number)
-    return pd.DataFrame.from_records(records) if records else pd.DataFrame()
 
 
 def _ref_columns(frame: pd.DataFrame) -> list[str]:
@@ -283,7 +217,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
     layout = _Layout(ref_cols, label_cols, "question" in frame.columns, "entities" in frame.columns)
     has_labels = "answer_label" in frame.columns or bool(label_cols)
     read: list[_Row] = []
-    keep: list[int] = []
+    kept: list[int] = []
     errors: dict[int, str] = {}
     for position, (number, record) in enumerate(zip(numbers, frame.to_dict("records"))):
         try:
@@ -293,7 +227,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
                 raise
             errors[position] = e.reason
             continue
-        keep.append(position)
+        kept.append(position)
     rows = Rows(
         questions=[r.question for r in read],
         candidates=[r.candidate for r in read],
@@ -302,21 +236,22 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
         reference_labels=[r.reference_labels for r in read] if has_labels else None,
         entities=[r.entities for r in read] if layout.entities else None,
     )
-    empty = [keep[i] for i, r in enumerate(read) if not r.candidate]
-    return Table(frame=given, rows=rows, source=source, numbers=numbers, keep=keep, errors=errors, empty=empty)
+    empty = [kept[i] for i, r in enumerate(read) if not r.candidate]
+    return Table(frame=given, rows=rows, source=source, numbers=numbers, kept_rows=kept, errors=errors, empty=empty)
 
 
 WHOLE = 1 << 40  # a chunk size that reads a file whole
 
 
-def input_format(path: str | os.PathLike) -> str:
-    """The format of an input file by its extension (:data:`FORMATS`); a :class:`InputError` naming the accepted
-    ones for any other."""
+def input_format(path: str | os.PathLike) -> Format:
+    """The format of an input file by its extension (:func:`kpqa.formats.formats`); an :class:`InputError` naming
+    the accepted ones for any other."""
     suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
-        raise InputError(f"unknown input format {suffix or '(no extension)'!r}; accepted: {FORMAT_NAMES}",
+    found = formats().get(suffix)
+    if found is None:
+        raise InputError(f"unknown input format {suffix or '(no extension)'!r}; accepted: {listing()}",
                          file=str(path))
-    return FORMATS[suffix]
+    return found
 
 
 def read_input(source: str | os.PathLike | pd.DataFrame | Any, on_error: str = "raise",
@@ -333,42 +268,28 @@ def _source_frame(source: Any) -> tuple[pd.DataFrame, str]:
     if hasattr(source, "to_pandas") and hasattr(source, "column_names"):  # datasets.Dataset
         return source.to_pandas(), "<Dataset>"
     if isinstance(source, Iterable) and not isinstance(source, (str, bytes, dict)):
-        return _given_frame(list(source), "<records>"), "<records>"
+        return given_frame(list(source), "<records>"), "<records>"
     raise InputError(f"cannot read input of type {type(source).__name__}")
 
 
-def _is_jsonl(path: Path) -> bool:
-    return path.suffix.lower() in {".jsonl", ".json", ".ndjson"}
-
-
 def count_rows(source: str | os.PathLike | Any) -> int | None:
-    """The number of data rows of an input, read cheaply (CSV / TSV records, non-blank JSON lines, Parquet
-    metadata), without validating them; None when it cannot be told."""
+    """The number of data rows of an input, read cheaply by its format's ``count`` (CSV / TSV records, non-blank
+    JSON lines, Parquet metadata), without validating them; None when it cannot be told."""
     if not isinstance(source, (str, os.PathLike)):
         return len(source) if hasattr(source, "__len__") else None
     path = Path(source)
     try:
-        kind = input_format(path)
-        if kind == "parquet":
-            import pyarrow.parquet as pq
-
-            return pq.ParquetFile(path).metadata.num_rows
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            if kind in {"csv", "tsv"}:
-                return max(0, sum(1 for _ in csv.reader(f, delimiter="\t" if kind == "tsv" else ",")) - 1)
-            if kind == "json" and f.read(4096).lstrip().startswith("["):
-                return None
-            f.seek(0)
-            return sum(1 for line in f if line.strip())
-    except (OSError, UnicodeDecodeError, csv.Error, KpqaError, ImportError, ValueError):
+        return input_format(path).count(path)
+    except (OSError, UnicodeDecodeError, KpqaError, ImportError, ValueError):
         return None
 
 
 def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
                on_error: str = "raise", max_chars: int | None = MAX_CHARS) -> Iterator[Table]:
     """Validated :class:`Table` chunks of at most ``chunk_rows`` rows, in input order; messages number rows from the
-    start of the input. CSV / TSV (pandas' chunked reader), JSON lines and Parquet (by record batches) files are
-    streamed; JSON arrays and other sources are read whole, then split. ``on_error``, ``max_chars``: see
+    start of the input. A file is read in the chunks its format (:mod:`kpqa.formats`, by its extension) gives: CSV /
+    TSV (pandas' chunked reader), JSON lines and Parquet (by record batches) are streamed, JSON arrays read whole;
+    other sources are read whole, then split. ``on_error``, ``max_chars``: see
     :func:`frame_to_table`."""
     if chunk_rows < 1:
         raise UsageError(Param("chunk_rows", chunk_rows), ": must be a positive integer")
@@ -382,26 +303,8 @@ def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
         return
     path = Path(source)
     check_file(path)
-    kind = input_format(path)
-    if kind == "parquet":
-        yield from _parquet_chunks(path, chunk_rows, on_error, max_chars)
-        return
-    _check_utf8(path)
-    if kind == "json" and _is_json_array(path):
-        records = _json_array(path)
-        for start in range(0, len(records), chunk_rows):
-            numbers = list(range(start + 1, min(start + chunk_rows, len(records)) + 1))
-            frame = _given_frame(records[start:start + chunk_rows], str(path), numbers)
-            yield frame_to_table(frame, str(path), numbers, on_error, max_chars)
-        return
-    if kind in {"jsonl", "json"}:
-        for frame, numbers in _jsonl_chunks(path, chunk_rows):
-            yield frame_to_table(frame, str(path), numbers=numbers, on_error=on_error, max_chars=max_chars)
-        return
-    done = 0
-    for frame in _csv_chunks(path, chunk_rows, "\t" if kind == "tsv" else ","):
-        yield frame_to_table(frame, str(path), range(done + 1, done + len(frame) + 1), on_error, max_chars)
-        done += len(frame)
+    for frame, numbers in input_format(path).read(path, chunk_rows):
+        yield frame_to_table(frame, str(path), numbers, on_error, max_chars)
 
 
 def text_files(answers: str | os.PathLike, references: Sequence[str | os.PathLike],
@@ -427,7 +330,7 @@ def _lines(path: str | os.PathLike) -> list[str]:
     """The lines of a UTF-8 text file (a last newline ends the last line, it does not start another)."""
     file = Path(path)
     check_file(file)
-    _check_utf8(file)
+    check_utf8(file, header=True)
     text = file.read_text(encoding="utf-8-sig")
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -435,41 +338,6 @@ def _lines(path: str | os.PathLike) -> list[str]:
     if not lines:
         raise InputError("empty file", file=str(file))
     return [line.removesuffix("\r") for line in lines]
-
-
-def _is_json_array(path: Path) -> bool:
-    with open(path, encoding="utf-8-sig") as f:
-        return f.read(4096).lstrip().startswith("[")
-
-
-def _json_array(path: Path) -> list[dict]:
-    try:
-        records = json.loads(path.read_text(encoding="utf-8-sig"))
-    except json.JSONDecodeError as e:
-        raise InputError(f"malformed JSON: {e.msg} at line {e.lineno}, column {e.colno}", file=str(path)) from None
-    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise InputError("a .json input must be an array of objects (or JSON lines: one object per line)",
-                         file=str(path))
-    if not records:
-        raise InputError("empty file", file=str(path))
-    return records
-
-
-def _parquet_chunks(path: Path, chunk_rows: int, on_error: str, max_chars: int | None) -> Iterator[Table]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        batches = pq.ParquetFile(path).iter_batches(batch_size=min(chunk_rows, 1 << 30))
-        done = 0
-        for batch in batches:
-            frame = batch.to_pandas()
-            yield frame_to_table(frame, str(path), range(done + 1, done + len(frame) + 1), on_error, max_chars)
-            done += len(frame)
-    except (pa.ArrowException, OSError) as e:
-        raise InputError(f"not a readable Parquet file: {str(e).splitlines()[0]}", file=str(path)) from None
-    if not done:
-        raise InputError("no data rows", file=str(path))
 
 
 def read_csv_frame(path: str | Path) -> pd.DataFrame:
@@ -481,41 +349,3 @@ def read_csv_frame(path: str | Path) -> pd.DataFrame:
         return pd.read_csv(path, dtype=str, keep_default_na=False)
     except (pd.errors.EmptyDataError, pd.errors.ParserError) as e:
         raise InputError(f"not a readable CSV ({str(e).splitlines()[0]})", file=str(path)) from None
-
-
-def _csv_chunks(path: Path, chunk_rows: int, sep: str = ",") -> Iterator[pd.DataFrame]:
-    with open(path, encoding="utf-8-sig") as f:
-        _check_header(path, f.readline(), sep)
-    try:
-        reader = pd.read_csv(
-            path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8-sig", chunksize=chunk_rows,
-            sep=sep,
-        )
-        with reader:
-            yield from reader
-    except (pd.errors.ParserError, csv.Error) as e:
-        raise _csv_error(path, e) from None
-    except pd.errors.EmptyDataError:
-        raise InputError("empty file", file=str(path)) from None
-
-
-def _jsonl_chunks(path: Path, chunk_rows: int) -> Iterator[tuple[pd.DataFrame, list[int]]]:
-    """(frame, line numbers) of at most ``chunk_rows`` records at a time."""
-    with open(path, encoding="utf-8-sig") as f:
-        numbered: list[tuple[int, dict]] = []
-        seen = False
-        for item in _json_records(path, f):
-            numbered.append(item)
-            if len(numbered) == chunk_rows:
-                yield _numbered_frame(path, numbered)
-                seen, numbered = True, []
-        if numbered:
-            yield _numbered_frame(path, numbered)
-        elif not seen:
-            raise InputError("empty file", file=str(path))
-
-
-def _numbered_frame(path: Path, numbered: list[tuple[int, dict]]) -> tuple[pd.DataFrame, list[int]]:
-    numbers = [n for n, _ in numbered]
-    return _given_frame([r for _, r in numbered], str(path), numbers), numbers
-

@@ -1,6 +1,6 @@
 """Writing output: every file kpqa writes goes through one :class:`Destination` (a temp file put in place when it is
-complete, so a path never holds a partial file), tables through :class:`OutputWriter`. Reading input is
-:mod:`kpqa.input`.
+complete, so a path never holds a partial file), tables through :class:`OutputWriter` in the format the path's
+extension names (:mod:`kpqa.formats`). Reading input is :mod:`kpqa.input`.
 """
 from __future__ import annotations
 
@@ -17,19 +17,27 @@ import numpy as np
 import pandas as pd
 
 from kpqa.errors import InputError, Param, UsageError
-from kpqa.input import FORMAT_NAMES, FORMATS
+from kpqa.formats import Format, formats, listing, named
 
 
 def output_format(path: str | os.PathLike) -> str:
-    """The format an output path names by its extension: ``csv`` for ``-`` (stdout) and for non-regular files
-    (``/dev/stdout``, a FIFO) without one; a :class:`UsageError` for an unknown extension."""
+    """The name of the format an output path names by its extension (:func:`kpqa.formats.formats`): ``csv`` for
+    ``-`` (stdout) and for non-regular files (``/dev/stdout``, a FIFO) without one; a :class:`UsageError` for an
+    extension no format writes."""
+    return _format(path).name
+
+
+def _format(path: str | os.PathLike) -> Format:
+    """The format :func:`output_format` names."""
     name = Path(path)
     suffix = name.suffix.lower()
-    if suffix in FORMATS:
-        return FORMATS[suffix]
+    found = formats().get(suffix)
+    if found is not None and found.writer is not None:
+        return found
     if str(path) == STDOUT or (not suffix and name.exists() and not Path(os.path.realpath(name)).is_file()):
-        return "csv"
-    raise UsageError(f"output {path}: unknown format {suffix or '(no extension)'!r}; use one of {FORMAT_NAMES}")
+        return named("csv")
+    known = f"{found.name} is read only" if found is not None else f"unknown format {suffix or '(no extension)'!r}"
+    raise UsageError(f"output {path}: {known}; use one of {listing(writable=True)}")
 
 
 STDOUT = "-"
@@ -123,19 +131,24 @@ class OutputWriter:
     :meth:`abort` removes it. A context manager: leaving the block normally closes, an exception aborts (but an
     interruption keeps a ``partial`` temp file, for :mod:`kpqa.resume`).
 
-    The format is the one the extension names (:func:`output_format`). Chunks go to the temp file as CSV / TSV, or
-    as JSON lines for the JSON formats and Parquet, which are converted on closing. CSV: the first chunk fixes the
-    header. When a later chunk brings new columns (JSONL input whose rows have more references further down), the
-    file is rewritten at the end with all columns, ``last_columns`` (the metric columns) last, as the whole table
-    would have been written."""
+    The format is the one the extension names (:func:`output_format`); its :class:`~kpqa.formats.Writer` says how.
+    Chunks go to the temp file as delimited text (CSV, TSV) or as JSON lines (JSON lines, JSON, Parquet), which the
+    format's ``finish`` converts on closing (JSON, Parquet). Delimited text: the first chunk fixes the header. When
+    a later chunk brings new columns (JSONL input whose rows have more references further down), the file is
+    rewritten at the end with all columns, ``last_columns`` (the metric columns) last, as the whole table would have
+    been written."""
 
     def __init__(self, path: str | os.PathLike, last_columns: Sequence[str] = (), *, inputs: Iterable[Any] = (),
                  force: bool = False, partial: str | None = None, at: dict[str, Any] | None = None) -> None:
         self.path = path
-        self.format = output_format(path)
+        written = _format(path)
+        writer = written.writer
+        assert writer is not None  # _format gives a format that writes
+        self.format = written.name
         self._destination = Destination(path, inputs=inputs, force=force)
-        self._jsonl = self.format in {"jsonl", "json", "parquet"}
-        self._sep = "\t" if self.format == "tsv" else ","
+        self._jsonl = writer.sep is None
+        self._sep = writer.sep or ","
+        self._finish = writer.finish
         self._last = list(last_columns)
         self._columns: list[str] | None = None if at is None else at["columns"]
         self._reshape = False if at is None else at["reshape"]
@@ -156,7 +169,7 @@ class OutputWriter:
             os.fsync(self._file.fileno())
             return {"size": self._file.tell(), "columns": self._columns, "reshape": self._reshape}
 
-    def keep(self) -> None:
+    def keep_partial(self) -> None:
         """Close the temp file and leave it (a run to carry on later); ``path`` is left as it was."""
         self._file.close()
 
@@ -188,8 +201,9 @@ class OutputWriter:
             self._file.close()
             if self._reshape:
                 self._rewrite()
-            if self.format in {"json", "parquet"}:
-                self._convert()
+            finish = self._finish
+            if finish is not None:
+                self._replace_with(lambda out: finish(self._tmp, out))
         self._destination.publish(self._tmp)
 
     def abort(self) -> None:
@@ -225,21 +239,6 @@ class OutputWriter:
 
         self._replace_with(make)
 
-    def _convert(self) -> None:
-        """JSON lines -> a JSON array (streamed) or Parquet (through pandas and pyarrow, the table held whole)."""
-        def make(tmp: str) -> None:
-            if self.format == "parquet":
-                frame = pd.read_json(self._tmp, lines=True, dtype=False) if os.path.getsize(self._tmp) else pd.DataFrame()
-                frame.to_parquet(tmp, index=False)
-                return
-            with open(tmp, "w", encoding="utf-8") as f, open(self._tmp, encoding="utf-8") as lines:
-                f.write("[")
-                for k, line in enumerate(lines):
-                    f.write(("," if k else "") + "\n" + line.rstrip("\n"))
-                f.write("\n]\n")
-
-        self._replace_with(make)
-
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
         try:
@@ -254,7 +253,7 @@ class OutputWriter:
     def _stop(self, error: BaseException) -> None:
         """On ``error``: keep the temp file when it is a ``partial`` one and the run was interrupted, else drop it."""
         if isinstance(error, KeyboardInterrupt) and self._tmp == self._partial:
-            self.keep()
+            self.keep_partial()
         else:
             self.abort()
 

@@ -98,10 +98,10 @@ def scored_frame(table: Table, per_row: dict[str, np.ndarray], columns: list[str
     ``raise``, the ``error`` column."""
     out = table.frame.copy()
     n = len(out)
-    keep = np.arange(n) if table.keep is None else np.asarray(table.keep, dtype=int)
+    kept = np.arange(n) if table.kept_rows is None else np.asarray(table.kept_rows, dtype=int)
     for column in columns:
         values = per_row.get(column)
-        out[column] = np.full(n, np.nan) if values is None else spread(values, keep, n, missing_score(on_error))
+        out[column] = np.full(n, np.nan) if values is None else spread(values, kept, n, missing_score(on_error))
     if on_error != "raise":
         out[ERROR_COLUMN] = [table.errors.get(i, "") for i in range(n)]
     return out

@@ -427,11 +427,11 @@ def drop_empty_questions(table: Table, metric: str, strict: bool) -> Table:
                        " for the -KP weighter)", file=table.source, row=table.row_numbers()[bad[0]], column="question")
     if strict:
         raise error
-    keep = list(range(len(table.frame))) if table.keep is None else table.keep
+    kept = list(range(len(table.frame))) if table.kept_rows is None else table.kept_rows
     good = [i for i in range(len(table.rows)) if i not in set(bad)]
     reason = f"empty question, needed by {metric} (its -KP form reads no question)"  # the API's and the CLI's words
-    errors = {**table.errors, **{keep[i]: reason for i in bad}}
-    return replace(table, rows=select_rows(table.rows, good), keep=[keep[i] for i in good], errors=errors)
+    errors = {**table.errors, **{kept[i]: reason for i in bad}}
+    return replace(table, rows=select_rows(table.rows, good), kept_rows=[kept[i] for i in good], errors=errors)
 
 
 def score(

@@ -31,7 +31,7 @@ def test_a_text_over_the_limit_is_a_bad_row_naming_its_cell(column):
     assert str(raised.value) == (f"f.csv, row 2, column '{column}': text of 150 characters, over the limit of 100 per "
                                  "text (raise it with max_chars=N)")
     skipped = frame_to_table(frame, "f.csv", on_error="skip", max_chars=100)
-    assert len(skipped.rows) == 1 and skipped.keep == [0] and "150 characters" in skipped.errors[1]
+    assert len(skipped.rows) == 1 and skipped.kept_rows == [0] and "150 characters" in skipped.errors[1]
     assert len(frame_to_table(frame, "f.csv", max_chars=150).rows) == 2
     assert len(frame_to_table(frame, "f.csv", max_chars=None).rows) == 2
 

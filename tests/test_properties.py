@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from stubs import StubWeighter
 
-import kpqa.metrics  # noqa: F401
 from kpqa.metrics.base import Context, Rows, available, get_metric
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import kpqa.metrics  # noqa: F401
 from kpqa.cli import main
 from kpqa.metrics.base import Context, Rows, available, get_metric
 from kpqa.text import get_tokenizer
