@@ -17,10 +17,10 @@ measured is what ``kpqa calibrate`` fits. Metric columns already in a file are u
 scored. With ``--hand``, the same calibrations as for ``--check`` judge a hand-made labelled set (its ``kind`` column
 kinds of answer, right and wrong): accuracy on its right and wrong answers, per kind.
 
-    python scripts/decide_cv.py                               # ../shared/data/human_eval/evouna_tq_dev.csv
+    python experiments/decide_cv.py                               # ../shared/data/human_eval/evouna_tq_dev.csv
     python -m kpqa.train.contrastive --out runs/contrastive   # then:
-    python scripts/decide_cv.py --mix runs/contrastive/fit.csv --check runs/contrastive/check.csv -o cv.md
-    python scripts/decide_cv.py --group system --threshold kappa   # each system held out in turn
+    python experiments/decide_cv.py --mix runs/contrastive/fit.csv --check runs/contrastive/check.csv -o cv.md
+    python experiments/decide_cv.py --group system --threshold kappa   # each system held out in turn
 """
 from __future__ import annotations
 
