@@ -468,7 +468,7 @@ def main() -> None:
         timing(args, rows)
     if not args.skip_lexical:
         print("\n## lexical (benchmarks/bench_lexical.py, same rows file)\n")
-        out = subprocess.run([sys.executable, str(REPO / "scripts" / "bench_lexical.py"), "--data", str(args.data)],
+        out = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_lexical.py"), "--data", str(args.data)],
                              capture_output=True, text=True, check=True)
         print(out.stdout)
 

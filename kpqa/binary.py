@@ -54,6 +54,15 @@ def accuracy(labels: np.ndarray, decisions: np.ndarray) -> np.ndarray:
     return np.mean(labels == decisions, axis=-1)
 
 
+def balanced_accuracy(labels: np.ndarray, decisions: np.ndarray) -> np.ndarray:
+    """The mean of the share of correct (1) rows judged correct and of wrong (0) rows judged wrong, per row of the
+    ``[B, n]`` matrices (what ``kpqa calibrate``'s default threshold maximises); NaN with one class."""
+    y = np.asarray(labels, dtype=float)
+    right = np.asarray(labels) == np.asarray(decisions)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ((right * y).sum(axis=-1) / y.sum(axis=-1) + (right * (1 - y)).sum(axis=-1) / (1 - y).sum(axis=-1)) / 2
+
+
 def kappa(labels: np.ndarray, decisions: np.ndarray) -> np.ndarray:
     """Cohen's kappa of decisions against labels, per row; NaN where the chance agreement is 1."""
     y, d = labels.astype(float), decisions.astype(float)
@@ -119,6 +128,54 @@ def bins_ece(b: Mapping[str, Any]) -> float:
     rows = np.asarray(b["rows"], dtype=float)
     gaps = [n * abs(p - c) for n, p, c in zip(rows, b["mean_prob"], b["correct"]) if p is not None]
     return float(sum(gaps) / rows.sum()) if rows.sum() else float("nan")
+
+
+#: a reliability bin with fewer rows than this is drawn hollow and left out of the line: its share is noise
+MIN_BIN_ROWS = 20
+#: the reliability diagram's axis labels (x, y)
+RELIABILITY_AXES = ("predicted P(correct)", "share correct (humans)")
+
+
+@dataclass
+class ReliabilityChart:
+    """What a reliability diagram of :func:`reliability`'s bins shows, whoever draws it
+    (:func:`kpqa.plots.reliability` with matplotlib, :func:`kpqa.svgcharts.reliability` as inline SVG): the diagonal
+    (perfect calibration), one point per non-empty bin (mean P(correct), share correct, rows), full and joined by
+    the line when the bin has at least ``min_rows`` rows, hollow and left out of the line otherwise; the rows per
+    bin (``edges``, ``rows``) under it; ECE and n as its ``caption``; :data:`RELIABILITY_AXES` as its axes."""
+
+    points: list[tuple[float, float, int]]
+    edges: list[float]
+    rows: list[int]
+    min_rows: int
+    caption: str
+
+    def full(self, rows: int) -> bool:
+        """Whether a bin of ``rows`` rows is drawn full and joined by the line."""
+        return rows >= self.min_rows
+
+    @property
+    def line(self) -> list[tuple[float, float]]:
+        """(mean P(correct), share correct) of the full bins, in bin order: the points the line joins."""
+        return [(p, s) for p, s, n in self.points if self.full(n)]
+
+    @property
+    def hollow(self) -> list[tuple[float, float]]:
+        """(mean P(correct), share correct) of the bins with fewer than ``min_rows`` rows."""
+        return [(p, s) for p, s, n in self.points if not self.full(n)]
+
+    @property
+    def hollow_label(self) -> str:
+        """What the hollow points are, for a legend."""
+        return f"bins < {self.min_rows} rows"
+
+
+def reliability_chart(bins: Mapping[str, Any], min_rows: int = MIN_BIN_ROWS) -> ReliabilityChart:
+    """The :class:`ReliabilityChart` of the bins of :func:`reliability`."""
+    points = [(p, s, n) for p, s, n in zip(bins["mean_prob"], bins["correct"], bins["rows"]) if p is not None]
+    n_rows = int(sum(bins["rows"]))
+    caption = f"ECE {bins_ece(bins):.3f}, n = {n_rows:,}" if n_rows else "no rows"
+    return ReliabilityChart(points, list(bins["edges"]), list(bins["rows"]), min_rows, caption)
 
 
 _FUNCTIONS = {"accuracy": accuracy, "kappa": kappa, "auroc": auroc, "average_precision": average_precision,

@@ -474,8 +474,8 @@ def _run_explain(args: argparse.Namespace) -> int:
     from kpqa.models.weighter import Weighter
     from kpqa.optional import require
 
-    if args.output or args.png:
-        require("matplotlib", "kpqa explain -o / --png")  # the colours: before the input or the model is read
+    if args.png:
+        require("matplotlib", "kpqa explain --png")  # the figure: before the input or the model is read
     inputs = [args.input] if args.input else []
     for path in (args.output, args.png):
         if path:
@@ -689,10 +689,7 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
 def _run_report(args: argparse.Namespace) -> int:
     from kpqa import explain, htmlreport
     from kpqa.output import Destination, write_text
-    from kpqa.optional import require
 
-    if not args.no_weights:
-        require("matplotlib", "the weights' colours of kpqa report (or pass --no-weights)")
     Destination(args.output, inputs=[args.input], force=args.force)  # refuse before anything is read
     scored = htmlreport.read_scored(args.input, metrics=args.metrics, human_column=args.human_column,
                                     positive_above=args.positive_above)

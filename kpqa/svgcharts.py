@@ -1,6 +1,6 @@
 """Small inline SVG charts for HTML pages (no matplotlib): a score histogram, stacked by human label when there are
-labels, and the reliability diagram of :func:`kpqa.binary.reliability`'s bins (drawn as :func:`kpqa.plots.reliability`
-draws it: the diagonal, bins of at least ``min_rows`` rows joined, the others hollow, rows per bin below)."""
+labels, and the reliability diagram of :func:`kpqa.binary.reliability`'s bins (what it shows is
+:func:`kpqa.binary.reliability_chart`'s, as in :func:`kpqa.plots.reliability`)."""
 from __future__ import annotations
 
 import html
@@ -8,8 +8,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from kpqa.binary import bins_ece
-from kpqa.plots import MIN_BIN_ROWS
+from kpqa.binary import MIN_BIN_ROWS, RELIABILITY_AXES, reliability_chart
 from kpqa.types import Floats
 
 #: fill colours: every row / human-correct rows, human-wrong rows, points and lines
@@ -75,8 +74,9 @@ def histogram(values: Floats, labels: Floats | None = None, *, title: str = "", 
 
 
 def reliability(bins: Mapping[str, Any], *, title: str = "", min_rows: int = MIN_BIN_ROWS, size: int = 170) -> str:
-    """The share judged correct by humans against the mean P(correct) of each non-empty bin, the diagonal, ECE and
-    n, and under it the rows per bin (square-root scale)."""
+    """The :func:`kpqa.binary.reliability_chart` of ``bins``: the share judged correct by humans against the mean
+    P(correct) of each non-empty bin, the diagonal, ECE and n, and under it the rows per bin (square-root scale)."""
+    chart = reliability_chart(bins, min_rows)
     left, top, gap, strip = 34, 20, 8, 34
     width, height = left + size + 10, top + size + gap + strip + 26
     x = lambda p: left + p * size  # noqa: E731
@@ -85,19 +85,15 @@ def reliability(bins: Mapping[str, Any], *, title: str = "", min_rows: int = MIN
     body = [_text(width / 2, 13, title, 11)] if title else []
     body.append(f'<rect x="{left}" y="{top}" width="{size}" height="{size}" fill="none" stroke="{axis}"/>')
     body.append(f'<line x1="{x(0)}" y1="{y(0)}" x2="{x(1)}" y2="{y(1)}" stroke="#999" stroke-dasharray="3 3"/>')
-    points = [(p, s, n) for p, s, n in zip(bins["mean_prob"], bins["correct"], bins["rows"]) if p is not None]
-    solid = [(p, s) for p, s, n in points if n >= min_rows]
-    if len(solid) > 1:
-        path = " ".join(f"{'M' if k == 0 else 'L'}{x(p):.1f} {y(s):.1f}" for k, (p, s) in enumerate(solid))
+    if len(chart.line) > 1:
+        path = " ".join(f"{'M' if k == 0 else 'L'}{x(p):.1f} {y(s):.1f}" for k, (p, s) in enumerate(chart.line))
         body.append(f'<path d="{path}" stroke="{COLOURS["line"]}" fill="none" stroke-width="1.5"/>')
-    for p, s, n in points:
-        fill = COLOURS["line"] if n >= min_rows else "white"
+    for p, s, n in chart.points:
+        fill = COLOURS["line"] if chart.full(n) else "white"
         body.append(f'<circle cx="{x(p):.1f}" cy="{y(s):.1f}" r="3" fill="{fill}" stroke="{COLOURS["line"]}">'
                     f"<title>P(correct) {p:.3f}, humans {s:.3f}, {n} rows</title></circle>")
-    n_rows = int(sum(bins["rows"]))
-    ece = bins_ece(bins)
-    body.append(_text(left + 4, top + 12, f"ECE {ece:.3f}, n = {n_rows:,}" if n_rows else "no rows", 9, "start"))
-    edges, counts = np.asarray(bins["edges"], dtype=float), np.asarray(bins["rows"], dtype=float)
+    body.append(_text(left + 4, top + 12, chart.caption, 9, "start"))
+    edges, counts = np.asarray(chart.edges, dtype=float), np.asarray(chart.rows, dtype=float)
     most = max(1.0, float(np.sqrt(counts).max()))
     base = top + size + gap + strip
     for k in np.flatnonzero(counts):
@@ -105,8 +101,9 @@ def reliability(bins: Mapping[str, Any], *, title: str = "", min_rows: int = MIN
         body.append(f'<rect x="{x(edges[k]) + 0.5:.1f}" y="{base - h:.1f}" '
                     f'width="{(edges[k + 1] - edges[k]) * size - 1:.1f}" height="{h:.1f}" fill="{COLOURS["all"]}">'
                     f"<title>{int(counts[k])} rows</title></rect>")
+    x_label, y_label = RELIABILITY_AXES
     body += [_text(left - 4, top + 8, "1", 9, "end", axis), _text(left - 4, top + size, "0", 9, "end", axis),
-             _text(left - 22, top + size / 2, "share correct (humans)", 9, fill=axis, rotate=-90),
+             _text(left - 22, top + size / 2, y_label, 9, fill=axis, rotate=-90),
              _text(left, height - 14, "0", 9, "start", axis), _text(left + size, height - 14, "1", 9, "end", axis),
-             _text(left + size / 2, height - 3, "predicted P(correct)", 9, fill=axis)]
+             _text(left + size / 2, height - 3, x_label, 9, fill=axis)]
     return _svg(width, height, body, f"reliability {title}")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.metrics import average_precision_score, brier_score_loss, cohen_kappa_score, roc_auc_score
+from sklearn.metrics import (
+    average_precision_score, balanced_accuracy_score, brier_score_loss, cohen_kappa_score, roc_auc_score,
+)
 
 from kpqa import binary
 
@@ -17,6 +19,7 @@ def test_binary_statistics_agree_with_sklearn_on_ties():
     assert binary.auroc(y[None], s[None])[0] == pytest.approx(roc_auc_score(y, s))
     assert binary.average_precision(y[None], s[None])[0] == pytest.approx(average_precision_score(y, s))
     assert binary.kappa(y[None], d[None])[0] == pytest.approx(cohen_kappa_score(y, d))
+    assert binary.balanced_accuracy(y[None], d[None])[0] == pytest.approx(balanced_accuracy_score(y, d))
     p = np.clip(s, 0, 1)
     assert binary.brier(y[None], p[None])[0] == pytest.approx(brier_score_loss(y, p))
 
@@ -49,3 +52,25 @@ def test_length_bands():
     assert binary.length_bands(texts).tolist() == [0, 0, 1, 1, 2, 2, 3, 0]
     assert [binary.band_name(b) for b in binary.LENGTH_BANDS] == ["1-3 words", "4-10 words", "11-30 words",
                                                                  "31+ words"]
+
+
+def test_balanced_accuracy_by_hand_and_undefined_with_one_class():
+    y = np.array([[1, 1, 1, 0], [1, 1, 1, 1.0]])
+    d = np.array([[1, 0, 1, 1], [1, 0, 1, 1.0]])
+    out = binary.balanced_accuracy(y, d)  # (2/3 of the correct judged so + 0/1 of the wrong) / 2; one class: NaN
+    assert out[0] == pytest.approx(1 / 3) and np.isnan(out[1])
+
+
+def test_the_reliability_chart_joins_full_bins_only_and_captions_ece_and_n():
+    labels = np.r_[np.zeros(27), np.ones(3), np.ones(5), np.ones(20)]
+    probs = np.r_[np.full(30, 0.15), np.full(5, 0.85), np.full(20, 0.95)]
+    chart = binary.reliability_chart(binary.reliability(labels, probs))
+    assert [n for _, _, n in chart.points] == [30, 5, 20]
+    assert np.array([(p, s) for p, s, _ in chart.points]) == pytest.approx(np.array([[0.15, 0.1], [0.85, 1.0], [0.95, 1.0]]))
+    assert np.array(chart.line) == pytest.approx(np.array([[0.15, 0.1], [0.95, 1.0]]))  # 5 rows < MIN_BIN_ROWS = 20
+    assert np.array(chart.hollow) == pytest.approx(np.array([[0.85, 1.0]])) and chart.hollow_label == "bins < 20 rows"
+    assert chart.caption == "ECE 0.059, n = 55"  # (30 * 0.05 + 5 * 0.15 + 20 * 0.05) / 55 = 3.25 / 55
+    assert chart.rows == [0, 30, 0, 0, 0, 0, 0, 0, 5, 20] and len(chart.edges) == 11
+    assert binary.reliability_chart(binary.reliability(labels, probs), min_rows=5).hollow == []
+    empty = binary.reliability_chart(binary.reliability(np.array([]), np.array([])))
+    assert empty.points == [] and empty.caption == "no rows"

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 
 import numpy as np
 import pandas as pd
@@ -96,6 +97,18 @@ def test_colours_darken_with_weight():
     assert text == "#ffffff" and explain._color(0.1)[1] == "#000000"
 
 
+def test_html_colours_are_matplotlibs_reds_without_matplotlib():
+    import matplotlib
+
+    reds = matplotlib.colormaps["Reds"]
+    assert np.array_equal(explain._RAMP, reds(np.arange(explain.RAMP_STEPS))[:, :3])  # its table, to the bit
+    for weight in [*np.linspace(-0.2, 1.2, 2001), np.nextafter(1.0, 0.0)]:
+        r, g, b, _ = reds(float(np.clip(weight, 0.0, 1.0)))
+        assert explain._color(weight)[0] == f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
+    assert explain._color(0.0) == ("#fff5f0", "#000000") and explain._color(1.0) == ("#67000c", "#ffffff")
+    # #67000c, not ColorBrewer's #67000d: 0.05098039215686274 * 255 truncates to 12, as it did through matplotlib
+
+
 def test_text_and_png(tmp_path):
     result = explain.explain(QUESTION, REFERENCE, CANDIDATE, FakeWeighter(), scores={"BERTScore-KPQA": 0.93})
     text = explain.to_text(result)
@@ -174,6 +187,11 @@ def test_explain_command(tmp_path, monkeypatch, capsys):
     assert cli.main(["explain", str(csv), "--row", "1", "-o", str(page), "--png", str(png), "--no-question"]) == 0
     assert "scores: 4.700" in page.read_text() and png.stat().st_size > 1000
     assert loads[-1] == (None, {"no_question": True, "device": "auto", "function_word_weight": 0.2})
+    with pytest.MonkeyPatch.context() as blocked:  # -o writes HTML: no matplotlib needed
+        blocked.setitem(sys.modules, "matplotlib", None)
+        assert cli.main(["explain", str(csv), "--row", "1", "-o", str(tmp_path / "no-mpl.html")]) == 0
+    assert (tmp_path / "no-mpl.html").read_text() == explain.to_html(explain.explain(
+        QUESTION, REFERENCE, CANDIDATE, FakeWeighter(), scores={"scores": 4.7}))
     assert cli.main(["explain", str(csv), "--row", "1", "--function-words", "1"]) == 0
     assert loads[-1] == (None, {"no_question": False, "device": "auto", "function_word_weight": 1.0})
     assert cli.main(["explain", str(csv)]) == 2

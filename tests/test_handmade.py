@@ -1,5 +1,5 @@
 """The hand-written judge test set (``tests/data/handmade_judge.csv``): its layout, balance and coverage. No model:
-``scripts/handmade.py`` scores it."""
+``experiments/handmade.py`` scores it."""
 from __future__ import annotations
 
 from pathlib import Path

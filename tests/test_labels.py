@@ -202,11 +202,11 @@ def test_dureader_opinion_accuracy(shared_data):
 
 @pytest.mark.shared_data
 def test_yang_auto_script_tables(shared_data):
-    """scripts/yang_auto.py's model-free parts: its opinion, question-type and auto-vs-gold tables."""
+    """experiments/yang_auto.py's model-free parts: its opinion, question-type and auto-vs-gold tables."""
     import runpy
 
     shared_data("dureader/search.dev.jsonl")  # skips without the shared data
-    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "yang_auto.py"))
+    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "experiments" / "yang_auto.py"))
     data = Path(shared_data("dureader/search.dev.jsonl")).parents[1]
     opinions = script["opinions"](data)
     assert "| DuReader dev, yes-no answers (Chinese rules) | 8 / 8 | 4 / 6 | - | 12 / 14 |" in opinions

@@ -211,7 +211,8 @@ def test_python_dash_m_kpqa():
 @pytest.mark.parametrize("argv", [
     ["meta-eval", "{d}/human.csv", "--metrics", "BLEU-1", "--plots", "{d}/plots", "--bootstrap", "0"],
     ["explain", "{d}/human.csv", "--row", "1", "--png", "{d}/fig.png"],
-    ["explain", "--question", "q", "--reference", "a b", "--candidate", "a", "-o", "{d}/fig.html"],
+    ["explain", "--question", "q", "--reference", "a b", "--candidate", "a", "-o", "{d}/fig.html", "--png",
+     "{d}/fig.png"],
 ])
 def test_a_missing_extra_stops_the_command_before_it_reads_anything(argv, tmp_path, monkeypatch, capsys):
     """matplotlib missing (simulated): one line naming the extra, exit 2, and no input read, scored or loaded."""
@@ -229,6 +230,7 @@ def test_a_missing_extra_stops_the_command_before_it_reads_anything(argv, tmp_pa
     assert code == 2 and err.count("\n") == 1, err
     assert "needs matplotlib: pip install 'kpqa[plots]'" in err
     assert not (tmp_path / "plots").exists() and not (tmp_path / "fig.png").exists()
+    assert not (tmp_path / "fig.html").exists()
 
 
 def test_explain_help_says_what_each_unit_is(capsys):

@@ -139,7 +139,7 @@ def test_reliability_is_one_panel_per_judge_with_ece_counts_and_sparse_bins_apar
     text = plots.reliability(bins, tmp_path / "r.svg", title="set").read_text()
     for name in probs:
         assert f"ECE {binary.bins_ece(bins[name]):.3f}, n = 3,000" in text
-    assert text.count(f"bins &lt; {plots.MIN_BIN_ROWS} rows") == 1 and "predicted P(correct)" in text
+    assert text.count(f"bins &lt; {binary.MIN_BIN_ROWS} rows") == 1 and "predicted P(correct)" in text
     one = image.imread(plots.reliability({"A": bins["A"]}, tmp_path / "one.png"))
     three = image.imread(plots.reliability(bins, tmp_path / "three.png"))
     assert three.shape[1] > 2.5 * one.shape[1]  # small multiples side by side, not lines in one panel

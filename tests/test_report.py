@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import time
 
 import numpy as np
@@ -139,6 +140,23 @@ def test_report_command_with_the_shipped_weighter(tmp_path, capsys):
             assert sum(flat[::2]) == len(text) and all(-1 <= w <= 100 for w in flat[1::2])
     assert data["weights"]["rows"][1][0] == [5, data["weights"]["rows"][1][1][1]]  # 'Paris' answers 'Paris'
     assert data["weights"]["rows"][1][0][1] > 50  # the answer to "Capital of France?" is a keyphrase
+
+
+def test_report_command_runs_without_matplotlib(scored_csv, tmp_path, monkeypatch, capsys):
+    from kpqa.models.weighter import Weighter
+
+    weighter = WordWeighter(lambda word: 0.9 if word[0].isupper() else 0.2)
+    monkeypatch.setattr(Weighter, "load", classmethod(lambda cls, checkpoint=None, **kw: weighter))
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ModuleNotFoundError
+    out = tmp_path / "report.html"
+    assert main(["report", str(scored_csv), "-o", str(out), "--quiet"]) == 0
+    assert capsys.readouterr().err.startswith(f"wrote {out} (6 rows, ")
+    data = _data(out.read_text(encoding="utf-8"))
+    palette = data["weights"]["palette"]
+    assert len(palette) == 101 and palette[0] == ["#fff5f0", "#000000"] and palette[100] == ["#67000c", "#ffffff"]
+    assert palette == [list(c) for c in explain.palette()]
+    assert data["weights"]["rows"][0][1] == [7, 90, 1, -1, 11, 90]  # "William Shakespeare"
+    assert out.read_text(encoding="utf-8").count("<svg") == 3  # the histogram, two reliability diagrams
 
 
 def test_the_page_is_self_contained_and_its_data_cannot_close_the_script(scored_csv):

@@ -1,4 +1,4 @@
-"""scripts/reproduce.py: where it writes, and its Table 4 (rows the paper lacks, missing checkpoints named)."""
+"""experiments/reproduce.py: where it writes, and its Table 4 (rows the paper lacks, missing checkpoints named)."""
 from __future__ import annotations
 
 
@@ -6,7 +6,7 @@ def _reproduce_module():
     import importlib.util
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[1] / "scripts" / "reproduce.py"
+    script = Path(__file__).resolve().parents[1] / "experiments" / "reproduce.py"
     spec = importlib.util.spec_from_file_location("reproduce", script)
     reproduce = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(reproduce)

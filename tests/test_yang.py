@@ -196,7 +196,7 @@ def test_dureader_script(shared_data, capsys):
     import runpy
 
     data = shared_data("dureader/search.dev.jsonl")
-    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "dureader_yang.py"))
+    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "experiments" / "dureader_yang.py"))
     script["main"](["--data", str(data)])
     table = {}
     for line in capsys.readouterr().out.splitlines():

@@ -16,7 +16,7 @@ expected share of correct answers where the calibration is used; ``kpqa score --
 
 A *judge* combines several metrics into one probability: a class-balanced model of their scores gives a logit per
 row, which is then calibrated like a metric's score (``KPQA-judge``: :data:`JUDGE_INPUTS`, chosen by
-cross-validation on EVOUNA-TQ dev and the contrastive data, ``scripts/decide_cv.py``). The model is of a kind
+cross-validation on EVOUNA-TQ dev and the contrastive data, ``experiments/decide_cv.py``). The model is of a kind
 (:data:`JUDGE_KINDS`): ``logistic`` (the default, :class:`LogisticJudge`), a logistic regression on the standardised
 scores; or ``trees`` (:class:`TreesJudge`), boosted regression trees (:data:`TREES`) held as plain node arrays
 (:mod:`~kpqa.calibration.trees`) and walked in numpy, which can learn that a score matters only when another is high.

@@ -17,7 +17,7 @@ is the same). No baseline rescaling: bert-score's baseline files do not cover ou
 raw cosines (high for any pair of English sentences; correlations are unaffected by rescaling).
 
 Default encoder and layer: MiniLM (all-MiniLM-L6-v2) layer 6, no idf. The layer maximises the mean of Pearson r
-and Spearman rho over BOTH human-judgment sets (``python scripts/bertscore_layers.py [--backbone mpnet]``; F, idf
+and Spearman rho over BOTH human-judgment sets (``python experiments/bertscore_layers.py [--backbone mpnet]``; F, idf
 off, r / rho; the paper's BERTScore, with idf: 0.463 / 0.456 and 0.785 / 0.767):
 
     minilm layer   1            2            3            4            5            6

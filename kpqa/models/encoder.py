@@ -32,7 +32,8 @@ from kpqa.models.windows import batches, centred_windows
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
-#: Default BERTScore layer per backbone alias, chosen by ``scripts/bertscore_layers.py`` (see kpqa.metrics.bertscore).
+#: Default BERTScore layer per backbone alias, chosen by ``experiments/bertscore_layers.py`` (see
+#: kpqa.metrics.bertscore).
 DEFAULT_LAYERS = {"minilm": 6, "mpnet": 11}
 #: Without a measured layer: this fraction of the depth, the median of bert-score's tuned layer / depth ratios.
 DEPTH_FRACTION = 0.75

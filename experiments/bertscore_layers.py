@@ -2,7 +2,7 @@
 
 All layers come from one forward pass per text (``Encoder.encode(..., layers=...)``); idf off and on. Usage:
 
-    python scripts/bertscore_layers.py [--backbone minilm] [--data ../shared/data/human_eval]
+    python experiments/bertscore_layers.py [--backbone minilm] [--data ../shared/data/human_eval]
 
 Prints a markdown table; pick the layer that is good on every set, not the best on one.
 """

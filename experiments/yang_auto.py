@@ -12,10 +12,10 @@
 3. DuReader question types against the gold ``question_type``; entities: the weighter's spans on the answers of
    entity questions against the gold ``entity_answers`` (exact strings and characters), and how much of the
    Chinese text the weighter's vocabulary reads.
-4. DuReader yes-no answers scored leave-one-out (each answer against the others, as ``scripts/dureader_yang.py``'s
+4. DuReader yes-no answers scored leave-one-out (each answer against the others, as ``experiments/dureader_yang.py``'s
    held-out rows): plain, with the gold opinion labels and with the automatic ones.
 
-    python scripts/yang_auto.py [--data ../shared/data] [--device cpu] [--limit N]
+    python experiments/yang_auto.py [--data ../shared/data] [--device cpu] [--limit N]
 """
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ bonuses. Bonuses only ever add, so for the same text with a right vs a wrong lab
 construction; the pairs of different texts are the informative ones. Plain scores ignore labels, so under them
 those pairs are symmetric (each has its mirror with the labels swapped): "above" equals "below" by design.
 
-    python scripts/dureader_yang.py [--data ../shared/data/dureader/search.dev.jsonl ...] [--alpha 2 --beta 1]
+    python experiments/dureader_yang.py [--data ../shared/data/dureader/search.dev.jsonl ...] [--alpha 2 --beta 1]
 """
 from __future__ import annotations
 

@@ -4,9 +4,10 @@ same calibrations checked on contrastive answers (``python -m kpqa.train.contras
 For each fold of ``GroupKFold`` grouped by question (every answer to a question in the same fold), calibrations
 are fitted on the other folds, plus every row of ``--mix`` (the contrastive fit part), exactly as ``kpqa calibrate``
 fits them (class-balanced, so P(correct) assumes half the answers are correct; decisions at the max-balanced-
-accuracy threshold), and applied to the held-out fold; the table pools the held-out predictions of all folds
-(accuracy, balanced accuracy, kappa, Brier, ECE), with the spread of accuracy over folds, then accuracy by answer
-length. AUROC is that of the raw score for single metrics, and of the held-out probability for combined judges.
+accuracy threshold), and applied to the held-out fold as ``kpqa score --decide`` applies them
+(:meth:`kpqa.calibration.Decisions.apply`); the table pools the held-out predictions of all folds (accuracy,
+balanced accuracy, kappa, Brier, ECE: :mod:`kpqa.binary`), with the spread of accuracy over folds, then accuracy by
+answer length. AUROC is that of the raw score for single metrics, and of the held-out probability for combined judges.
 With ``--check``, calibrations fitted on all of INPUT and ``--mix`` judge the check part: accuracy per ``kind``
 (correct kinds: the right fact in other words; wrong kinds: the reference's wording with the key fact changed) and
 per answer length.
@@ -17,10 +18,10 @@ measured is what ``kpqa calibrate`` fits. Metric columns already in a file are u
 scored. With ``--hand``, the same calibrations as for ``--check`` judge a hand-made labelled set (its ``kind`` column
 kinds of answer, right and wrong): accuracy on its right and wrong answers, per kind.
 
-    python scripts/decide_cv.py                               # ../shared/data/human_eval/evouna_tq_dev.csv
+    python experiments/decide_cv.py                               # ../shared/data/human_eval/evouna_tq_dev.csv
     python -m kpqa.train.contrastive --out runs/contrastive   # then:
-    python scripts/decide_cv.py --mix runs/contrastive/fit.csv --check runs/contrastive/check.csv -o cv.md
-    python scripts/decide_cv.py --group system --threshold kappa   # each system held out in turn
+    python experiments/decide_cv.py --mix runs/contrastive/fit.csv --check runs/contrastive/check.csv -o cv.md
+    python experiments/decide_cv.py --group system --threshold kappa   # each system held out in turn
 """
 from __future__ import annotations
 
@@ -90,36 +91,34 @@ class Labelled:
                         np.concatenate([self.labels, other.labels]), self.answers + other.answers, None)
 
 
-def fit_all(train: Labelled, method: str, mixed: int = 0) -> dict:
+def fit_all(train: Labelled, method: str, mixed: int = 0, rule: str = "balanced") -> calibration.Calibration:
     """Every single metric's and judge's calibration fitted on ``train``, whose last ``mixed`` rows come from
-    ``--mix``: as ``kpqa calibrate`` with two files, each file weighs the same (and each class)."""
+    ``--mix``, deciding at ``rule``'s threshold: as ``kpqa calibrate`` with two files, each file weighs the same
+    (and each class)."""
     sources = None if not mixed else np.repeat([0, 1], [len(train.labels) - mixed, mixed])
     w = None if sources is None else calibration.balanced_weights(train.labels, sources)
-    fitted: dict = {m: calibration.fit_metric(m, "", train.scores[m], train.labels, method, weights=w)
-                    for m in names(train)}
+    metrics = {m: calibration.fit_metric(m, "", train.scores[m], train.labels, method, rule, weights=w)
+               for m in names(train)}
+    judges = {}
     for name, judge in JUDGES.items():
         kind, features = kind_and_inputs(judge)
         if all(f in train.scores for f in features):
-            fitted[name] = calibration.fit_judge(name, {f: train.scores[f] for f in features},
-                                                 dict.fromkeys(features, ""), train.labels, method, weights=w,
-                                                 kind=kind)
-    return fitted
+            judges[name] = calibration.fit_judge(name, {f: train.scores[f] for f in features},
+                                                 dict.fromkeys(features, ""), train.labels, method, rule, w, kind)
+    return calibration.Calibration(metrics, [], "", judges)
 
 
 def names(data: Labelled) -> list[str]:
     return [m for m in SINGLE if m in data.scores]
 
 
-def apply(fitted: dict, test: Labelled, threshold: str, prior: float | None) -> dict[str, tuple[Any, Any]]:
-    """(prob, decision) of every fitted calibration, fixed rule and the majority class on ``test``."""
-    out: dict[str, tuple[Any, Any]] = {}
-    for name, cal in fitted.items():
-        if isinstance(cal, calibration.JudgeCalibration):
-            z, cal = cal.logit({f: test.scores[f] for f in cal.inputs}), cal.calibration
-        else:
-            z = test.scores[name]
-        cut = (z >= cal.thresholds[threshold]).astype(float)
-        out[name] = (cal.prob(z, prior), cal.decide(z, prior) if prior is not None else cut)
+def apply(fitted: calibration.Calibration, test: Labelled, prior: float | None) -> dict[str, tuple[Any, Any]]:
+    """(prob, decision) of every fitted calibration (:meth:`kpqa.calibration.Decisions.apply`, as ``kpqa score
+    --decide``) and fixed rule on ``test``."""
+    decisions = calibration.Decisions(fitted, dict(fitted.metrics), list(fitted.judges.values()), prior)
+    columns = decisions.apply(test.scores)
+    out: dict[str, tuple[Any, Any]] = {name: (columns[f"{name}-prob"], columns[f"{name}-correct"])
+                                       for name in [*fitted.metrics, *fitted.judges]}
     for name, (metric, cut) in FIXED.items():
         if metric in test.scores:
             out[name] = (test.scores[metric], (test.scores[metric] >= cut).astype(float))
@@ -144,20 +143,20 @@ def cross_validate(data: Labelled, groups: list, folds: int, method: str, thresh
     out: dict[str, dict] = {}
     for train, test in splits(data.labels, groups, folds, fold_ids):
         fitting = data.take(train).plus(mix)
-        held = apply(fit_all(fitting, method, 0 if mix is None else len(mix.labels)), data.take(test), threshold,
+        held = apply(fit_all(fitting, method, 0 if mix is None else len(mix.labels), threshold), data.take(test),
                      prior)
         rate = data.labels[train].mean()
         held["majority class"] = (np.full(len(test), rate), np.full(len(test), float(rate >= 0.5)))
         for name, (prob, decision) in held.items():
             h = out.setdefault(name, {"prob": np.zeros(n), "decision": np.zeros(n), "fold_acc": []})
             h["prob"][test], h["decision"][test] = prob, decision
-            h["fold_acc"].append(float(np.mean(decision == data.labels[test])))
+            h["fold_acc"].append(float(binary.accuracy(data.labels[test], decision)))
     return out
 
 
 def balanced(labels: np.ndarray, decision: np.ndarray) -> float:
-    right = decision == labels
-    return float((right[labels == 1].mean() + right[labels == 0].mean()) / 2)
+    """Balanced accuracy (:func:`kpqa.binary.balanced_accuracy`) of one judge's decisions."""
+    return float(binary.balanced_accuracy(labels, decision))
 
 
 def cv_table(data: Labelled, held: dict, title: str) -> list[str]:
@@ -188,7 +187,7 @@ def part_table(data: Labelled, held: dict, parts: np.ndarray, fold_ids: np.ndarr
                 continue
             d, y = held[name]["decision"][rows], data.labels[rows]
             per_fold = [100 * np.mean(d[fold_ids[rows] == k] == y[fold_ids[rows] == k]) for k in folds]
-            lines.append(f"| {part} ({int(rows.sum())}) | {name} | {100 * np.mean(d == y):.1f} | "
+            lines.append(f"| {part} ({int(rows.sum())}) | {name} | {100 * binary.accuracy(y, d):.1f} | "
                          f"{100 * balanced(y, d):.1f} | " + " | ".join(f"{a:.1f}" for a in per_fold) + " |")
     return lines
 
@@ -277,18 +276,19 @@ def main(argv: list[str] | None = None) -> int:
         lines += [""] + part_table(data, held, np.array(data.frame[args.part_column].astype(str).tolist()), ids,
                                    [*JUDGES, *SINGLE])
     mixed = 0 if mix is None else len(mix.labels)
-    final = fit_all(data.plus(mix), args.method, mixed) if args.check or args.hand or args.test else {}
+    final = fit_all(data.plus(mix), args.method, mixed, args.threshold) if args.check or args.hand or args.test \
+        else None
     if args.test:
         test = load(args.test, args.human_column)
-        decided = {n: d for n, (_, d) in apply(final, test, args.threshold, args.prior).items()}
+        decided = {n: d for n, (_, d) in apply(final, test, args.prior).items()}
         lines += ["", f"Accuracy on `{Path(args.test).name}` ({len(test.labels)} rows, {int(test.labels.sum())} "
                   f"correct), calibrations fitted on all of `{Path(args.input).name}`{fitted_on}:", "",
                   "| judge | accuracy | balanced |", "| --- | --- | --- |"]
-        lines += [f"| {n} | {100 * np.mean(d == test.labels):.1f} | {100 * balanced(test.labels, d):.1f} |"
+        lines += [f"| {n} | {100 * binary.accuracy(test.labels, d):.1f} | {100 * balanced(test.labels, d):.1f} |"
                   for n, d in decided.items()]
     if args.check:
         check = load(args.check, args.human_column)
-        decided = {n: d for n, (_, d) in apply(final, check, args.threshold, args.prior).items()}
+        decided = {n: d for n, (_, d) in apply(final, check, args.prior).items()}
         kinds = np.array(check.frame["kind"].astype(str).tolist())
         from kpqa.train.contrastive import KINDS_CORRECT, KINDS_WRONG
 
@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{n} {100 * balanced(check.labels, d):.1f}" for n, d in decided.items())]
     if args.hand:
         hand = load(args.hand, args.human_column)
-        decided = {n: d for n, (_, d) in apply(final, hand, args.threshold, args.prior).items()}
+        decided = {n: d for n, (_, d) in apply(final, hand, args.prior).items()}
         lines += [""] + hand_table(hand, decided, f"Accuracy (%) on `{Path(args.hand).name}` ({len(hand.labels)} rows, "
                                    f"{int(hand.labels.sum())} right), calibrations fitted on `{Path(args.input).name}`"
                                    f"{fitted_on}; right / wrong: on its right / wrong answers; then per kind:")

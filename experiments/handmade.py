@@ -2,7 +2,7 @@
 answer and per form, the share of right answers it accepts, of wrong answers it rejects, and of all answers it
 judges as the label says. The set is held out: nothing is fitted on it.
 
-    python scripts/handmade.py [--data tests/data/handmade_judge.csv] [--calibration FILE] [--judge KPQA-judge]
+    python experiments/handmade.py [--data tests/data/handmade_judge.csv] [--calibration FILE] [--judge KPQA-judge]
                                [--out handmade.md]
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Correlation of the baseline and KPQA metrics with human correctness scores, beside the KPQA paper's Tables 3-4.
 
-    python scripts/correlations.py [--data ../shared/data/human_eval] [--checkpoint DIR] [--kp-checkpoint DIR]
+    python experiments/correlations.py [--data ../shared/data/human_eval] [--checkpoint DIR] [--kp-checkpoint DIR]
 
 Scores ``marco_all.csv`` (MS-MARCO, 1,000 answers) and ``nrqa_mhpgm.csv`` (NarrativeQA, 500) with BLEU-1, BLEU-4,
 ROUGE-L, BERTScore (idf off and on), the three KPQA metrics and, when a question-free checkpoint exists, the -KP
