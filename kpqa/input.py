@@ -330,7 +330,7 @@ def _lines(path: str | os.PathLike) -> list[str]:
     """The lines of a UTF-8 text file (a last newline ends the last line, it does not start another)."""
     file = Path(path)
     check_file(file)
-    check_utf8(file, header=True)
+    check_utf8(file, header=False)  # a text file has no header: line k is row k
     text = file.read_text(encoding="utf-8-sig")
     lines = text.split("\n")
     if lines and lines[-1] == "":

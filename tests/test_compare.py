@@ -56,6 +56,11 @@ def test_plain_text_files_one_text_a_line(tmp_path):
     (tmp_path / "short.txt").write_text("one\n")
     with pytest.raises(InputError, match=r"short.txt: 1 lines, but the answers \(.*a.txt\) have 2"):
         text_files(tmp_path / "a.txt", [tmp_path / "short.txt"])
+    # a byte that is not UTF-8 names its line as the row (a text file has no header line)
+    for line in (1, 2):
+        (tmp_path / "bad.txt").write_bytes(b"fine\n" * (line - 1) + b"caf\xe9\n")
+        with pytest.raises(InputError, match=rf"bad.txt, row {line}: not UTF-8"):
+            text_files(tmp_path / "bad.txt", [tmp_path / "r1.txt"])
 
 
 def test_the_two_files_must_answer_the_same_items(tmp_path):
