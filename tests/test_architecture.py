@@ -100,7 +100,7 @@ def test_the_stages_table_reads_as_the_page_says():
     assert STAGES[_stage("kpqa.calibration.apply")][0] == "decisions"
     assert STAGES[_stage("kpqa.calibration")][0] == "decisions"
     assert STAGES[_stage("kpqa.cli")][0] == "top"
-    assert _stage("kpqa.train.judge") == BESIDE_STAGE and BESIDE_UP_TO == 3
+    assert _stage("kpqa.train.equivalence") == BESIDE_STAGE and BESIDE_UP_TO == 3
     with pytest.raises(AssertionError, match="in no stage"):
         _stage("kpqa.newmodule")  # the package's own name does not take in a module nobody placed
 
@@ -221,7 +221,7 @@ def test_the_cli_reaches_training_by_module_name():
     from kpqa.cli import TRAINERS
 
     names = [module for _, _, module in TRAINERS.values()]
-    assert names == ["kpqa.train.cli", "kpqa.train.judge"]
+    assert names == ["kpqa.train.cli", "kpqa.train.equivalence"]
     for name in names:
         tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
         assert "main" in {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
@@ -237,7 +237,7 @@ def _all_imports(path: Path) -> set[str]:
 
 
 #: where the page says torch and transformers are imported
-MODEL_LIBRARY_HOMES = ("kpqa.models", "kpqa.train.trainer", "kpqa.train.judge")
+MODEL_LIBRARY_HOMES = ("kpqa.models", "kpqa.train.trainer", "kpqa.train.equivalence")
 
 
 @pytest.mark.parametrize("library", ["torch", "transformers"])
