@@ -43,6 +43,8 @@ from kpqa.models.device import PRECISIONS, amp_dtype, resolve_device, training_p
 from kpqa.models.equivalence import KIND, MAX_LENGTH, POOLINGS, EquivalenceModel, collate, encode
 from kpqa.models.loader import load_pretrained
 
+from .loop import optimizer_and_schedule, step
+
 
 @dataclass
 class Example:
@@ -180,21 +182,18 @@ def evaluate(model: EquivalenceModel, tokenizer: Any, examples: Sequence[Example
             "rows": len(indices), "per_kind": {k: round(float(np.mean(v)), 4) for k, v in sorted(kinds.items())}}
 
 
-def _setup(config: EquivalenceConfig, n_steps: int) -> tuple[EquivalenceModel, Any, Any, Any]:
-    from transformers import get_linear_schedule_with_warmup
-
+def _setup(config: EquivalenceConfig, n_steps: int) -> tuple[EquivalenceModel, Any, list[torch.nn.Parameter], Any,
+                                                              Any]:
+    """The model (seeded head, ``--init``'s tensors loaded), its tokenizer, its trained parameters, AdamW and the
+    schedule over ``n_steps``."""
     torch.manual_seed(config.seed)
     encoder, tokenizer = load_pretrained(config.backbone, backbones.resolve(config.backbone))
     model = EquivalenceModel(encoder, config.trained_layers, pooling=config.pooling)
     if config.init is not None:
         _start_from(model, config.init)
     params = [p for p in model.parameters() if p.requires_grad]
-    decay = [p for p in params if p.ndim > 1]
-    rest = [p for p in params if p.ndim <= 1]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
-                                   {"params": rest, "weight_decay": 0.0}], lr=config.lr)
-    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * n_steps), n_steps)
-    return model, tokenizer, optimizer, scheduler
+    optimizer, scheduler = optimizer_and_schedule(params, config.lr, config.weight_decay, n_steps, config.warmup)
+    return model, tokenizer, params, optimizer, scheduler
 
 
 def _start_from(model: EquivalenceModel, folder: str) -> None:
@@ -284,7 +283,7 @@ def train_on(examples: list[Example], config: EquivalenceConfig) -> dict[str, An
     train_idx, dev_idx = split_dev(examples, config.dev_share, config.seed)
     rng = random.Random(config.seed)
     steps_per_epoch = math.ceil(len(train_idx) / config.batch_size)
-    model, tokenizer, optimizer, scheduler = _setup(config, steps_per_epoch * config.epochs)
+    model, tokenizer, params, optimizer, scheduler = _setup(config, steps_per_epoch * config.epochs)
     device = resolve_device(config.device)
     model.to(device)
     dtype = amp_dtype(str(device), training_precision(config.precision))
@@ -305,11 +304,7 @@ def train_on(examples: list[Example], config: EquivalenceConfig) -> dict[str, An
             labels = torch.tensor([float(e.label) for e in rows], device=device)
             weights = torch.tensor([class_weight[e.label] for e in rows], device=device)
             loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels, weight=weights)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
+            step(loss, params, optimizer, scheduler)
             total, seen = total + float(loss.detach()) * len(rows), seen + len(rows)
         dev = evaluate(model, tokenizer, examples, dev_idx, config, device, dtype) if dev_idx else {"loss": 0.0}
         history.append({"epoch": epoch + 1, "train_loss": total / max(seen, 1), "dev": dev,
