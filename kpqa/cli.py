@@ -295,15 +295,19 @@ def _run_metrics(args: argparse.Namespace) -> int:
 TRAINERS = {
     "train": ("train the keyphrase weighter", "Train the KPQA keyphrase weighter; `kpqa train --help` lists its "
               "options.", "kpqa.train.cli"),
-    "train-judge": ("train the answer-equivalence model of KPQA-judge", "Train the answer-equivalence model "
-                    "(question, reference, candidate); `kpqa train-judge --help` lists its options.",
-                    "kpqa.train.judge"),
+    "train-equivalence": ("train the answer-equivalence model (the Equivalence metric)", "Train the "
+                          "answer-equivalence model (question, reference, candidate -> logit), which the Equivalence "
+                          "metric reads; `kpqa train-equivalence --help` lists its options. (KPQA-judge is fitted by "
+                          "`kpqa calibrate`.)", "kpqa.train.equivalence"),
 }
+#: old command names kept for one release: each runs its new command after a one-line note on stderr
+RENAMED = {"train-judge": "train-equivalence"}
 
 
 def _add_train(sub: argparse._SubParsersAction) -> None:
     for name, (help_text, description, _) in TRAINERS.items():
-        p = sub.add_parser(name, help=help_text, description=description, add_help=False)
+        aliases = [old for old, new in RENAMED.items() if new == name]
+        p = sub.add_parser(name, aliases=aliases, help=help_text, description=description, add_help=False)
         p.add_argument("argv", nargs=argparse.REMAINDER)
         p.set_defaults(run=lambda args, name=name: _run_train(args.argv, name))
 
@@ -539,7 +543,7 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
                    f"{','.join(JUDGE_INPUTS)}, when all are scored)")
     p.add_argument("--heldout", action="append", default=[], metavar="METRIC=FILE",
                    help="take METRIC's scores from FILE, the held-out scores of its model's cross-validation "
-                   "(`kpqa train-judge --folds`: columns source, row, logit), not from the model itself, which "
+                   "(`kpqa train-equivalence --folds`: columns source, row, logit), not from the model itself, which "
                    "was trained on these rows (repeatable)")
     p.set_defaults(run=_run_calibrate)
 
@@ -778,6 +782,10 @@ def _inputs_exist(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``kpqa`` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] and argv[0] in RENAMED:
+        print(f"kpqa: warning: `kpqa {argv[0]}` is deprecated and will be removed in the next release; use "
+              f"`kpqa {RENAMED[argv[0]]}` (the same command)", file=sys.stderr)
+        argv = [RENAMED[argv[0]], *argv[1:]]
     parser = build_parser()
     if argv[:1] and argv[0] in TRAINERS:  # its options (and --help) belong to the trainer's own parser
         run: Callable[[], int] = lambda: _run_train(argv[1:], argv[0])

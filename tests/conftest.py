@@ -27,7 +27,7 @@ SHARED_DATA = Path(os.environ.get("KPQA_SHARED_DATA", REPO.parent / "shared" / "
 MODEL_FIXTURES = frozenset({"minilm", "minilm_encoder", "shipped_weighter"})
 #: calls in a test's (or its fixtures') source that load a model whatever they are given
 MODEL_CALLS = re.compile(
-    r"\b(train\(|Weighter\.load\(|Equivalence\.load\(|load_encoder\(|Encoder\(|get_encoder\(|bertscore\(|_launch\(|shipped_scorer|"
+    r"\b(train\(|Weighter\.load\(|EquivalenceRunner\.load\(|load_encoder\(|Encoder\(|get_encoder\(|bertscore\(|_launch\(|shipped_scorer|"
     r"main\(\[\s*\"explain\"|\"kpqa\", \"explain\"|\"-m\", \"kpqa(\.cli)?\", \"explain\")"
 )
 #: the scorer, kpqa.score, a metric's own methods and the CLI's scoring commands: they load a model for a model

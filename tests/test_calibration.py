@@ -684,7 +684,7 @@ def test_judge_inputs_must_be_score_columns():
 def test_calibrate_takes_a_metric_from_heldout_scores(tmp_path, capsys):
     data = _binary_csv(tmp_path / "labels.csv")
     labels = pd.read_csv(data)["scores"].to_numpy()
-    held = tmp_path / "heldout.csv"  # a cross-validation's held-out scores, as `kpqa train-judge --folds` writes them
+    held = tmp_path / "heldout.csv"  # a cross-validation's held-out scores, as `kpqa train-equivalence --folds` writes them
     pd.DataFrame({"source": str(data), "row": np.arange(1, 41), "fold": np.arange(40) % 5, "label": labels,
                   "logit": np.where(labels == 1, 2.0, -2.0) + np.arange(40) / 100}).to_csv(held, index=False)
     out = tmp_path / "cal.json"

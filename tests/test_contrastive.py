@@ -1,6 +1,7 @@
-"""The contrastive answer data (kpqa.train.contrastive and its rule-made forms): span types, the rows of a hand-made
-article, each form's rule on hand-written fixtures, seeding, the fit / check split by article; on the shared data,
-the whole build and the train part."""
+"""The contrastive answer data (kpqa.train.contrastive: the builder, its rule-made forms and its sources): span types,
+the rows of a hand-made article, each form's rule on hand-written fixtures, seeding, the fit / check split by
+article, the sources read through kpqa.train.sources, the CSV written; on the shared data, the whole build and the
+train part."""
 from __future__ import annotations
 
 import random
@@ -8,9 +9,10 @@ import re
 
 import pytest
 
-from kpqa.train import contrastive_forms as forms
-from kpqa.train.contrastive import (FORM_KINDS, KINDS_CORRECT, KINDS_WRONG, Article, Builder, Question, build,
-                                    build_train, in_check, polar_rows, span_type)
+from kpqa.errors import InputError
+from kpqa.train.contrastive import (FIELDS, FIT_CHECK_SOURCES, FORM_KINDS, KINDS_CORRECT, KINDS_WRONG, TRAIN_SOURCES,
+                                    Article, Builder, Question, Spec, build, build_train, forms, in_check, in_folder,
+                                    polar_rows, span_type, write)
 
 CONTEXT = ("The Treaty of Turin was signed in 1860. In this treaty, Savoy and Nice were annexed into France from "
            "the Kingdom of Sardinia. Napoleon III met Cavour at Plombieres in 1858. The plebiscite in Nice was held "
@@ -74,7 +76,7 @@ def test_rows_are_seeded_and_the_split_is_by_article():
 @pytest.mark.slow
 def test_build_on_the_shared_data(shared_data):
     root = shared_data("squad/dev-v1.1.json").parents[1]
-    parts = build(root, seed=13, per_source=40)
+    parts = build(in_folder(root, FIT_CHECK_SOURCES), seed=13, per_source=40)
     fit, check = parts["fit"], parts["check"]
     assert not {r["article"] for r in fit} & {r["article"] for r in check}
     for part in (fit, check):
@@ -197,14 +199,15 @@ def test_polar_rows_gain_implicit_answers():
 @pytest.mark.slow
 def test_train_part_on_the_shared_data(shared_data):
     root = shared_data("squad/train-v1.1.json").parents[1]
-    rows = build_train(root, seed=13, n_questions=60, rare_questions=400)
-    assert rows == build_train(root, seed=13, n_questions=60, rare_questions=400)
+    sources = in_folder(root, TRAIN_SOURCES)
+    rows = build_train(sources, seed=13, n_questions=60, rare_questions=400)
+    assert rows == build_train(sources, seed=13, n_questions=60, rare_questions=400)
     assert {r["source"] for r in rows} == {"squad-train", "conditionalqa-train"}
     _balanced(rows)
     kinds = {r["kind"] for r in rows}
     assert {k for pair in FORM_KINDS for k in pair} - {"role-reorder", "role-swap"} <= kinds
     assert {"swap", "polar-flip", "clause"} <= kinds
-    without = build_train(root, seed=13, n_questions=60, rare_questions=0)
+    without = build_train(sources, seed=13, n_questions=60, rare_questions=0)
     full = {r["qid"] for r in without if r["source"] == "squad-train"}
     assert 40 <= len(full) <= 60 and all(r in rows for r in without)  # the sample's questions that give rows
     rare = [r for r in rows if r["source"] == "squad-train" and r["qid"] not in full]
@@ -372,3 +375,99 @@ def test_role_pair_needs_a_name_not_an_adjective():
 def test_qualifier_synonyms_one_way_where_the_way_back_has_another_sense():
     assert forms.QUALIFIER_SYNONYMS["easier"] == "simpler" and "simpler" not in forms.QUALIFIER_SYNONYMS
     assert forms.QUALIFIER_SYNONYMS["main"] == "principal" and "principal" not in forms.QUALIFIER_SYNONYMS
+
+
+# ---------------------------------------------------------------------------------------------------- sources
+
+
+def test_a_source_spec_names_its_label_reader_and_place():
+    assert Spec.parse("squad-dev=squad:data/squad/dev.json") == Spec("squad-dev", "squad", "data/squad/dev.json")
+    assert Spec.parse("hotpotqa:h=1.json") == Spec("hotpotqa", "hotpotqa", "h=1.json")
+    assert Spec.parse("squad:hub:validation") == Spec("squad", "squad", "hub:validation")
+    assert Spec.parse("x=msmarco:m.jsonl").articles is False and Spec.parse("covidqa:c.json").articles is True
+    for bad in ("squad", "=squad:a.json", "squad:"):
+        with pytest.raises(InputError, match="should be"):
+            Spec.parse(bad)
+    with pytest.raises(InputError, match="unknown training source 'sqad'"):
+        Spec.parse("dev=sqad:a.json")
+    assert in_folder("/d", ["a=squad:s/x.json", "squad:hub"]) == ["a=squad:/d/s/x.json", "squad:hub"]
+
+
+def _squad_file(path):
+    """The hand-made article as a SQuAD file (one more annotator's span, padded, on the first question; a question
+    without an answer), then an article without a title."""
+    import json
+
+    qas = [{"id": q.id, "question": f" {q.question}", "answers": [{"text": a, "answer_start": CONTEXT.index(a)}
+                                                                  for a in q.answers]} for q in _article().questions]
+    qas[0]["answers"].append({"text": " 1860 ", "answer_start": 33})
+    qas.append({"id": "none", "question": "Why?", "answers": []})
+    data = {"data": [{"title": "Turin", "paragraphs": [{"context": CONTEXT, "qas": qas}]},
+                     {"paragraphs": [{"context": CONTEXT, "qas": [
+                         {"id": "b1", "question": "Who opposed the treaty?",
+                          "answers": [{"text": "Garibaldi", "answer_start": CONTEXT.index("Garibaldi")}]}]}]}]}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_squad_layout_sources_give_articles_with_every_annotators_answer(tmp_path):
+    from kpqa.train.contrastive.records import articles
+
+    found = articles(Spec.parse(f"test=squad:{_squad_file(tmp_path / 's.json')}"))
+    assert [(a.source, a.title) for a in found] == [("test", "Turin"), ("test", "1")]
+    assert found[0] == _article() and [q.id for q in found[1].questions] == ["b1"]
+
+
+def test_yes_no_sources_give_their_polar_questions(tmp_path):
+    import json
+
+    from kpqa.train.contrastive.records import polar_questions
+
+    cqa = [{"id": "c1", "question": "Can I claim? ", "answers": [["yes", []]], "scenario": "",
+            "evidences": ["<p>You can claim  if you&#39;re over 18.</p>", "<p>More.</p>"]},
+           {"id": "c2", "question": "How much?", "answers": [["£10", []]], "scenario": "", "evidences": []}]
+    (tmp_path / "c.json").write_text(json.dumps(cqa), encoding="utf-8")
+    assert polar_questions(Spec.parse(f"c=conditionalqa:{tmp_path / 'c.json'}")) == [
+        ("c1", "Can I claim?", "yes", "You can claim if you're over 18.")]
+    marco = {"query_id": 7, "query": " is it cold ", "answers": ["No."],
+             "passages": [{"is_selected": 0, "passage_text": "Other."},
+                          {"is_selected": 1, "passage_text": "It is warm. Very warm."}]}
+    mixed = {**marco, "query_id": 8, "answers": ["Yes", "No"]}
+    (tmp_path / "m.jsonl").write_text(json.dumps(marco) + "\n" + json.dumps(mixed) + "\n", encoding="utf-8")
+    assert polar_questions(Spec.parse(f"msmarco:{tmp_path / 'm.jsonl'}")) == [  # keyed by the query, not its id
+        ("is it cold", "Is it cold?", "no", "It is warm.")]
+    hotpot = [{"_id": "h1", "question": "Are both Dutch?", "answer": "Yes", "supporting_facts": [], "context": []},
+              {"_id": "h2", "question": "Who?", "answer": "Ann", "supporting_facts": [], "context": []}]
+    (tmp_path / "h.json").write_text(json.dumps(hotpot), encoding="utf-8")
+    assert polar_questions(Spec.parse(f"hotpotqa:{tmp_path / 'h.json'}")) == [("h1", "Are both Dutch?", "yes", "")]
+
+
+def test_the_parts_are_built_from_source_specs_and_written_as_csv(tmp_path):
+    from kpqa.input import read_csv_frame
+
+    path = _squad_file(tmp_path / "s.json")
+    parts = build([f"test=squad:{path}"], seed=3, per_source=100, check_share=0.0)
+    assert parts == {"fit": list(Builder(seed=3).rows(_article())), "check": []} and parts["fit"]
+    sources = [f"one=squad:{path}", f"two=squad:{path}"]
+    rows = build_train(sources, seed=3, n_questions=4, rare_questions=0)
+    assert [r for r in rows if r["source"] == "one"] == build_train(sources[:1], seed=3, n_questions=4,
+                                                                     rare_questions=0)
+    assert {r["source"] for r in rows} == {"one", "two"} and len({r["qid"] for r in rows if r["source"] == "one"}) <= 4
+    rows = list(Builder(seed=1).rows(_article()))
+    write(rows, tmp_path / "part.csv")
+    frame = read_csv_frame(tmp_path / "part.csv")
+    assert list(frame.columns) == list(FIELDS) and len(frame) == len(rows)
+    for r, written in zip(rows, frame.to_dict("records")):
+        refs = [written[f"reference{i}"] for i in (1, 2, 3)]
+        assert written["answer"] == r["answer"] and written["scores"] == str(r["scores"])
+        assert refs == (r["references"] + ["", "", ""])[:3] and written["article"] == "test:Turin"
+
+
+def test_number_words_have_one_home():
+    from kpqa.metrics.kpqa import NUMBER_WORDS
+    from kpqa.numbers import ORDINALS, SMALL, TENS
+    from kpqa.train.contrastive.values import number_words
+
+    assert NUMBER_WORDS["seventeen"] == "17" and len(NUMBER_WORDS) == len(SMALL) == 21
+    assert (number_words(45), ORDINALS[11], TENS[0]) == ("forty-five", "twelfth", "twenty")
+    assert [span_type(w) for w in ("dozen", "ninety", "tenth", "eleventh")] == ["number", "number", "number", None]

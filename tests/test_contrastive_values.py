@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from kpqa.train.contrastive_values import MONTHS, near, number_words, ordinal, restate, value_pair
+from kpqa.train.contrastive.values import MONTHS, near, number_words, ordinal, restate, value_pair
 
 
 def _digits(text: str) -> list[str]:

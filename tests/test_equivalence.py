@@ -1,4 +1,4 @@
-"""The answer-equivalence model (kpqa/models/equivalence.py), its metric and its trainer (train/judge.py): input
+"""The answer-equivalence model (kpqa/models/equivalence.py), its metric and its trainer (train/equivalence.py): input
 layout, batching, the (question, reference, candidate) cache, best over references, checkpoints, training."""
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def test_collate_pads_right_with_a_mask(tokenizer):
 
 
 def test_read_examples_names_a_bad_label(tmp_path):
-    from kpqa.train.judge import read_examples
+    from kpqa.train.equivalence import read_examples
 
     path = tmp_path / "bad.csv"
     path.write_text("question,answer,reference1,scores\nq?,a,r,1\nq2?,b,r,maybe\n", encoding="utf-8")
@@ -56,7 +56,7 @@ def test_read_examples_names_a_bad_label(tmp_path):
 
 
 def test_dev_split_keeps_a_group_together():
-    from kpqa.train.judge import Example, split_dev
+    from kpqa.train.equivalence import Example, split_dev
 
     examples = [Example(f"q{i // 4}", ["r"], f"c{i}", i % 2, group=f"g{i // 4}") for i in range(400)]
     train, dev = split_dev(examples, 0.2, seed=3)
@@ -67,15 +67,15 @@ def test_dev_split_keeps_a_group_together():
 
 @pytest.fixture(scope="module")
 def small_model(minilm):
-    """An Equivalence over a copy of the MiniLM with a seeded random head, top two layers trainable."""
+    """An EquivalenceRunner over a copy of the MiniLM with a seeded random head, top two layers trainable."""
     import torch
 
-    from kpqa.models.equivalence import Equivalence, EquivalenceModel
+    from kpqa.models.equivalence import EquivalenceModel, EquivalenceRunner
 
     torch.manual_seed(0)
     model = EquivalenceModel(copy.deepcopy(minilm[0]), trained_layers=2)
     metadata = {"kind": "equivalence", "backbone": {"name": "minilm"}, "max_length": 128}
-    return Equivalence(model, minilm[1], metadata, "test", torch.device("cpu"), batch_size=2, precision="fp32")
+    return EquivalenceRunner(model, minilm[1], metadata, "test", torch.device("cpu"), batch_size=2, precision="fp32")
 
 
 TRIPLES = [("Who wrote The Hobbit?", "J. R. R. Tolkien", "Tolkien wrote it in 1937."),
@@ -122,7 +122,7 @@ def test_best_is_the_largest_logit_over_references(small_model):
 def test_checkpoint_holds_the_top_layers_and_head_and_loads_back(small_model, tmp_path):
     from kpqa.models import backbone
     from kpqa.models import checkpoint as ckpt
-    from kpqa.models.equivalence import Equivalence
+    from kpqa.models.equivalence import EquivalenceRunner
 
     state = small_model.model.trained_state()
     assert {k.split(".")[0] for k in state} == {"encoder", "head"}
@@ -131,23 +131,23 @@ def test_checkpoint_holds_the_top_layers_and_head_and_loads_back(small_model, tm
     metadata = {"kind": "equivalence", "backbone": backbone.describe("minilm"), "use_question": True, "lora": None,
                 "max_length": 128, "trained_layers": 2}
     ckpt.save(tmp_path, state, metadata)
-    loaded = Equivalence.load(tmp_path, device="cpu", precision="fp32")
+    loaded = EquivalenceRunner.load(tmp_path, device="cpu", precision="fp32")
     small_model.clear_cache()
     np.testing.assert_allclose(loaded.logits(TRIPLES), small_model.logits(TRIPLES), atol=0.05)  # fp16 storage
 
 
 def test_a_weighter_checkpoint_is_refused():
     from kpqa.models import shipped
-    from kpqa.models.equivalence import Equivalence
+    from kpqa.models.equivalence import EquivalenceRunner
 
     with pytest.raises(CheckpointError, match="not an answer-equivalence model"):
-        Equivalence.load(shipped.resolve("default"), device="cpu")
+        EquivalenceRunner.load(shipped.resolve("default"), device="cpu")
 
 
 def test_training_writes_a_checkpoint_that_scores(tmp_path):
     from kpqa.metrics import get_metric
     from kpqa.metrics.base import Context, Rows
-    from kpqa.train.judge import JudgeConfig, train
+    from kpqa.train.equivalence import EquivalenceConfig, train
 
     rows = ["question,answer,reference1,reference2,scores,kind"]
     for i in range(24):
@@ -156,7 +156,7 @@ def test_training_writes_a_checkpoint_that_scores(tmp_path):
     data = tmp_path / "train.csv"
     data.write_text("\n".join(rows) + "\n", encoding="utf-8")
     out = tmp_path / "model"
-    metadata = train(JudgeConfig(data=[str(data)], output=str(out), trained_layers=1, epochs=1, batch_size=8,
+    metadata = train(EquivalenceConfig(data=[str(data)], output=str(out), trained_layers=1, epochs=1, batch_size=8,
                                  dev_share=0.25, precision="fp32", device="cpu"))
     saved = json.loads((out / "metadata.json").read_text())
     assert saved["kind"] == "equivalence" and saved["trained_layers"] == 1
@@ -172,7 +172,7 @@ def test_training_writes_a_checkpoint_that_scores(tmp_path):
 
 
 def test_cap_kinds_keeps_at_most_n_of_each_kind_in_order():
-    from kpqa.train.judge import Example, cap_kinds
+    from kpqa.train.equivalence import Example, cap_kinds
 
     examples = [Example("q", ["r"], f"c{i}", i % 2, kind="big" if i < 90 else "small") for i in range(100)]
     kept = cap_kinds(examples, 20, seed=1)
@@ -184,7 +184,7 @@ def test_cap_kinds_keeps_at_most_n_of_each_kind_in_order():
 
 @pytest.mark.parametrize("text", ["", 'question,answer\n"unclosed,a\n'], ids=["empty", "unclosed-quote"])
 def test_read_examples_names_an_unreadable_file(tmp_path, text):
-    from kpqa.train.judge import read_examples
+    from kpqa.train.equivalence import read_examples
 
     path = tmp_path / "broken.csv"
     path.write_text(text, encoding="utf-8")
@@ -203,7 +203,7 @@ def _toy_rows(path, questions=12):
 
 
 def test_grouped_folds_keep_every_question_in_one_fold(tmp_path):
-    from kpqa.train.judge import grouped_folds, read_examples
+    from kpqa.train.equivalence import grouped_folds, read_examples
 
     examples = read_examples(_toy_rows(tmp_path / "t.csv", questions=20))
     fold = grouped_folds(examples, 5, seed=13)
@@ -223,10 +223,10 @@ def test_grouped_folds_keep_every_question_in_one_fold(tmp_path):
 def test_cross_validation_scores_every_row_held_out_and_init_goes_on(tmp_path):
     import pandas as pd
 
-    from kpqa.train.judge import HELDOUT_COLUMNS, JudgeConfig, cross_validate, grouped_folds, read_examples, train
+    from kpqa.train.equivalence import HELDOUT_COLUMNS, EquivalenceConfig, cross_validate, grouped_folds, read_examples, train
 
     data = _toy_rows(tmp_path / "t.csv", questions=6)
-    config = JudgeConfig(data=[str(data)], output=str(tmp_path / "cv"), trained_layers=1, epochs=1, batch_size=8,
+    config = EquivalenceConfig(data=[str(data)], output=str(tmp_path / "cv"), trained_layers=1, epochs=1, batch_size=8,
                          dev_share=0.2, precision="fp32", device="cpu", folds=3)
     held = pd.read_csv(cross_validate(config), keep_default_na=False)
     assert tuple(held.columns) == HELDOUT_COLUMNS and len(held) == 18 and np.isfinite(held.logit).all()
@@ -238,27 +238,38 @@ def test_cross_validation_scores_every_row_held_out_and_init_goes_on(tmp_path):
         assert saved["data"]["train_rows"] + saved["data"]["dev_rows"] == 18 - (held.fold == k).sum()
     # a run that goes on from a checkpoint records it, and refuses one of another shape
     first = tmp_path / "cv" / "fold-0"
-    metadata = train(JudgeConfig(data=[str(data)], output=str(tmp_path / "next"), trained_layers=1, epochs=1,
+    metadata = train(EquivalenceConfig(data=[str(data)], output=str(tmp_path / "next"), trained_layers=1, epochs=1,
                                  batch_size=8, dev_share=0.2, precision="fp32", device="cpu", init=str(first)))
     assert metadata["init"]["path"] == str(first) and len(metadata["init"]["weights_sha256"]) == 64
     with pytest.raises(CheckpointError, match="trained with pooling 'mean' and 1 layers, not 'mean' and 2"):
-        train(JudgeConfig(data=[str(data)], output=str(tmp_path / "bad"), trained_layers=2, epochs=1,
+        train(EquivalenceConfig(data=[str(data)], output=str(tmp_path / "bad"), trained_layers=2, epochs=1,
                           device="cpu", init=str(first)))
 
 
 def test_fold_needs_folds(capsys):
     from kpqa.cli import main
 
+    assert main(["train-equivalence", "--data", "x.csv", "--output", "o", "--fold", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--fold" in err and "deprecated" not in err
+
+
+def test_train_judge_is_train_equivalence_with_a_deprecation_note(capsys):
+    from kpqa.cli import main
+
     assert main(["train-judge", "--data", "x.csv", "--output", "o", "--fold", "1"]) == 2
-    assert "--fold" in capsys.readouterr().err
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == ("kpqa: warning: `kpqa train-judge` is deprecated and will be removed in the next release; "
+                        "use `kpqa train-equivalence` (the same command)")
+    assert len(lines) == 2 and "--fold" in lines[1]
 
 
 @pytest.mark.model
 def test_the_candidate_trained_on_peoples_judgments_loads_and_ranks_the_right_answer_first():
     from kpqa.models import shipped
-    from kpqa.models.equivalence import Equivalence
+    from kpqa.models.equivalence import EquivalenceRunner
 
-    model = Equivalence.load(shipped.root() / "equivalence-human", device="cpu")
+    model = EquivalenceRunner.load(shipped.root() / "equivalence-human", device="cpu")
     files = [f["path"].rsplit("/", 1)[-1] for f in model.metadata["data"]["files"]]
     assert files == ["evouna_nq_train.csv", "evouna_tq_dev.csv"] and model.metadata["init"]["weights_sha256"]
     right, wrong = model.best(["What is the capital of Australia?"] * 2, [["Canberra"]] * 2,

@@ -68,6 +68,26 @@ def test_squad_rows_match_file():
     assert counts == SQUAD_COUNTS
 
 
+def test_squad_records_keep_every_answer_and_their_article(tmp_path):
+    """What the contrastive answers read of a SQuAD record (read_records: the reader's records, not converted), the
+    same from the file and from hub rows (an article is then a run of rows with one title)."""
+    from kpqa.train.sources import SOURCES, read_records
+
+    qas = squad_qas()
+    qas[0]["answers"].append({"text": " Paris ", "answer_start": CONTEXT.index("Paris") - 1})
+    data = {"data": [{"title": "T", "paragraphs": [{"context": CONTEXT, "qas": qas}]},
+                     {"paragraphs": [{"context": CONTEXT, "qas": qas[:1]}]}]}
+    (tmp_path / "two.json").write_text(json.dumps(data))
+    records = list(read_records("squad", tmp_path / "two.json"))
+    assert [(r.id, r.article, r.title) for r in records] == [(f"q{i}", 0, "T") for i in range(6)] + [("q0", 1, "1")]
+    assert (records[0].answers, records[0].answer, records[5].answers) == (("Paris", " Paris "), "Paris", ())
+    rows = [{"id": r.id, "title": r.title, "context": r.context, "question": r.question,
+             "answers": {"text": list(r.answers), "answer_start": [r.answer_start] * len(r.answers)}} for r in records]
+    from_rows = list(SOURCES["squad"].from_rows(rows, "rows"))
+    assert [(r.id, r.article, r.title, r.answers) for r in from_rows] == [(r.id, r.article, r.title, r.answers)
+                                                                           for r in records]
+
+
 def test_squad_gzip(tmp_path):
     path = tmp_path / "squad.json.gz"
     path.write_bytes(gzip.compress(squad_file(tmp_path).read_bytes()))

@@ -349,3 +349,38 @@ def test_train_help_works_without_the_train_extra():
             "from kpqa.cli import main\nmain(['train', '--help'])")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0 and "--data NAME[@N]:PATH" in run.stdout and run.stderr == ""
+
+
+def test_the_shared_loop_warms_up_decays_and_clips_every_step():
+    """train/loop.py, what both trainers use: AdamW without decay on biases, a linear warm-up then decay, and a step
+    that clips the gradients to MAX_GRAD_NORM before the optimizer sees them, then zeroes them."""
+    from kpqa.train.loop import MAX_GRAD_NORM, optimizer_and_schedule, step
+
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(3, 2)
+    params = list(layer.parameters())
+    optimizer, scheduler = optimizer_and_schedule(params, lr=1.0, weight_decay=0.1, steps=10, warmup=0.2)
+    assert [(g["params"], g["weight_decay"]) for g in optimizer.param_groups] == [([layer.weight], 0.1),
+                                                                                   ([layer.bias], 0.0)]
+    rates = []
+    for _ in range(10):
+        rates.append(scheduler.get_last_lr()[0])
+        step((layer(torch.full((1, 3), 100.0)) ** 2).sum(), params, optimizer, scheduler)
+    assert rates == pytest.approx([0.0, 0.5, 1.0, 0.875, 0.75, 0.625, 0.5, 0.375, 0.25, 0.125])
+    assert all(p.grad is None or not p.grad.any() for p in params)
+
+    class Probe:  # an optimizer that records the gradients' norm it is handed
+        norms: list[float] = []
+
+        def step(self) -> None:
+            self.norms.append(float(torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in params]))))
+
+        def zero_grad(self) -> None:
+            for p in params:
+                p.grad = None
+
+    probe = Probe()
+    step((layer(torch.full((1, 3), 100.0)) ** 2).sum(), params, probe, scheduler)
+    step(layer(torch.full((1, 3), 1e-4)).sum() * 0, params, probe, scheduler)
+    assert probe.norms == pytest.approx([MAX_GRAD_NORM, 0.0]) and MAX_GRAD_NORM == 1.0
+    assert all(p.grad is None for p in params)

@@ -85,13 +85,24 @@ def _reading(records: Iterable[Any], label: str) -> Iterator[Any]:
         yield from bar
 
 
+def read_records(name: str, where: str | Path) -> Iterator[Any]:
+    """The records of source ``name`` (:data:`SOURCES`) as its reader gives them, before any conversion: from
+    ``where``, a file in the source's official layout, or ``hub[:SPLIT]`` (the datasets hub). What
+    :func:`load_source` converts into examples, and what the contrastive answers (:mod:`kpqa.train.contrastive`)
+    read."""
+    source = _source(name)
+    if str(where) == "hub" or str(where).startswith("hub:"):
+        split = str(where)[4:] or "train"
+        label = f"{name}:hub:{split}"
+        return _reading(source.from_rows(load_hub(name, split), label), label)
+    data = read_json(where, jsonl=source.jsonl)
+    return _reading(source.from_json(data, str(where)), f"{name}:{Path(where).name}")
+
+
 def examples_from_file(name: str, path: str | Path) -> tuple[list[TaggedExample], Counter]:
     """Examples from a source file in its official layout, and the kept/skipped counts by reason."""
-    source = _source(name)
-    data = read_json(path, jsonl=source.jsonl)
     counts: Counter = Counter()
-    records = _reading(source.from_json(data, str(path)), f"{name}:{Path(path).name}")
-    return list(source.convert(records, counts)), counts
+    return list(_source(name).convert(read_records(name, path), counts)), counts
 
 
 def examples_from_rows(name: str, rows: Iterable[dict[str, Any]], label: str | None = None
@@ -127,12 +138,8 @@ def load_source(spec: str) -> tuple[list[TaggedExample], Counter]:
     if at and budget != "choice" and not (budget.isdigit() and int(budget) > 0):
         raise InputError(f"training source {spec!r}: @N must be a positive number of examples or 'choice', "
                          f"got {budget!r}")
-    _source(name)
-    if rest == "hub" or rest.startswith("hub:"):
-        split = rest[4:] or "train"
-        examples, counts = examples_from_rows(name, load_hub(name, split), label=f"{name}:hub:{split}")
-    else:
-        examples, counts = examples_from_file(name, rest)
+    counts: Counter = Counter()
+    examples = list(_source(name).convert(read_records(name, rest), counts))
     if budget == "choice":
         chosen = [e for e in examples if is_choice_question(e)]
         counts["not a choice question"] = len(examples) - len(chosen)

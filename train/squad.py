@@ -20,13 +20,18 @@ LAYOUT = "SQuAD"
 
 @dataclass(frozen=True)
 class SquadRecord:
-    """One question in the form both routes share: its context and first answer (``None`` when it has none)."""
+    """One question in the form both routes share: its context and first answer (``None`` when it has none); every
+    annotator's answer text and the article it is in (its index in the file and its title, the index where it has
+    none), which the contrastive answers read (:mod:`kpqa.train.contrastive`)."""
 
     id: str
     question: str
     context: str
     answer: str | None
     answer_start: int | None
+    answers: tuple[str, ...] = ()
+    article: int = 0
+    title: str = ""
 
 
 def records_from_json(data: Any, file: str) -> Iterator[SquadRecord]:
@@ -43,19 +48,25 @@ def records_from_json(data: Any, file: str) -> Iterator[SquadRecord]:
             for q, qa in enumerate(field(paragraph, "qas", list, file=file, where=where, layout=LAYOUT)):
                 here = f"{where}.qas[{q}]"
                 answers = field(qa, "answers", list, file=file, where=here, layout=LAYOUT)
-                text = start = None
+                texts = tuple(field(x, "text", str, file=file, where=f"{here}.answers[{k}]", layout=LAYOUT)
+                              for k, x in enumerate(answers))
+                start = None
                 if answers:
-                    first = answers[0]
-                    text = field(first, "text", str, file=file, where=f"{here}.answers[0]", layout=LAYOUT)
-                    start = field(first, "answer_start", int, file=file, where=f"{here}.answers[0]", layout=LAYOUT)
+                    start = field(answers[0], "answer_start", int, file=file, where=f"{here}.answers[0]",
+                                  layout=LAYOUT)
                 yield SquadRecord(id=str(field(qa, "id", (str, int), file=file, where=here, layout=LAYOUT)),
                                   question=field(qa, "question", str, file=file, where=here, layout=LAYOUT),
-                                  context=context, answer=text, answer_start=start)
+                                  context=context, answer=texts[0] if texts else None, answer_start=start,
+                                  answers=texts, article=a, title=str(article.get("title", a)))
 
 
 def records_from_rows(rows: Iterable[dict[str, Any]], file: str) -> Iterator[SquadRecord]:
-    """The rows of the ``squad`` hub dataset (``id, context, question, answers{text[], answer_start[]}``)."""
+    """The rows of the ``squad`` hub dataset (``id, title, context, question, answers{text[], answer_start[]}``);
+    an article is a run of rows with one title."""
+    article, title = -1, None
     for i, row in enumerate(rows):
+        if row.get("title", "") != title or article < 0:
+            article, title = article + 1, row.get("title", "")
         where = f"row {i}"
         answers = field(row, "answers", dict, file=file, where=where, layout="squad dataset")
         texts = field(answers, "text", list, file=file, where=f"{where}.answers", layout="squad dataset")
@@ -64,7 +75,8 @@ def records_from_rows(rows: Iterable[dict[str, Any]], file: str) -> Iterator[Squ
                           question=field(row, "question", str, file=file, where=where, layout="squad dataset"),
                           context=field(row, "context", str, file=file, where=where, layout="squad dataset"),
                           answer=texts[0] if texts else None,
-                          answer_start=int(starts[0]) if texts and starts else None)
+                          answer_start=int(starts[0]) if texts and starts else None,
+                          answers=tuple(map(str, texts)), article=article, title=str(title or article))
 
 
 def answer_span(record: SquadRecord) -> tuple[int, int] | None:

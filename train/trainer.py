@@ -37,6 +37,7 @@ from kpqa.models.windows import Window, encode, pad
 
 from .examples import TaggedExample
 from .forms import AnswerForms, build_examples, choice_copies
+from .loop import optimizer_and_schedule, step
 
 STATE = "state"
 PROGRESS = "trainer_state.json"
@@ -454,7 +455,6 @@ def _setup(config: TrainConfig, progress: dict[str, Any]) -> _Run:
     or a first one written."""
     from accelerate import Accelerator
     from accelerate.utils import set_seed
-    from transformers import get_linear_schedule_with_warmup
 
     forms = AnswerForms(config.short_answers, config.yes_no, config.max_answer_share, config.choice_questions,
                         config.bare_answers, config.long_answers, config.echo_answers)
@@ -490,13 +490,9 @@ def _setup(config: TrainConfig, progress: dict[str, Any]) -> _Run:
                                              collate_fn=collate, generator=loader_rng)
 
     params = [p for p in model.parameters() if p.requires_grad]
-    decay = [p for p in params if p.ndim > 1]
-    no_decay = [p for p in params if p.ndim <= 1]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
-                                   {"params": no_decay, "weight_decay": 0.0}], lr=config.lr)
     steps_per_epoch = math.ceil(len(sampler) / accelerator.num_processes)
-    total_steps = steps_per_epoch * config.epochs
-    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * total_steps), total_steps)
+    optimizer, scheduler = optimizer_and_schedule(params, config.lr, config.weight_decay,
+                                                  steps_per_epoch * config.epochs, config.warmup)
     model, optimizer, train_loader, dev_loader, scheduler = accelerator.prepare(
         model, optimizer, train_loader, dev_loader, scheduler)
     run = _Run(config=config, progress=progress, accelerator=accelerator, tagger=tagger, model=model, params=params,
@@ -552,11 +548,7 @@ def _train_epoch(run: _Run, epoch: int, interrupted: list[bool]) -> None:
     for batch in bar:
         labels, soft = batch.pop("labels"), batch.pop("soft", None)
         loss, _ = _loss_and_counts(run.model(**batch), labels, soft, run.loss)
-        accelerator.backward(loss)
-        accelerator.clip_grad_norm_(run.params, 1.0)
-        run.optimizer.step()
-        run.scheduler.step()
-        run.optimizer.zero_grad()
+        step(loss, run.params, run.optimizer, run.scheduler, accelerator)
         progress["step_in_epoch"] += 1
         progress["global_step"] += 1
         progress["train_windows_seen"] += len(labels) * accelerator.num_processes

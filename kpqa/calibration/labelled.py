@@ -34,14 +34,14 @@ REUSE = ("trust", "check", "never")
 
 ScorerFactory = Callable[[list[str]], Scorer]
 """``factory(metric names)`` -> the :class:`~kpqa.scoring.Scorer` of those metrics."""
-#: the columns of a file of held-out scores (``kpqa train-judge --folds`` writes them): the labelled file's name (or
+#: the columns of a file of held-out scores (``kpqa train-equivalence --folds`` writes them): the labelled file's name (or
 #: path) and 1-based data row, and the score
 HELDOUT_COLUMNS = ("source", "row", "logit")
 
 
 @dataclass(frozen=True)
 class Heldout:
-    """One metric's held-out scores from cross-validation (``kpqa train-judge --folds``'s ``heldout.csv``), used
+    """One metric's held-out scores from cross-validation (``kpqa train-equivalence --folds``'s ``heldout.csv``), used
     in place of the final model's own scores of the rows it was trained on (which would be too sure of them), by
     file name and data row; ``signature``: the final model's, the one the calibration then applies to."""
 

@@ -3,7 +3,7 @@ the references (:mod:`kpqa.models.equivalence`, a MiniLM cross-encoder over ques
 
 The score is the logit itself (any real number; above 0 the model reads the candidate as giving the reference's
 answer), because that is what KPQA-judge combines with the other metrics (:mod:`kpqa.calibration`); its calibrated
-P(correct) is what ``--decide`` writes. ``Equivalence:model=DIR`` takes another checkpoint (``kpqa train-judge``).
+P(correct) is what ``--decide`` writes. ``Equivalence:model=DIR`` takes another checkpoint (``kpqa train-equivalence``).
 The corpus score is the mean logit. The signature names the checkpoint's hash and the arithmetic precision.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from kpqa.metrics.spec import base_name, parse_spec
 from kpqa.signature import Signature
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kpqa.models.equivalence import Equivalence as Model
+    from kpqa.models.equivalence import EquivalenceRunner
 
 NAME = "Equivalence"
 
@@ -43,12 +43,12 @@ class Equivalence(MeanMetric):
     def token_unit(self, ctx: Context) -> str | None:
         return None
 
-    def _model(self, ctx: Context) -> "Model":
-        from kpqa.models.equivalence import Equivalence as Model
+    def _model(self, ctx: Context) -> "EquivalenceRunner":
+        from kpqa.models.equivalence import EquivalenceRunner
 
         return ctx.models.get(("equivalence", self.model, ctx.device, ctx.precision),
-                              lambda: Model.load(self.model, device=ctx.device, batch_size=ctx.batch_size,
-                                                 precision=ctx.precision))
+                              lambda: EquivalenceRunner.load(self.model, device=ctx.device,
+                                                             batch_size=ctx.batch_size, precision=ctx.precision))
 
     def row_scores(self, rows: Rows, ctx: Context) -> np.ndarray:
         return self._model(ctx).best(rows.questions, rows.references, rows.candidates)

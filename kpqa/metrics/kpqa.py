@@ -22,6 +22,7 @@ from kpqa.metrics.bleu import weighted_bleu1
 from kpqa.metrics.lexical import tokenize_rows
 from kpqa.metrics.rouge import SUBSEQUENCES, weighted_rouge_l
 from kpqa.metrics.spec import base_name, kp_suffix, parse_spec
+from kpqa.numbers import SMALL
 from kpqa.rows import regroup, weighted_pairs
 from kpqa.stopwords import NLTK_ENGLISH_STOPWORDS
 from kpqa.text import Tokenizer, get_tokenizer
@@ -128,9 +129,7 @@ class RougeLKPQA(_WeightedLexical):
 
 
 #: number words read as the digits they stand for when tokens are matched (KeyFact-KPQA)
-NUMBER_WORDS = {w: str(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
-    "eighteen nineteen twenty".split())}
+NUMBER_WORDS = {w: str(i) for i, w in enumerate(SMALL)}
 #: unit symbols and the words that say the same (a reference's "100 °C" is held by "100 degrees Celsius")
 UNITS = {"°c": ("celsius",), "℃": ("celsius",), "°f": ("fahrenheit",), "℉": ("fahrenheit",),
          "km": ("kilometres", "kilometers"), "kg": ("kilograms",), "lb": ("pounds",), "lbs": ("pounds",),

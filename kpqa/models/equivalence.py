@@ -6,9 +6,9 @@ reference are cut to :data:`QUESTION_PIECES` and :data:`REFERENCE_PIECES` word p
 of ``max_length`` (its head: a long answer says its answer first far more often than last). A linear head on the
 ``[CLS]`` vector, or on the mean of the pieces' vectors (``pooling``), gives the logit. The transformer layers are fine-tuned (embeddings frozen; the top
 ``trained_layers`` of them), so a checkpoint (:mod:`kpqa.models.checkpoint`, fp16) stores only those layers and the
-head. :class:`Equivalence` runs it batched, length-sorted and cached by (question, reference, candidate); a row's
-score is the best over its references (:meth:`Equivalence.best`). Trained by ``kpqa train-judge``
-(:mod:`kpqa.train.judge`) on the contrastive answers of :mod:`kpqa.train.contrastive`.
+head. :class:`EquivalenceRunner` runs it batched, length-sorted and cached by (question, reference, candidate); a row's
+score is the best over its references (:meth:`EquivalenceRunner.best`). Trained by ``kpqa train-equivalence``
+(:mod:`kpqa.train.equivalence`) on the contrastive answers of :mod:`kpqa.train.contrastive`.
 """
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def default_folder() -> str:
     return str(root() / SHIPPED)
 
 
-class Equivalence(CachedRunner[Triple, float]):
+class EquivalenceRunner(CachedRunner[Triple, float]):
     """Batched inference of an answer-equivalence checkpoint, cached by (question, reference, candidate)."""
 
     def __init__(self, model: EquivalenceModel, tokenizer: Any, metadata: dict, checkpoint_hash: str,
@@ -123,7 +123,7 @@ class Equivalence(CachedRunner[Triple, float]):
 
     @classmethod
     def load(cls, folder: str | os.PathLike | None = None, *, device: str = DEFAULT_DEVICE,
-             batch_size: int = DEFAULT_BATCH_SIZE, precision: str = DEFAULT_PRECISION) -> "Equivalence":
+             batch_size: int = DEFAULT_BATCH_SIZE, precision: str = DEFAULT_PRECISION) -> "EquivalenceRunner":
         """Load a checkpoint folder (default: the shipped one); CheckpointError when it is not an
         answer-equivalence checkpoint or does not fit the installed backbone."""
         folder = default_folder() if folder is None else os.fspath(folder)

@@ -1,4 +1,4 @@
-"""The answer forms of the contrastive data (``kpqa.train.contrastive``) that need rules beyond a span swap.
+"""The answer forms of the contrastive data (:mod:`kpqa.train.contrastive`) that need rules beyond a span swap.
 
 Every rule gives a RIGHT and a WRONG answer in the same form, so that a judge cannot learn "this form is always
 wrong":

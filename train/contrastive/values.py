@@ -1,4 +1,4 @@
-"""The value class of the contrastive data (``kpqa.train.contrastive``): an answer that is a number, a year or a
+"""The value class of the contrastive data (:mod:`kpqa.train.contrastive`): an answer that is a number, a year or a
 date, given again in another form (right: ``value-restated``) or with the value changed a little in the reference's
 own form (wrong: ``value-near``).
 
@@ -17,13 +17,11 @@ from __future__ import annotations
 import random
 import re
 
+from kpqa.numbers import ORDINALS, SMALL, TENS
+
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
 _MONTH = re.compile(r"\b(" + "|".join(MONTHS) + r")\b")
-_SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-          "seventeen eighteen nineteen twenty").split()
-_ORDINAL_WORDS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
-                  "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
 #: a unit after a number and its words (both ways)
 UNITS = {"km": "kilometres", "km2": "square kilometres", "sq mi": "square miles", "mi": "miles", "kg": "kilograms",
          "lb": "pounds", "lbs": "pounds", "ft": "feet", "cm": "centimetres", "mm": "millimetres",
@@ -38,7 +36,6 @@ _ORDINAL = re.compile(r"\b(\d{1,2})(st|nd|rd|th)\b")
 _DAY_MONTH = re.compile(r"\b(\d{1,2}) (" + "|".join(MONTHS) + r")\b")
 _MONTH_DAY = re.compile(r"\b(" + "|".join(MONTHS) + r") (\d{1,2})\b(?!,? \d{1,2}\b)")
 _YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 _CURRENCIES = {"$": "dollars", "£": "pounds", "€": "euros"}
 
 
@@ -53,7 +50,7 @@ def _year_words(year: int) -> str | None:
     hi, lo = divmod(year, 100)
     if not 11 <= hi <= 19 or lo < 10:
         return None
-    return f"{_SMALL[hi]} {number_words(lo)}"
+    return f"{SMALL[hi]} {number_words(lo)}"
 
 
 def _restate_date(span: str, rng: random.Random) -> str | None:
@@ -94,10 +91,10 @@ def _restate_unit(span: str) -> str | None:
 def number_words(n: int) -> str | None:
     """0-99 in words ("twenty-seven"), else None."""
     if n <= 20:
-        return _SMALL[n]
+        return SMALL[n]
     if n >= 100:
         return None
-    return _TENS[n // 10 - 2] + (f"-{_SMALL[n % 10]}" if n % 10 else "")
+    return TENS[n // 10 - 2] + (f"-{SMALL[n % 10]}" if n % 10 else "")
 
 
 def _restate_number(span: str) -> str | None:
@@ -105,10 +102,10 @@ def _restate_number(span: str) -> str | None:
     out, or thousands separators dropped (or added)."""
     m = _ORDINAL.search(span)
     if m and 1 <= int(m.group(1)) <= 20:
-        return span[:m.start()] + _ORDINAL_WORDS[int(m.group(1)) - 1] + span[m.end():]
-    word = re.search(r"\b(" + "|".join(_SMALL[2:]) + r")\b", span)
+        return span[:m.start()] + ORDINALS[int(m.group(1)) - 1] + span[m.end():]
+    word = re.search(r"\b(" + "|".join(SMALL[2:]) + r")\b", span)
     if word and not _NUMBER.search(span):
-        return span[:word.start()] + str(_SMALL.index(word.group())) + span[word.end():]
+        return span[:word.start()] + str(SMALL.index(word.group())) + span[word.end():]
     m = re.search(r"([$£€])(\d[\d,.]*(?: (?:million|billion|thousand))?)", span)
     if m:
         return span[:m.start()] + f"{m.group(2)} {_CURRENCIES[m.group(1)]}" + span[m.end():]
@@ -190,11 +187,11 @@ def near(span: str, rng: random.Random) -> str | None:
         return text[:m.start()] + ordinal(other) + text[m.end():]
     numbers = list(_NUMBER.finditer(text))
     if not numbers:
-        word = next((w for w in re.findall(r"[a-z]+", text.lower()) if w in _SMALL[1:13]), None)
+        word = next((w for w in re.findall(r"[a-z]+", text.lower()) if w in SMALL[1:13]), None)
         if word is None:
             return None
-        n = _SMALL.index(word)
-        return re.sub(rf"\b{word}\b", _SMALL[_near_int(n, rng)], text, count=1, flags=re.IGNORECASE)
+        n = SMALL.index(word)
+        return re.sub(rf"\b{word}\b", SMALL[_near_int(n, rng)], text, count=1, flags=re.IGNORECASE)
     m = numbers[0]
     raw = m.group().replace(",", "")
     if "." in raw:

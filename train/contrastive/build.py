@@ -1,67 +1,23 @@
-"""Contrastive answer data for fitting and checking correct / incorrect decisions (``kpqa.calibration``) and for
-training an answer-equivalence model.
-
-From extractive QA data (SQuAD layout: SQuADShifts Wikipedia and Amazon reviews, SQuAD dev; ConditionalQA, MS-MARCO and HotpotQA for real yes/no
-questions) every question gives a reference answer and candidates labelled correct (1) or wrong (0), of these
-``kind``s:
-
-correct (the right fact, in other words)
-    ``span`` the bare answer span (another annotator's span when there is one); ``clause`` the span in a short
-    clause ("It is X."); ``other-sentence`` another sentence of the article that holds the span; ``verbose`` 2-4
-    sentences: the span in a clause, then sentences around the answer sentence; ``polar-same`` the right yes/no
-    word, bare or before the evidence.
-wrong (the reference's wording, the key fact changed)
-    ``swap`` the answer sentence with the span replaced by another answer of the same type (year, date, number,
-    proper name) from the same article; ``swap-span`` that other answer alone; ``swap-verbose`` a ``verbose``
-    answer with the span swapped; ``choice-other`` the other option of a choice question ("Q: A or B?");
-    ``polar-flip`` the other yes/no word (bare, or before the evidence); ``polar-wrong-statement`` the right
-    polar word followed by the answer sentence with its fact swapped.
-rule-made classes (:mod:`kpqa.train.contrastive_forms`), each a right and a wrong side in the same form
-    ``polar-implicit`` / ``polar-implicit-flip`` a yes/no question answered by echoing its auxiliary ("It
-    doesn't.", "That's right, they were: ..."), as the reference does / the opposite; ``long-asserts`` /
-    ``long-mentions`` a multi-sentence answer asserting the reference's answer while naming another in passing /
-    asserting the other while naming the reference's, or declining, or listing both; ``alias`` / ``alias-wrong``
-    the answer by another name from WordNet ("Decalogue" for "Ten Commandments", "a native of Wales" for "Welsh")
-    / a sibling's name ("Copernicus" for "Galileo"), bare, in a clause or in the answer sentence;
-    ``negation-paraphrase`` / ``negation-flip`` a yes/no question on an adjective answered by a statement, the
-    adjective, its negation or its WordNet antonym ("Am I eligible?" / no: "You are ineligible." / "You are
-    eligible."); ``qualifier-synonym`` / ``qualifier-swap`` the answer sentence (or "Yes, <sentence>" to "Q? Is it
-    <span>?") with an adjective the question and the sentence share put in other words ("the biggest city" for
-    "the largest city") / turned into its antonym ("the smallest city"); ``role-reorder`` / ``role-swap`` "Who
-    replaced Wilkinson?" answered by a statement keeping the roles, active or passive ("Wilkinson was replaced by
-    Oaks.") / with the two names swapped ("Wilkinson replaced Oaks.").
-
-The reference is the answer sentence (MS-MARCO style) or the bare spans of every annotator (TriviaQA style), half
-each. Synthetic polar questions come from a SQuAD question and a candidate fact ("Q Is it X?"). Each question
-gets up to ``--form-pairs`` pairs of the rule-made classes (0: the rows of the other kinds only, unchanged).
-Questions are split by article into ``fit`` and ``check`` parts (``--check-share``), so no article's text is in
-both. The ``train`` part is drawn from other sources only (SQuAD v1.1 train, ConditionalQA train); more SQuAD
-train questions (``--train-rare-questions``) give only the pairs of the classes few questions allow. Every choice
-is seeded per question (seed, source, id): the output does not depend on the order of the sources. No
-human-judgment set is read.
-
-    python -m kpqa.train.contrastive --out runs/contrastive               # writes fit.csv and check.csv
-    python -m kpqa.train.contrastive --out runs/contrastive --part train  # writes train.csv
-"""
+"""The builder of the contrastive answers (:mod:`kpqa.train.contrastive`): a question's rows (:class:`Builder`),
+a real yes/no question's (:func:`polar_rows`), and the parts: fit and check (:func:`build`, split by article) and
+train (:func:`build_train`), from sources read through :mod:`kpqa.train.sources` (:mod:`.records`); :func:`write`
+puts a part in a CSV as every kpqa output is written (:mod:`kpqa.output`)."""
 from __future__ import annotations
 
-import argparse
-import csv
 import hashlib
 import random
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import contrastive_forms as forms
-from . import contrastive_values as values
-from .examples import polar_answers
-from .sentences import find_occurrences, sentence_bounds
-from .sources import read_json
+from kpqa.numbers import ORDINALS, SCALES, SMALL, TENS
 
-#: the rule-made classes (:mod:`kpqa.train.contrastive_forms`): (right kind, wrong kind)
+from . import forms, values
+from .records import Article, Polar, Question, Spec, articles, polar_questions
+from ..sentences import find_occurrences, sentence_bounds
+
+#: the rule-made classes (:mod:`.forms`): (right kind, wrong kind)
 FORM_KINDS: tuple[tuple[str, str], ...] = (("polar-implicit", "polar-implicit-flip"), ("long-asserts", "long-mentions"),
                                            ("alias", "alias-wrong"), ("negation-paraphrase", "negation-flip"),
                                            ("qualifier-synonym", "qualifier-swap"), ("role-reorder", "role-swap"),
@@ -76,10 +32,8 @@ _MONTHS = ("january|february|march|april|may|june|july|august|september|october|
            "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
 _DATE = re.compile(rf"\b({_MONTHS})\b", re.IGNORECASE)
 _YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})s?$")
-_NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-                 "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
-                 "thousand million billion first second third fourth fifth sixth seventh eighth ninth tenth "
-                 "half dozen").split()
+#: number words a span of the ``number`` type may be ("Four", "a dozen")
+_NUMBER_WORDS = (*SMALL, *TENS, *SCALES, *ORDINALS[:10], "half", "dozen")
 _NUMBER = re.compile(r"^[$£€~]?\d[\d,.:/]*(%|s|st|nd|rd|th|k|m|bn)?$|^(" + "|".join(_NUMBER_WORDS) + r")$",
                      re.IGNORECASE)
 _LOWER_IN_NAMES = {"of", "the", "and", "de", "la", "von", "van", "du", "del", "da", "for", "in", "on", "at", "&"}
@@ -108,40 +62,6 @@ def span_type(text: str) -> str | None:
 
 def _norm(text: str) -> str:
     return re.sub(r"\W+", " ", text.lower()).strip()
-
-
-@dataclass
-class Question:
-    """One question of an article with its answer spans (every annotator's) and where the first one stands."""
-
-    id: str
-    question: str
-    context: str
-    answers: list[str]
-    start: int
-
-
-@dataclass
-class Article:
-    """The questions of one article (the unit of the fit / check split) and the sentences of its paragraphs."""
-
-    source: str
-    title: str
-    questions: list[Question] = field(default_factory=list)
-
-
-def squad_articles(path: str | Path, source: str) -> Iterator[Article]:
-    """The articles of a SQuAD-layout file, questions with an answer only."""
-    data = read_json(path)
-    for a, raw in enumerate(data["data"]):
-        article = Article(source, str(raw.get("title", a)))
-        for paragraph in raw["paragraphs"]:
-            for qa in paragraph["qas"]:
-                texts = [x["text"].strip() for x in qa.get("answers", []) if x.get("text", "").strip()]
-                if texts:
-                    article.questions.append(Question(str(qa["id"]), qa["question"].strip(), paragraph["context"],
-                                                      list(dict.fromkeys(texts)), int(qa["answers"][0]["answer_start"])))
-        yield article
 
 
 def _sentence_of(context: str, start: int) -> tuple[int, list[tuple[int, int]]]:
@@ -353,7 +273,7 @@ class Builder:
     def _value_pair(self, q: Question, span: str, sentence: str, row: Any
                     ) -> tuple[dict[str, Any], dict[str, Any]] | None:
         """The answer's value restated (right) and changed a little (wrong), both bare, in a clause or in the
-        answer's sentence (:mod:`kpqa.train.contrastive_values`), drawn with their own seed."""
+        answer's sentence (:mod:`.values`), drawn with their own seed."""
         rng = self.rng("value", q.id)
         pair = values.value_pair(span, rng)
         if not pair:
@@ -367,7 +287,7 @@ class Builder:
         return row(answers[0], 1, "value-restated"), row(answers[1], 0, "value-near")
 
 
-def polar_rows(records: Sequence[tuple[str, str, str, str]], source: str, seed: int,
+def polar_rows(records: Sequence[Polar], source: str, seed: int,
                form_pairs: int = 2) -> Iterator[dict[str, Any]]:
     """Rows of real yes/no questions, ``(id, question, 'yes'|'no', evidence)``: the reference is the polar word
     (before the evidence when there is one); candidates ``polar-same`` and ``polar-flip``, bare or with the
@@ -395,137 +315,85 @@ def polar_rows(records: Sequence[tuple[str, str, str, str]], source: str, seed: 
                    "article": article, "source": source, "qid": rid}
 
 
-def conditionalqa_polar(path: str | Path) -> list[tuple[str, str, str, str]]:
-    """(id, question, polar, first evidence sentence) of ConditionalQA's yes/no questions."""
-    out = []
-    for rec in read_json(path):
-        polar = polar_answers([a[0] for a in rec.get("answers", [])]) if rec.get("answers") else None
-        if polar:
-            evidence = re.sub(r"<[^>]+>", "", rec["evidences"][0]).strip() if rec.get("evidences") else ""
-            out.append((str(rec["id"]), rec["question"].strip(), polar, evidence))
-    return out
-
-
-def msmarco_polar(path: str | Path) -> list[tuple[str, str, str, str]]:
-    """(id, query, polar, first selected passage's first sentence) of MS-MARCO's yes/no queries."""
-    out = []
-    for rec in read_json(path, jsonl=True):
-        polar = polar_answers(rec.get("answers") or [])
-        if polar:
-            selected = [p["passage_text"] for p in rec.get("passages", []) if p.get("is_selected")]
-            evidence = ""
-            if selected:
-                s, e = sentence_bounds(selected[0])[0]
-                evidence = selected[0][s:e]
-            query = rec["query"].strip()
-            out.append((str(rec.get("query_id", query)), query[0].upper() + query[1:] + "?", polar, evidence))
-    return out
-
-
-def hotpotqa_polar(path: str | Path) -> list[tuple[str, str, str, str]]:
-    """(id, question, polar, '') of HotpotQA's yes/no questions."""
-    return [(rec["_id"], rec["question"], rec["answer"].lower(), "") for rec in read_json(path)
-            if rec.get("answer", "").lower() in ("yes", "no")]
-
-
 def in_check(article: str, seed: int, share: float) -> bool:
     """Whether an article goes to the check part (a seeded hash of its name)."""
     digest = hashlib.sha256(f"{seed}|split|{article}".encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2**64 < share
 
 
-def write(rows: Sequence[dict[str, Any]], path: Path) -> None:
-    """The rows as a CSV in the human-judgment layout (question, answer, reference1..3, scores, ...)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=FIELDS)
-        writer.writeheader()
-        for r in rows:
-            refs = (r["references"] + ["", "", ""])[:3]
-            writer.writerow({**{k: r[k] for k in FIELDS if k in r}, **{f"reference{i + 1}": refs[i] for i in range(3)}})
-    tmp.replace(path)
+def write(rows: Sequence[dict[str, Any]], path: str | Path) -> None:
+    """The rows as a CSV in the human-judgment layout (question, answer, reference1..3, scores, kind, article,
+    source), written as every kpqa output is (:func:`kpqa.output.write_output`)."""
+    import pandas as pd
+
+    from kpqa.output import write_output
+
+    records = [{**{k: r[k] for k in FIELDS if k in r}, **dict(zip(FIELDS[2:5], (r["references"] + ["", "", ""])[:3]))}
+               for r in rows]
+    write_output(pd.DataFrame(records, columns=list(FIELDS)), path)
 
 
-def squad_rows(builder: Builder, path: Path, name: str, n: int) -> list[dict[str, Any]]:
-    """The rows of ``n`` questions (a seeded sample of those with a swappable answer) of a SQuAD-layout file."""
-    articles = list(squad_articles(path, name))
-    questions = sorted(i for a in articles for i in builder.swappable(a))
+def squad_rows(builder: Builder, found: Sequence[Article], name: str, n: int) -> list[dict[str, Any]]:
+    """The rows of ``n`` questions (a seeded sample of those with a swappable answer) of a source's articles."""
+    questions = sorted(i for a in found for i in builder.swappable(a))
     chosen = set(builder.rng(name, "sample").sample(questions, min(n, len(questions))))
-    return [r for article in articles for r in builder.rows(article, chosen)]
+    return [r for article in found for r in builder.rows(article, chosen)]
 
 
-def build(data: Path, seed: int = 13, per_source: int = 500, check_share: float = 0.4,
+#: the fit / check part's sources (``[LABEL=]NAME:PATH``, :mod:`.records`), paths in the shared data folder
+FIT_CHECK_SOURCES = ("squadshifts-wiki=squadshifts:squadshifts/new_wiki_v1.0.json",
+                     "squadshifts-amazon=squadshifts:squadshifts/amazon_reviews_v1.0.json",
+                     "squad-dev=squad:squad/dev-v1.1.json", "conditionalqa-dev=conditionalqa:conditionalqa/dev.json",
+                     "msmarco=msmarco:msmarco/qna-sample.jsonl", "hotpotqa=hotpotqa:hotpotqa/dev-sample.json")
+#: the train part's sources, which fit / check never read
+TRAIN_SOURCES = ("squad-train=squad:squad/train-v1.1.json", "conditionalqa-train=conditionalqa:conditionalqa/train.json")
+
+
+def in_folder(folder: str | Path, specs: Sequence[str]) -> list[str]:
+    """``specs`` with their file paths taken in ``folder`` (the shared data folder, for the default sources)."""
+    out = []
+    for spec in specs:
+        head, _, where = spec.partition(":")
+        out.append(spec if where == "hub" or where.startswith("hub:") else f"{head}:{Path(folder) / where}")
+    return out
+
+
+def build(sources: Sequence[str], seed: int = 13, per_source: int = 500, check_share: float = 0.4,
           form_pairs: int = 2) -> dict[str, list[dict]]:
-    """The fit and check rows from the shared data folder ``data`` (``../shared/data``)."""
+    """The fit and check rows of ``sources`` (specs, :class:`~.records.Spec`; e.g. ``in_folder(data,
+    FIT_CHECK_SOURCES)``), in their order: ``per_source`` questions of each SQuAD-layout one, every yes/no question
+    of the others."""
     builder = Builder(seed, form_pairs)
     rows: list[dict[str, Any]] = []
-    for name, rel in (("squadshifts-wiki", "squadshifts/new_wiki_v1.0.json"),
-                      ("squadshifts-amazon", "squadshifts/amazon_reviews_v1.0.json"),
-                      ("squad-dev", "squad/dev-v1.1.json")):
-        rows += squad_rows(builder, data / rel, name, per_source)
-    rows += polar_rows(conditionalqa_polar(data / "conditionalqa/dev.json"), "conditionalqa-dev", seed, form_pairs)
-    rows += polar_rows(msmarco_polar(data / "msmarco/qna-sample.jsonl"), "msmarco", seed, form_pairs)
-    rows += polar_rows(hotpotqa_polar(data / "hotpotqa/dev-sample.json"), "hotpotqa", seed, form_pairs)
+    for spec in map(Spec.parse, sources):
+        if spec.articles:
+            rows += squad_rows(builder, articles(spec), spec.label, per_source)
+        else:
+            rows += polar_rows(polar_questions(spec), spec.label, seed, form_pairs)
     parts: dict[str, list[dict]] = {"fit": [], "check": []}
     for r in rows:
         parts["check" if in_check(r["article"], seed, check_share) else "fit"].append(r)
     return parts
 
 
-def build_train(data: Path, seed: int = 13, n_questions: int = 3000, form_pairs: int = 2,
+def build_train(sources: Sequence[str], seed: int = 13, n_questions: int = 3000, form_pairs: int = 2,
                 rare_questions: int = 20000) -> list[dict[str, Any]]:
-    """The training rows, from sources that fit / check never read: ``n_questions`` questions of SQuAD v1.1
-    train (every kind), ``rare_questions`` other ones (only the classes few questions allow: alias, qualifier,
-    role), and every yes/no question of ConditionalQA train."""
-    name = "squad-train"
-    articles = list(squad_articles(data / "squad/train-v1.1.json", name))
-    builder = Builder(seed, form_pairs)
-    questions = sorted(i for a in articles for i in builder.swappable(a))
-    chosen = set(builder.rng(name, "sample").sample(questions, min(n_questions, len(questions))))
-    rows = [r for article in articles for r in builder.rows(article, chosen)]
-    rest = sorted(q.id for a in articles for q in a.questions if q.id not in chosen)
-    extra = set(builder.rng(name, "rare").sample(rest, min(rare_questions, len(rest))))
-    rare = Builder(seed, form_pairs, rare_only=True)
-    rows += [r for article in articles for r in rare.rows(article, extra)]
-    rows += polar_rows(conditionalqa_polar(data / "conditionalqa/train.json"), "conditionalqa-train", seed, form_pairs)
+    """The training rows of ``sources`` (e.g. ``in_folder(data, TRAIN_SOURCES)``: sources fit / check never read),
+    in their order: of each SQuAD-layout one, ``n_questions`` questions (every kind) and ``rare_questions`` other
+    ones (only the classes few questions allow: alias, qualifier, role, value); every yes/no question of the
+    others."""
+    rows: list[dict[str, Any]] = []
+    for spec in map(Spec.parse, sources):
+        if not spec.articles:
+            rows += polar_rows(polar_questions(spec), spec.label, seed, form_pairs)
+            continue
+        found = articles(spec)
+        builder = Builder(seed, form_pairs)
+        questions = sorted(i for a in found for i in builder.swappable(a))
+        chosen = set(builder.rng(spec.label, "sample").sample(questions, min(n_questions, len(questions))))
+        rows += [r for article in found for r in builder.rows(article, chosen)]
+        rest = sorted(q.id for a in found for q in a.questions if q.id not in chosen)
+        extra = set(builder.rng(spec.label, "rare").sample(rest, min(rare_questions, len(rest))))
+        rare = Builder(seed, form_pairs, rare_only=True)
+        rows += [r for article in found for r in rare.rows(article, extra)]
     return rows
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[1].parent / "shared" / "data"),
-                        help="the shared data folder (default: ../shared/data beside the repo)")
-    parser.add_argument("--out", required=True, help="folder for the parts' CSVs (created)")
-    parser.add_argument("--part", choices=("fit-check", "train", "all"), default="fit-check",
-                        help="fit.csv and check.csv (default), train.csv (disjoint sources), or all three")
-    parser.add_argument("--train-questions", type=int, default=3000, help="SQuAD train questions in train.csv")
-    parser.add_argument("--train-rare-questions", type=int, default=20000,
-                        help="other SQuAD train questions in train.csv, for the rare classes only")
-    parser.add_argument("--form-pairs", type=int, default=2,
-                        help="pairs of rule-made classes per question (0: the parts as before they were added)")
-    parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--per-source", type=int, default=500, help="questions taken from each SQuAD-layout file")
-    parser.add_argument("--check-share", type=float, default=0.4, help="share of articles in the check part")
-    args = parser.parse_args(argv)
-    parts: dict[str, list[dict]] = {}
-    if args.part in ("fit-check", "all"):
-        parts.update(build(Path(args.data), args.seed, args.per_source, args.check_share, args.form_pairs))
-    if args.part in ("train", "all"):
-        parts["train"] = build_train(Path(args.data), args.seed, args.train_questions, args.form_pairs,
-                                     args.train_rare_questions)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for name, rows in parts.items():
-        write(rows, out / f"{name}.csv")
-        correct = sum(r["scores"] for r in rows)
-        print(f"{out / name}.csv: {len(rows)} rows, {correct} correct, "
-              f"{len({r['article'] for r in rows})} articles")
-        counts: dict[str, int] = {}
-        for r in rows:
-            counts[r["kind"]] = counts.get(r["kind"], 0) + 1
-        print("  " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,4 +1,4 @@
-"""``kpqa train-judge``: train the answer-equivalence model (:mod:`kpqa.models.equivalence`) on labelled answers.
+"""``kpqa train-equivalence``: train the answer-equivalence model (:mod:`kpqa.models.equivalence`) on labelled answers.
 
 The data are CSV files in the human-judgment layout with 0/1 labels (``question, answer, reference1.., scores``
 and, when there, ``kind``): the contrastive answers of :mod:`kpqa.train.contrastive` (``--part train``, drawn from
@@ -13,9 +13,9 @@ answers, then trained on people's judgments of EVOUNA's answers). ``--folds K`` 
 cross-validation by question instead (``--fold N``: one fold, for runs in parallel): each fold's model scores its
 held-out rows, gathered in ``OUTPUT/heldout.csv``, which is what a judge that reads the model is fitted on.
 
-    kpqa train-judge --data runs/contrastive/train.csv --max-per-kind 1000 --output runs/pretrained
-    kpqa train-judge --data nq.csv --data tq.csv --init runs/pretrained --lr 5e-5 --epochs 3 --output checkpoints/equivalence
-    kpqa train-judge --data nq.csv --data tq.csv --init runs/pretrained --lr 5e-5 --epochs 3 --folds 5 --output runs/cv
+    kpqa train-equivalence --data runs/contrastive/train.csv --max-per-kind 1000 --output runs/pretrained
+    kpqa train-equivalence --data nq.csv --data tq.csv --init runs/pretrained --lr 5e-5 --epochs 3 --output checkpoints/equivalence
+    kpqa train-equivalence --data nq.csv --data tq.csv --init runs/pretrained --lr 5e-5 --epochs 3 --folds 5 --output runs/cv
 """
 from __future__ import annotations
 
@@ -43,6 +43,8 @@ from kpqa.models.device import PRECISIONS, amp_dtype, resolve_device, training_p
 from kpqa.models.equivalence import KIND, MAX_LENGTH, POOLINGS, EquivalenceModel, collate, encode
 from kpqa.models.loader import load_pretrained
 
+from .loop import optimizer_and_schedule, step
+
 
 @dataclass
 class Example:
@@ -60,7 +62,7 @@ class Example:
 
 
 @dataclass
-class JudgeConfig:
+class EquivalenceConfig:
     """What a training run reads and how it trains (recorded in the checkpoint's metadata)."""
 
     data: list[str]
@@ -159,7 +161,7 @@ def _batches(examples: Sequence[Example], indices: Sequence[int], batch_size: in
 
 
 def evaluate(model: EquivalenceModel, tokenizer: Any, examples: Sequence[Example], indices: Sequence[int],
-             config: JudgeConfig, device: torch.device, dtype: torch.dtype | None) -> dict[str, Any]:
+             config: EquivalenceConfig, device: torch.device, dtype: torch.dtype | None) -> dict[str, Any]:
     """Loss, accuracy and balanced accuracy at logit 0 on ``indices``, and accuracy per kind."""
     model.eval()
     logits = np.empty(len(indices))
@@ -180,21 +182,18 @@ def evaluate(model: EquivalenceModel, tokenizer: Any, examples: Sequence[Example
             "rows": len(indices), "per_kind": {k: round(float(np.mean(v)), 4) for k, v in sorted(kinds.items())}}
 
 
-def _setup(config: JudgeConfig, n_steps: int) -> tuple[EquivalenceModel, Any, Any, Any]:
-    from transformers import get_linear_schedule_with_warmup
-
+def _setup(config: EquivalenceConfig, n_steps: int) -> tuple[EquivalenceModel, Any, list[torch.nn.Parameter], Any,
+                                                              Any]:
+    """The model (seeded head, ``--init``'s tensors loaded), its tokenizer, its trained parameters, AdamW and the
+    schedule over ``n_steps``."""
     torch.manual_seed(config.seed)
     encoder, tokenizer = load_pretrained(config.backbone, backbones.resolve(config.backbone))
     model = EquivalenceModel(encoder, config.trained_layers, pooling=config.pooling)
     if config.init is not None:
         _start_from(model, config.init)
     params = [p for p in model.parameters() if p.requires_grad]
-    decay = [p for p in params if p.ndim > 1]
-    rest = [p for p in params if p.ndim <= 1]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
-                                   {"params": rest, "weight_decay": 0.0}], lr=config.lr)
-    scheduler = get_linear_schedule_with_warmup(optimizer, int(config.warmup * n_steps), n_steps)
-    return model, tokenizer, optimizer, scheduler
+    optimizer, scheduler = optimizer_and_schedule(params, config.lr, config.weight_decay, n_steps, config.warmup)
+    return model, tokenizer, params, optimizer, scheduler
 
 
 def _start_from(model: EquivalenceModel, folder: str) -> None:
@@ -210,7 +209,7 @@ def _start_from(model: EquivalenceModel, folder: str) -> None:
     model.load_trained(tensors)
 
 
-def load_examples(config: JudgeConfig) -> list[Example]:
+def load_examples(config: EquivalenceConfig) -> list[Example]:
     """The rows a run trains on: every file's, capped per kind and sampled as ``config`` says."""
     examples = [e for path in config.data for e in read_examples(path)]
     if config.max_per_kind is not None:
@@ -218,7 +217,8 @@ def load_examples(config: JudgeConfig) -> list[Example]:
     if config.max_rows is not None:
         examples = random.Random(config.seed).sample(examples, min(config.max_rows, len(examples)))
     if len(examples) < 2 or len({e.label for e in examples}) < 2:
-        raise InputError("training a judge needs labelled rows of both classes", file=", ".join(config.data))
+        raise InputError("training the answer-equivalence model needs labelled rows of both classes",
+                         file=", ".join(config.data))
     return examples
 
 
@@ -241,14 +241,14 @@ def grouped_folds(examples: Sequence[Example], k: int, seed: int) -> np.ndarray:
 HELDOUT_COLUMNS = ("source", "row", "question", "fold", "label", "logit")
 
 
-def cross_validate(config: JudgeConfig) -> Path:
+def cross_validate(config: EquivalenceConfig) -> Path:
     """Grouped ``config.folds``-fold cross-validation: for each fold (or only ``config.fold``), a model trained on
     the other folds (in ``output/fold-K``) scores the held-out fold's rows as the Equivalence metric does (best
     logit over the references, fp32); the held-out logits of the folds run so far are gathered in
     ``output/heldout.csv`` (:data:`HELDOUT_COLUMNS`). Returns that file's path."""
     import pandas as pd
 
-    from kpqa.models.equivalence import Equivalence
+    from kpqa.models.equivalence import EquivalenceRunner
 
     assert config.folds is not None
     examples = load_examples(config)
@@ -259,7 +259,7 @@ def cross_validate(config: JudgeConfig) -> Path:
         train_on([e for e, f in zip(examples, fold) if f != k], replace(config, output=str(folder), folds=None,
                                                                         fold=None))
         held = [e for e, f in zip(examples, fold) if f == k]
-        model = Equivalence.load(folder, device=config.device, precision="fp32")
+        model = EquivalenceRunner.load(folder, device=config.device, precision="fp32")
         logits = model.best([e.question for e in held], [e.references for e in held], [e.candidate for e in held])
         frame = pd.DataFrame([(e.source, e.row, e.question, k, e.label, v) for e, v in zip(held, logits)],
                              columns=list(HELDOUT_COLUMNS))
@@ -272,18 +272,18 @@ def cross_validate(config: JudgeConfig) -> Path:
     return out / "heldout.csv"
 
 
-def train(config: JudgeConfig) -> dict[str, Any]:
+def train(config: EquivalenceConfig) -> dict[str, Any]:
     """Train, keep the epoch with the lowest dev loss in ``config.output``; returns the checkpoint's metadata."""
     return train_on(load_examples(config), config)
 
 
-def train_on(examples: list[Example], config: JudgeConfig) -> dict[str, Any]:
+def train_on(examples: list[Example], config: EquivalenceConfig) -> dict[str, Any]:
     """Train on ``examples`` (a seeded share of their questions held out as dev), keep the epoch with the lowest
     dev loss in ``config.output``; returns the checkpoint's metadata."""
     train_idx, dev_idx = split_dev(examples, config.dev_share, config.seed)
     rng = random.Random(config.seed)
     steps_per_epoch = math.ceil(len(train_idx) / config.batch_size)
-    model, tokenizer, optimizer, scheduler = _setup(config, steps_per_epoch * config.epochs)
+    model, tokenizer, params, optimizer, scheduler = _setup(config, steps_per_epoch * config.epochs)
     device = resolve_device(config.device)
     model.to(device)
     dtype = amp_dtype(str(device), training_precision(config.precision))
@@ -304,11 +304,7 @@ def train_on(examples: list[Example], config: JudgeConfig) -> dict[str, Any]:
             labels = torch.tensor([float(e.label) for e in rows], device=device)
             weights = torch.tensor([class_weight[e.label] for e in rows], device=device)
             loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels, weight=weights)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
+            step(loss, params, optimizer, scheduler)
             total, seen = total + float(loss.detach()) * len(rows), seen + len(rows)
         dev = evaluate(model, tokenizer, examples, dev_idx, config, device, dtype) if dev_idx else {"loss": 0.0}
         history.append({"epoch": epoch + 1, "train_loss": total / max(seen, 1), "dev": dev,
@@ -330,7 +326,7 @@ def _load_kept(folder: str) -> dict[str, torch.Tensor]:
     return load_file(str(Path(folder) / ckpt.WEIGHTS))
 
 
-def _metadata(config: JudgeConfig, examples: Sequence[Example], train_idx: Sequence[int], dev_idx: Sequence[int],
+def _metadata(config: EquivalenceConfig, examples: Sequence[Example], train_idx: Sequence[int], dev_idx: Sequence[int],
               model: EquivalenceModel, history: list, best: dict | None) -> dict[str, Any]:
     kinds: dict[str, int] = defaultdict(int)
     for i in train_idx:
@@ -354,10 +350,10 @@ def _init_facts(folder: str | None) -> dict[str, str] | None:
 
 
 def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    """The options of ``kpqa train-judge``."""
-    p = parser or argparse.ArgumentParser(prog="kpqa train-judge", description=__doc__.split("\n\n")[0],
+    """The options of ``kpqa train-equivalence``."""
+    p = parser or argparse.ArgumentParser(prog="kpqa train-equivalence", description=__doc__.split("\n\n")[0],
                                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    d = JudgeConfig(data=[], output="")
+    d = EquivalenceConfig(data=[], output="")
     p.add_argument("--data", action="append", required=True, metavar="CSV", help="labelled answers (repeatable)")
     p.add_argument("--output", required=True, metavar="DIR", help="checkpoint folder")
     p.add_argument("--backbone", default=d.backbone, help="minilm, or a transformers model name / folder")
@@ -387,12 +383,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv``, train, print the kept checkpoint's dev figures as JSON."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
-    config = JudgeConfig(data=args.data, output=args.output, backbone=args.backbone,
-                         trained_layers=args.trained_layers, pooling=args.pooling, epochs=args.epochs, batch_size=args.batch_size,
-                         lr=args.lr, max_length=args.max_length, dev_share=args.dev_share, max_rows=args.max_rows,
-                         max_per_kind=args.max_per_kind, precision=args.precision, device=args.device, seed=args.seed,
-                         init=args.init, folds=args.folds, fold=args.fold,
-                         command=shlex.join(["kpqa", "train-judge", *argv]))
+    config = EquivalenceConfig(data=args.data, output=args.output, backbone=args.backbone,
+                               trained_layers=args.trained_layers, pooling=args.pooling, epochs=args.epochs,
+                               batch_size=args.batch_size, lr=args.lr, max_length=args.max_length,
+                               dev_share=args.dev_share, max_rows=args.max_rows, max_per_kind=args.max_per_kind,
+                               precision=args.precision, device=args.device, seed=args.seed, init=args.init,
+                               folds=args.folds, fold=args.fold,
+                               command=shlex.join(["kpqa", "train-equivalence", *argv]))
     if args.fold is not None and (args.folds is None or not 0 <= args.fold < args.folds):
         raise UsageError(Param("fold", args.fold), " needs --folds K and a value from 0 to K-1")
     if config.folds is not None:
@@ -406,4 +403,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 if __name__ == "__main__":  # the CLI's error handling: one line, its exit code
     from kpqa.cli import main as kpqa_main
 
-    sys.exit(kpqa_main(["train-judge", *sys.argv[1:]]))
+    sys.exit(kpqa_main(["train-equivalence", *sys.argv[1:]]))
