@@ -56,17 +56,17 @@ def test_weighted_prf_by_hand():
     assert f == pytest.approx(2 * 0.92 * (2.56 / 3) / (0.92 + 2.56 / 3))
 
 
-def test_negative_similarities_take_bert_scores_f():
-    """P and R below 0 (every best match a negative cosine): F is bert-score's 2PR / (P + R), not floored at 0."""
+def test_f_is_zero_where_p_plus_r_is_not_positive():
+    """F is 2PR / (P + R) where P + R > 0 and 0 elsewhere; bert-score divides anyway, which is unbounded there."""
     p, r, f = greedy_prf(np.array([[1.0, 0.0]]), np.array([1.0]), np.array([[-0.6, 0.8]]), np.array([1.0]))
-    assert (p, r) == pytest.approx((-0.6, -0.6)) and f == pytest.approx(-0.6)
-    # P and R of opposite signs with P + R < 0 (as on an EVOUNA-TQ row with idf): the formula as bert-score has it,
-    # which is not bounded there (here 13.2); it was 0 before, and P + R just above 0 was as unbounded
+    assert (p, r, f) == pytest.approx((-0.6, -0.6, 0.0))  # every best match negative
     cand = np.array([[1.0, 0.0], [0.0, 1.0]])
     ref = np.array([[-0.8, 0.6]])
     p, r, f = greedy_prf(cand, np.array([9.0, 1.0]), ref, np.array([1.0]))
     assert p == pytest.approx((9 * -0.8 + 0.6) / 10) and r == pytest.approx(0.6)
-    assert f == pytest.approx(2 * -0.66 * 0.6 / (-0.66 + 0.6)) and f == pytest.approx(13.2)
+    assert f == 0.0  # bert-score's formula would give 2 * -0.66 * 0.6 / -0.06 = 13.2
+    p, r, f = greedy_prf(cand, np.array([1.0, 1.0]), ref, np.array([1.0]))
+    assert (p, r) == pytest.approx((-0.1, 0.6)) and f == pytest.approx(2 * -0.1 * 0.6 / 0.5)  # P + R > 0: the formula
 
 
 def test_special_vectors_are_zero_weight_match_targets():

@@ -87,7 +87,9 @@ def greedy_prf(
     rows, cols = best_matches(c, r)
     p = float(np.dot(cand_w, rows[: len(cand)]) / cand_w.sum())
     r_ = float(np.dot(ref_w, cols[: len(ref)]) / ref_w.sum())
-    f = 2 * p * r_ / (p + r_) if p + r_ != 0 else 0.0  # bert-score's F for any signs (it, too, sets 0/0 to 0)
+    # 0 where P + R <= 0: there 2PR / (P + R) is no similarity (P, R of opposite signs give values far outside
+    # [-1, 1]: 1.47 for a wrong NarrativeQA answer under BERTScore-KPQA), where bert-score divides anyway
+    f = 2 * p * r_ / (p + r_) if p + r_ > 0 else 0.0
     return p, r_, f
 
 
