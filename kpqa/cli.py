@@ -591,8 +591,9 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
         help="compare two systems' answers to the same questions (paired bootstrap)",
         description="Score two systems' answers to the same rows (or read the scores of `kpqa score --decide -o` "
         "files) and compare them as sacrebleu's paired bootstrap does: per metric and for KPQA-judge's share judged "
-        "correct, B - A with a 95 %% interval and a p-value. Inputs: two files (A B), or plain-text files with "
-        "--answers A.txt B.txt --references REF.txt [--questions Q.txt], one text a line.",
+        "correct, B - A with a 95 %% interval and a p-value. Inputs: two files (A B), one file with a column naming "
+        "each row's system (FILE --system COLUMN), or plain-text files with --answers A.txt B.txt --references "
+        "REF.txt [--questions Q.txt], one text a line.",
         parents=[_parent(*SCORER_FLAGS)],
     )
     p.add_argument("inputs", nargs="*", metavar="A B", help="the two systems' files (CSV, TSV, JSONL, JSON, Parquet)")
@@ -606,6 +607,11 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON here")
     p.add_argument("--human-column", "--human", default="scores", metavar="COLUMN",
                    help="a human score column both files have is compared too (default: %(default)s)")
+    p.add_argument("--system", metavar="COLUMN",
+                   help="one file holding both systems, told apart by this column (their rows paired in the file's "
+                   "order): `kpqa compare FILE --system system [--systems A,B]`")
+    p.add_argument("--systems", type=_names, metavar="A,B",
+                   help="with --system: the two systems to compare (default: the column's two values)")
     p.set_defaults(run=_run_compare)
 
 
@@ -633,15 +639,25 @@ def _run_compare(args: argparse.Namespace) -> int:
     from kpqa.output import write_text
     from kpqa.scoring import Scorer
 
-    if bool(args.inputs) == bool(args.answer_files) or (args.inputs and len(args.inputs) != 2):
+    if args.systems and not args.system:
+        raise UsageError("--systems A,B needs --system COLUMN")
+    if args.system and (len(args.inputs) != 1 or args.answer_files):
+        raise UsageError("--system COLUMN compares two systems inside one file: give that one file")
+    if not args.system and (bool(args.inputs) == bool(args.answer_files) or (args.inputs and len(args.inputs) != 2)):
         raise UsageError("give two files (A B) or --answers A.txt B.txt with --references, not both")
+    if args.systems and len(args.systems) != 2:
+        raise UsageError(f"--systems names two systems, got {len(args.systems)}")
     scorer = Scorer(args.metrics, tokenize=args.tokenize, checkpoint=args.checkpoint, no_question=args.no_question,
                     device=args.device, batch_size=args.batch_size, precision=args.precision,
                     function_word_weight=args.function_word_weight, progress=not args.quiet, max_chars=args.max_chars,
                     decide=not args.no_judge, calibration=None if args.no_judge else args.calibration)
     names = args.inputs or args.answer_files
-    tables = [read_input(n, max_chars=scorer.max_chars) for n in args.inputs] if args.inputs else \
-        [_text_input(args, n, "compare") for n in args.answer_files]
+    if args.system:
+        tables, names = compare.split_systems(read_input(args.inputs[0], max_chars=scorer.max_chars), args.system,
+                                              args.systems or ())
+    else:
+        tables = [read_input(n, max_chars=scorer.max_chars) for n in args.inputs] if args.inputs else \
+            [_text_input(args, n, "compare") for n in args.answer_files]
     compare.check_paired(*tables)
     tables = [scorer.prepare(t) for t in tables]
     (a, read_a), (b, read_b) = (compare.system_scores(t, scorer) for t in tables)
@@ -653,7 +669,7 @@ def _run_compare(args: argparse.Namespace) -> int:
                      for n, read in zip(names, (read_a, read_b)) if read]
     print(result.table())
     if args.json:
-        write_text(args.json, json.dumps(result.to_dict(), indent=2) + "\n", inputs=names)
+        write_text(args.json, json.dumps(result.to_dict(), indent=2) + "\n", inputs=args.inputs or args.answer_files)
         _wrote(args.json, "comparison as JSON")
     return 0
 

@@ -9,7 +9,7 @@ import pytest
 
 from kpqa import compare
 from kpqa.cli import main
-from kpqa.errors import InputError
+from kpqa.errors import InputError, UsageError
 from kpqa.input import read_input, text_files
 
 
@@ -85,3 +85,35 @@ def test_kpqa_compare_prints_the_table_and_writes_json(tmp_path, capsys):
     assert f1["b"] == 0.0 and f1["delta"] == pytest.approx(-f1["a"]) and f1["ci_high"] < 0
     human = data["differences"][-1]  # the human column both files have, compared beside the metrics
     assert human["column"] == "scores (human)" and (human["a"], human["b"]) == (1.0, pytest.approx(1 / 3))
+
+
+def test_two_systems_inside_one_file_compare_as_two_files(tmp_path, capsys):
+    """``--system COLUMN``: the rows of each system, in the file's order, compared as two files of them would be."""
+    rows = [("who wrote hamlet", "william shakespeare"), ("capital of france", "paris"), ("largest planet", "jupiter")]
+    a = [f"{q},{r} it is,{r},1" for q, r in rows]
+    b = [f"{q},no idea,{r},{int(k == 0)}" for k, (q, r) in enumerate(rows)]
+    header = "question,answer,reference1,scores"
+    (tmp_path / "a.csv").write_text("\n".join([header, *a]) + "\n")
+    (tmp_path / "b.csv").write_text("\n".join([header, *b]) + "\n")
+    mixed = [f"{x},{s}" for pair in zip(a, b) for x, s in zip(pair, ("sysA", "sysB"))]
+    (tmp_path / "both.csv").write_text("\n".join([header + ",system", *mixed, "capital of france,paris,paris,1,sysC"]) + "\n")
+    common = ["--metrics", "F1,ROUGE-L", "--no-judge", "--bootstrap", "200", "--quiet"]
+    assert main(["compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), *common,
+                 "--json", str(tmp_path / "files.json")]) == 0
+    assert main(["compare", str(tmp_path / "both.csv"), "--system", "system", "--systems", "sysA,sysB", *common,
+                 "--json", str(tmp_path / "column.json")]) == 0
+    files, column = (json.loads((tmp_path / f).read_text()) for f in ("files.json", "column.json"))
+    assert (column["a"], column["b"]) == ("sysA", "sysB")
+    assert column["differences"] == files["differences"]
+    # three systems and none named; a system that is not there; rows that do not pair
+    table = read_input(tmp_path / "both.csv")
+    with pytest.raises(UsageError, match=r"--system system: 3 systems .*\(sysA, sysB, sysC\); name two"):
+        compare.split_systems(table, "system")
+    with pytest.raises(InputError, match=r"no row of system 'sysD'"):
+        compare.split_systems(table, "system", ["sysA", "sysD"])
+    with pytest.raises(InputError, match=r"no column 'model'"):
+        compare.split_systems(table, "model")
+    tables, _ = compare.split_systems(table, "system", ["sysA", "sysC"])
+    assert tables[1].numbers == [7]  # rows keep their numbers in the file
+    with pytest.raises(InputError, match=r"3 rows, but .*both.csv \(sysC\) has 1"):
+        compare.check_paired(*tables)
