@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from kpqa import meta
-from kpqa.errors import InputError, UsageError
+from kpqa.errors import InputError, Param, UsageError
 from kpqa.input import Table, frame_to_table
 from kpqa.scoring import Scorer
 from kpqa.types import Floats
@@ -98,25 +98,26 @@ def compare(a: Mapping[str, Floats], b: Mapping[str, Floats], names: tuple[str, 
     return Comparison(names[0], names[1], rows, resamples, seed, confidence, differences)
 
 
-def split_systems(table: Table, column: str, systems: Sequence[str] = ()) -> tuple[list[Table], list[str]]:
-    """The rows of two systems of one file, told apart by its ``column``: ``systems`` names them (default: the
-    column's values, when there are exactly two), each system's rows a table of its own in the file's order, their
-    rows numbered as in the file. A :class:`UsageError` when two systems are not named and the column has not two."""
-    if column not in table.frame.columns:
-        raise InputError(f"no column {column!r} to tell the systems apart (columns: "
+def split_systems(table: Table, system: str, systems: Sequence[str] = ()) -> tuple[list[Table], list[str]]:
+    """The rows of two systems of one file, told apart by its column ``system``: ``systems`` names them (default:
+    the column's values, when there are exactly two), each system's rows a table of its own in the file's order,
+    their rows numbered as in the file. A :class:`UsageError` when two systems are not named and the column has not
+    two."""
+    if system not in table.frame.columns:
+        raise InputError(f"no column {system!r} to tell the systems apart (columns: "
                          f"{', '.join(map(str, table.frame.columns))})", file=table.source)
-    values = table.frame[column].astype(str).to_numpy()
+    values = table.frame[system].astype(str).to_numpy()
     found = list(dict.fromkeys(values))
     names = list(systems) or found
     if len(names) != 2:
         shown = ", ".join(found[:8]) + (", ..." if len(found) > 8 else "")
-        raise UsageError(f"--system {column}: {len(found)} systems in {table.source} ({shown}); name two with "
-                         "--systems A,B")
+        raise UsageError(Param("system", system), f": {len(found)} systems in {table.source} ({shown}); name two "
+                         "with ", Param("systems", metavar="A,B"))
     tables = []
     for name in names:
         rows = np.flatnonzero(values == name)
         if not len(rows):
-            raise InputError(f"no row of system {name!r} in column {column!r} (it holds {', '.join(found[:8])})",
+            raise InputError(f"no row of system {name!r} in column {system!r} (it holds {', '.join(found[:8])})",
                              file=table.source)
         tables.append(frame_to_table(table.frame.iloc[rows].reset_index(drop=True), f"{table.source} ({name})",
                                      [table.numbers[i] for i in rows], max_chars=None))

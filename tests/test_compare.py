@@ -107,8 +107,12 @@ def test_two_systems_inside_one_file_compare_as_two_files(tmp_path, capsys):
     assert column["differences"] == files["differences"]
     # three systems and none named; a system that is not there; rows that do not pair
     table = read_input(tmp_path / "both.csv")
-    with pytest.raises(UsageError, match=r"--system system: 3 systems .*\(sysA, sysB, sysC\); name two"):
+    with pytest.raises(UsageError, match=r"system='system': 3 systems .*\(sysA, sysB, sysC\); name two with systems=A,B"):
         compare.split_systems(table, "system")
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "both.csv"), "--system", "system", *common]) == 2
+    err = capsys.readouterr().err  # the CLI says it in its flags
+    assert "kpqa: error: --system system: 3 systems" in err and err.rstrip().endswith("name two with --systems A,B")
     with pytest.raises(InputError, match=r"no row of system 'sysD'"):
         compare.split_systems(table, "system", ["sysA", "sysD"])
     with pytest.raises(InputError, match=r"no column 'model'"):
