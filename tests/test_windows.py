@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kpqa.errors import KpqaWarning
 from kpqa.models.windows import Window, encode
 from kpqa.models.windows import centred_windows as _windows
 from kpqa.models.windows import merge as _merge
@@ -58,3 +59,11 @@ def test_merge_takes_each_piece_from_its_most_central_window():
     assert offsets.tolist() == offs.tolist()
     # piece 3: 3rd from A's inner edge vs B's edge -> A; piece 5: A's edge vs 3rd in B -> B
     assert probs.tolist() == pytest.approx([0.1, 0.1, 0.1, 0.1, 0.1, 0.9, 0.9, 0.9, 0.9])
+
+
+def test_a_question_longer_than_half_the_window_is_cut_with_one_warning_the_cli_can_say(tokenizer):
+    """One :class:`KpqaWarning` per call (the CLI prints it as one ``kpqa: warning:`` line), naming how many were cut."""
+    long = " ".join(["word"] * 40)
+    with pytest.warns(KpqaWarning, match=r"^2 question\(s\) longer than 16 word pieces \(up to 40\) were cut"):
+        windows = encode(tokenizer, [long, long, "short?"], ["an answer"] * 3, 32)
+    assert [tokenizer.decode(w.inputs["input_ids"]).count("word") for w in windows[:2]] == [16, 16]

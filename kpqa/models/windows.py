@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
+from kpqa.errors import KpqaWarning
+
 if TYPE_CHECKING:  # pragma: no cover
     import torch
 
@@ -110,8 +112,8 @@ def _shorten(tokenizer, questions: Sequence[str], limit: int) -> list[str]:
         if len(offsets) > limit:
             out[i] = out[i][: offsets[limit - 1][1]]
     if long:  # one warning per call, not one per question: a file repeats its questions across answers
-        warnings.warn(f"{len(long)} question(s) longer than {limit} word pieces (up to {max(long)}) were cut to "
-                      f"their first {limit}", stacklevel=3)
+        warnings.warn(KpqaWarning(f"{len(long)} question(s) longer than {limit} word pieces (up to {max(long)}) were "
+                                  f"cut to their first {limit}"), stacklevel=3)
     return out
 
 
