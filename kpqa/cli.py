@@ -645,8 +645,6 @@ def _run_compare(args: argparse.Namespace) -> int:
         raise UsageError("--system COLUMN compares two systems inside one file: give that one file")
     if not args.system and (bool(args.inputs) == bool(args.answer_files) or (args.inputs and len(args.inputs) != 2)):
         raise UsageError("give two files (A B) or --answers A.txt B.txt with --references, not both")
-    if args.systems and len(args.systems) != 2:
-        raise UsageError(f"--systems names two systems, got {len(args.systems)}")
     scorer = Scorer(args.metrics, tokenize=args.tokenize, checkpoint=args.checkpoint, no_question=args.no_question,
                     device=args.device, batch_size=args.batch_size, precision=args.precision,
                     function_word_weight=args.function_word_weight, progress=not args.quiet, max_chars=args.max_chars,

@@ -108,6 +108,8 @@ def split_systems(table: Table, system: str, systems: Sequence[str] = ()) -> tup
                          f"{', '.join(map(str, table.frame.columns))})", file=table.source)
     values = table.frame[system].astype(str).to_numpy()
     found = list(dict.fromkeys(values))
+    if systems and len(systems) != 2:
+        raise UsageError(Param("systems", ",".join(systems)), f": {len(systems)} systems named; name two")
     names = list(systems) or found
     if len(names) != 2:
         shown = ", ".join(found[:8]) + (", ..." if len(found) > 8 else "")

@@ -113,6 +113,8 @@ def test_two_systems_inside_one_file_compare_as_two_files(tmp_path, capsys):
     assert main(["compare", str(tmp_path / "both.csv"), "--system", "system", *common]) == 2
     err = capsys.readouterr().err  # the CLI says it in its flags
     assert "kpqa: error: --system system: 3 systems" in err and err.rstrip().endswith("name two with --systems A,B")
+    with pytest.raises(UsageError, match=r"systems='sysA,sysB,sysC': 3 systems named; name two"):
+        compare.split_systems(table, "system", ["sysA", "sysB", "sysC"])
     with pytest.raises(InputError, match=r"no row of system 'sysD'"):
         compare.split_systems(table, "system", ["sysA", "sysD"])
     with pytest.raises(InputError, match=r"no column 'model'"):
