@@ -190,6 +190,10 @@ def _run_score(args: argparse.Namespace) -> int:
     if (args.input is None) == (args.answer_files is None):
         raise UsageError("give INPUT or --answers FILE with --references FILE, not both")
     args.input = args.input or args.answer_files
+    if not args.answer_files:  # the output's columns are known before the first row is scored
+        from kpqa.input import has_wrong_answers
+
+        scorer.known_wrong = has_wrong_answers(args.input)
     inputs = [args.input, *args.reference_files, *([args.question_file] if args.question_file else [])]
     output = args.output or (None if sys.stdout.isatty() else STDOUT)
     writer, resume = None, _resume(args, scorer, output)

@@ -117,6 +117,34 @@ def _entities(value: Any, source: str, row: int) -> list[str]:
     return [e for e in items if e.strip()]
 
 
+#: the optional column of answers known to be wrong (TruthfulQA's ``incorrect_answers``)
+WRONG_COLUMN = "incorrect_answers"
+#: how TruthfulQA joins its incorrect answers in one text cell
+WRONG_SEPARATOR = " ; "
+
+
+def _wrong_answers(value: Any, source: str, row: int, max_chars: int | None) -> list[str]:
+    """A row's known-wrong answers: a list of strings (JSONL, Parquet, records), JSON list text, or text joined
+    with :data:`WRONG_SEPARATOR` (TruthfulQA's layout: an answer holding `` ; `` must come as a list); blanks
+    dropped. InputError naming the cell for anything else."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)) and _blank(value):
+        return []
+    if isinstance(value, str) and value.lstrip().startswith("["):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise InputError(f"{WRONG_COLUMN!r} is not a JSON list of strings", file=source, row=row,
+                             column=WRONG_COLUMN) from None
+    if isinstance(value, str):
+        value = value.split(WRONG_SEPARATOR)
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"{WRONG_COLUMN!r} must be a list of strings or text joined with {WRONG_SEPARATOR!r}",
+                         file=source, row=row, column=WRONG_COLUMN)
+    return [check_length(v, max_chars, source, row, WRONG_COLUMN) for v in value if v.strip()]
+
+
 def _text(value: Any, source: str, row: int, column: str) -> str:
     """A cell as text: strings as they are, numbers written out; lists, objects and booleans are errors."""
     if isinstance(value, (list, tuple, dict, bool)):
@@ -152,6 +180,7 @@ class _Layout:
     labels: dict[int, str]
     question: bool
     entities: bool
+    wrong: bool = False
 
 
 @dataclass(frozen=True)
@@ -164,6 +193,7 @@ class _Row:
     reference_labels: list[str | None]
     candidate_label: str | None
     entities: list[str]
+    wrong: list[str]
 
 
 def _read_row(record: dict[str, Any], layout: _Layout, source: str, number: int, max_chars: int | None) -> _Row:
@@ -185,7 +215,8 @@ def _read_row(record: dict[str, Any], layout: _Layout, source: str, number: int,
                                                        number, "answer")
     cand_label = _label(record.get("answer_label"), source, number, "answer_label")
     found = _entities(record["entities"], source, number) if layout.entities else []
-    return _Row(question, candidate, refs, labels, cand_label, found)
+    wrong = _wrong_answers(record[WRONG_COLUMN], source, number, max_chars) if layout.wrong else []
+    return _Row(question, candidate, refs, labels, cand_label, found, wrong)
 
 
 def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequence[int] | None = None,
@@ -214,7 +245,8 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
     if not ref_cols:
         raise InputError(f"no reference column; {_LAYOUT}", file=source, column="reference1")
     label_cols = {int(m.group(1) or 0): c for c in frame.columns if (m := _REF_LABEL.match(str(c)))}
-    layout = _Layout(ref_cols, label_cols, "question" in frame.columns, "entities" in frame.columns)
+    layout = _Layout(ref_cols, label_cols, "question" in frame.columns, "entities" in frame.columns,
+                     WRONG_COLUMN in frame.columns)
     has_labels = "answer_label" in frame.columns or bool(label_cols)
     read: list[_Row] = []
     kept: list[int] = []
@@ -235,6 +267,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
         candidate_labels=[r.candidate_label for r in read] if has_labels else None,
         reference_labels=[r.reference_labels for r in read] if has_labels else None,
         entities=[r.entities for r in read] if layout.entities else None,
+        wrong=[r.wrong for r in read] if layout.wrong else None,
     )
     empty = [kept[i] for i, r in enumerate(read) if not r.candidate]
     return Table(frame=given, rows=rows, source=source, numbers=numbers, kept_rows=kept, errors=errors, empty=empty)
@@ -282,6 +315,16 @@ def count_rows(source: str | os.PathLike | Any) -> int | None:
         return input_format(path).count(path)
     except (OSError, UnicodeDecodeError, KpqaError, ImportError, ValueError):
         return None
+
+
+def has_wrong_answers(path: str | os.PathLike) -> bool:
+    """Whether the input file has a :data:`WRONG_COLUMN` column (its first rows read by its format; False when they
+    cannot be read: the run that reads them says why)."""
+    try:
+        frame, _ = next(iter(input_format(Path(path)).read(Path(path), 1)))
+    except (OSError, UnicodeDecodeError, KpqaError, ImportError, ValueError, StopIteration):
+        return False
+    return WRONG_COLUMN in {str(c).strip() for c in frame.columns}
 
 
 def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,

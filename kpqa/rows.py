@@ -22,7 +22,8 @@ class Rows:
 
     Optional fields are ``None`` when the input has no such column: ``candidate_labels[i]`` and
     ``reference_labels[i][k]`` are Yes / No / Depends opinion labels (Yang et al.), ``entities[i]`` the gold
-    entity strings of row ``i``.
+    entity strings of row ``i``, ``wrong[i]`` the answers known to be wrong for row ``i`` (``incorrect_answers``;
+    possibly none for a row).
     """
 
     questions: list[str]
@@ -31,6 +32,7 @@ class Rows:
     candidate_labels: list[str | None] | None = None
     reference_labels: list[list[str | None]] | None = None
     entities: list[list[str]] | None = None
+    wrong: list[list[str]] | None = None
 
     def __len__(self) -> int:
         return len(self.candidates)
@@ -77,6 +79,20 @@ def regroup(items: Sequence[T], groups: Sequence[Sequence[str]]) -> list[list[T]
         out.append(list(items[k : k + len(g)]))
         k += len(g)
     return out
+
+
+#: the suffix of a metric column's score against the row's known-wrong answers: ``M-wrong`` is ``M`` with those
+#: answers as the references (empty where a row has none); a judge's input, with no decision of its own
+WRONG_SUFFIX = "-wrong"
+
+
+def against_wrong(rows: Rows) -> tuple[Rows, list[int]]:
+    """The rows that have known-wrong answers, each with those answers as its references (labels and entities
+    dropped), and their indices in ``rows``: what a metric scores to say how close an answer is to a wrong one."""
+    have = [i for i, w in enumerate(rows.wrong or []) if w]
+    wrong = rows.wrong or []
+    return Rows([rows.questions[i] for i in have], [rows.candidates[i] for i in have],
+                [list(wrong[i]) for i in have]), have
 
 
 def empty_answers(rows: Rows) -> np.ndarray:

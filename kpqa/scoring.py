@@ -15,6 +15,9 @@ arithmetic and ``function_word_weight`` scales the keyphrase weights of function
 (:mod:`kpqa.models.weighter`); signatures record both. ``tokenize="auto"`` takes ``zh`` when most texts of the first
 rows are Chinese / Japanese, else ``ptb``; CJK text under ``ptb`` or ``whitespace`` warns (:class:`KpqaWarning`).
 An empty or missing answer is scored as ``""`` (every metric at its floor) and judged wrong (``Result.empty``).
+``known_wrong``: score every metric column ``M`` also against each row's known-wrong answers (``M-wrong``, the
+best over them; empty where a row has none), which the judges read; None (default): when the input has an
+``incorrect_answers`` column (:data:`kpqa.input.WRONG_COLUMN`). Without it every score is what it was.
 ``on_error``: ``raise`` (default) stops at the first bad row (no reference, an empty question under a
 KPQA metric...); ``skip`` leaves its scores empty and ``zero`` sets them to 0, both saying why in an ``error``
 column and leaving the row out of the corpus scores. ``max_chars``: a longer question, answer or reference makes a
@@ -49,11 +52,12 @@ from kpqa.context import (
 from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa.context import check_max_chars, check_on_error
 from kpqa.input import Table, read_input
-from kpqa.rows import empty_answers, select_rows, take_rows
+from kpqa.input import WRONG_COLUMN
+from kpqa.rows import WRONG_SUFFIX, against_wrong, empty_answers, select_rows, take_rows
 from kpqa.metrics.base import CORPUS_PASS, Context, DocFreq, Metric, Rows, Totals, get_metric, text_limit
 from kpqa.parallel import DataParallel
 from kpqa.results import (  # noqa: F401  (re-exported: the names scoring has always had)
-    ERROR_COLUMN, SIGNATURES_SUFFIX, Result, StreamResult, Summary, scored_frame, signature_record,
+    ERROR_COLUMN, SIGNATURES_SUFFIX, Result, StreamResult, Summary, scored_frame, signature_record, spread,
 )
 from kpqa.rows import weighted_pairs
 from kpqa.signature import Signature
@@ -111,7 +115,7 @@ class Scorer:
         function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT, progress: bool = False, on_error: str = "raise",
         max_chars: int | None = None, data_parallel: bool = False, decide: bool = False,
         calibration: str | os.PathLike | Calibration | None = None, prior: float | None = None,
-        weighter: KeyphraseWeighter | None = None,
+        weighter: KeyphraseWeighter | None = None, known_wrong: bool | None = None,
     ) -> None:
         from kpqa.models.device import check_precision
 
@@ -121,6 +125,8 @@ class Scorer:
         self.precision, self.on_error = check_precision(precision), check_on_error(on_error)
         self.tokenize, self.checkpoint, self.device = _tokenizer(tokenize), checkpoint, device
         self.batch_size, self.progress, self.weighter, self._warned_cjk = batch_size, progress, weighter, False
+        #: whether the metrics also score against the known-wrong answers (None: decided by the first input read)
+        self.known_wrong = known_wrong
         deciding = decide or calibration is not None
         self.calibration, self.prior = _calibration(deciding, calibration, checkpoint, prior), prior
         #: the resolved metrics, in output order
@@ -151,9 +157,11 @@ class Scorer:
 
     @property
     def value_columns(self) -> list[str]:
-        """The metric columns, then (deciding) ``-prob`` and ``-correct`` of each and of the judges."""
-        extra = [] if self.calibration is None else decision_columns(self.calibration, self.score_columns)
-        return self.score_columns + extra
+        """The metric columns, their ``-wrong`` ones (:attr:`known_wrong`), then (deciding) ``-prob`` and ``-correct``
+        of each metric and of the judges."""
+        scored = self.score_columns + [c + WRONG_SUFFIX for c in self.score_columns if self.known_wrong]
+        extra = [] if self.calibration is None else decision_columns(self.calibration, scored)
+        return scored + extra
 
     @property
     def columns(self) -> list[str]:
@@ -190,8 +198,11 @@ class Scorer:
             precision=self.precision, function_word_weight=self.function_word_weight))
 
     def _signatures(self) -> dict[str, Signature]:
-        """The signature of every metric column (loads the weighter when a metric needs it)."""
-        return {c: m.signature(self._context(m)) for m in self.metrics for c in m.columns()}
+        """The signature of every metric column, then of their ``-wrong`` ones (the metric's, against the known-wrong
+        answers; loads the weighter when a metric needs it)."""
+        found = {c: m.signature(self._context(m)) for m in self.metrics for c in m.columns()}
+        return found | {c + WRONG_SUFFIX: s.with_fields([("against", WRONG_COLUMN)]) for c, s in found.items()
+                        if self.known_wrong}
 
     @property
     def signatures(self) -> dict[str, str]:
@@ -202,7 +213,10 @@ class Scorer:
     def prepare(self, table: Table, strict: bool = False) -> Table:
         """The table with the rows these metrics cannot score (an empty question under a KPQA metric) raised as
         errors (``strict``, or ``on_error="raise"``) or moved to ``table.errors``. A calibration that does not fit
-        the metrics stops the run here, before any scoring."""
+        the metrics stops the run here, before any scoring. The first table decides :attr:`known_wrong` when it is
+        None."""
+        if self.known_wrong is None:  # the decisions are then checked against the -wrong columns too
+            self.known_wrong, self._decisions = table.rows.wrong is not None, None
         self.decisions  # noqa: B018  (checked before any scoring)
         self.tokenize, self._warned_cjk = check_text(table.rows, self.tokenize, self._warned_cjk)
         needs = [m.columns()[0] for m in self.metrics if "weights" in m.requires and m.question]
@@ -211,25 +225,13 @@ class Scorer:
     def per_row(self, rows: Rows, advance: Advance | None = None,
                 corpus: Corpus | None = None) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
         """Per-row scores of ``rows`` and each metric's statistics summed over them (by index in :attr:`metrics`),
-        from every process's shard (in order); ``corpus``: the corpus pass's statistics (:meth:`corpus_pass`)."""
+        from every process's shard (in order); ``corpus``: the corpus pass's statistics (:func:`corpus_pass`)."""
         chosen = [(i, m, replace(self._context(m), corpus=corpus)) for i, m in enumerate(self.metrics)]
+        blocks = partial(score_blocks, chosen, known_wrong=bool(self.known_wrong))
         if self.parallel.world == 1:
-            return score_blocks(chosen, rows, advance)
+            return blocks(rows, advance)
         scaled = (lambda n: advance(n * self.parallel.world)) if advance is not None and self.is_main else None
-        return self.parallel.gather(*score_blocks(chosen, self.parallel.shard(rows), scaled))
-
-    def corpus_pass(self, tables: Iterable[Table]) -> dict[Hashable, DocFreq]:
-        """The statistics of the whole input that the :data:`~kpqa.metrics.base.CORPUS_PASS` metrics read (an
-        idf's document frequencies), summed over the scorable rows of every chunk and process; empty when no
-        metric asks for them (then ``tables`` is not read)."""
-        passing = {m.corpus_key(): m for m in self.metrics if m.reduction == CORPUS_PASS}
-        found: dict[Hashable, DocFreq] = {}
-        for table in tables if passing else ():
-            rows = self.prepare(table).rows
-            rows = self.parallel.shard(rows) if self.parallel.world > 1 else rows
-            for key, metric in passing.items():
-                found[key] = found.get(key, DocFreq()) + metric.corpus_stats(rows, self._context(metric))
-        return self.parallel.reduce(found)
+        return self.parallel.gather(*blocks(self.parallel.shard(rows), scaled))
 
     def decide(self, per_row: dict[str, np.ndarray], rows: Rows | None = None) -> dict[str, np.ndarray]:
         """The ``-prob`` / ``-correct`` columns of ``per_row``'s metrics (none unless deciding); empty answers wrong."""
@@ -247,7 +249,7 @@ class Scorer:
         ``total``: the number of rows, for the progress bar. Corpus scores and signatures are the main process's."""
         run = Accumulator() if run is None else run
         tables = rereadable(tables) if any(m.reduction == CORPUS_PASS for m in self.metrics) else tables
-        corpus = self.corpus_pass(tables)
+        corpus = corpus_pass(self, tables)
         with tracking(total, self.progress and self.is_main) as advance:
             if advance is not None and run.rows:
                 advance(run.rows)
@@ -299,6 +301,20 @@ class Scorer:
         return self.score_stream(Chunks(source, chunk_rows, self.on_error, self.max_chars), write, total, run, done)
 
 
+def corpus_pass(scorer: Scorer, tables: Iterable[Table]) -> dict[Hashable, DocFreq]:
+    """The statistics of the whole input that the :data:`~kpqa.metrics.base.CORPUS_PASS` metrics read (an
+    idf's document frequencies), summed over the scorable rows of every chunk and process; empty when no
+    metric asks for them (then ``tables`` is not read)."""
+    passing = {m.corpus_key(): m for m in scorer.metrics if m.reduction == CORPUS_PASS}
+    found: dict[Hashable, DocFreq] = {}
+    for table in tables if passing else ():
+        rows = scorer.prepare(table).rows
+        rows = scorer.parallel.shard(rows) if scorer.parallel.world > 1 else rows
+        for key, metric in passing.items():
+            found[key] = found.get(key, DocFreq()) + metric.corpus_stats(rows, scorer._context(metric))
+    return scorer.parallel.reduce(found)
+
+
 def check_text(rows: Rows, tokenize: str, warned: bool) -> tuple[str, bool]:
     """``tokenize`` resolved on ``rows`` when ``auto``, and whether CJK text under a tokenizer for space-separated
     languages was warned of (once: ``warned``)."""
@@ -318,10 +334,19 @@ def check_text(rows: Rows, tokenize: str, warned: bool) -> tuple[str, bool]:
 
 
 def score_blocks(chosen: Sequence[tuple[int, Metric, Context]], rows: Rows,
-                 advance: Advance | None) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
+                 advance: Advance | None, known_wrong: bool = False) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
     """Per-row scores and summed statistics of the ``chosen`` metrics (index, metric, context) over ``rows``,
     :data:`PROGRESS_ROWS` rows at a time, ``advance(rows done)`` called as the weighter works through a block
-    (:func:`weigh_ahead`)."""
+    (:func:`weigh_ahead`). ``known_wrong``: also each column ``M``'s ``M-wrong``, scored with the rows' known-wrong
+    answers as references (NaN where a row has none; their statistics are not summed)."""
+    if known_wrong:
+        scores, totals = score_blocks(chosen, rows, advance)
+        against, have = against_wrong(rows)
+        wrong = score_blocks(chosen, against, None)[0] if have else {}
+        for column in list(scores):
+            scores[column + WRONG_SUFFIX] = spread(wrong[column], np.asarray(have, dtype=int), len(rows), np.nan) \
+                if have else np.full(len(rows), np.nan)
+        return scores, totals
     totals = {i: Totals() for i, _, _ in chosen}
     parts: dict[str, list[np.ndarray]] = {c: [] for _, m, _ in chosen for c in m.columns()}
     weighters = {not m.question: ctx.weighter for _, m, ctx in chosen if "weights" in m.requires}
@@ -384,7 +409,8 @@ def resolve_metrics(names: Sequence[str] | None, default: Sequence[str], no_ques
 def judge_metrics(calibration: Calibration, columns: Sequence[str], no_question: bool = False) -> list[Metric]:
     """The metrics that the judges of ``calibration`` read and that ``columns`` lack (``Equivalence``, for a judge that
     reads it), in the judges' order: what deciding adds to the metrics (a warning says why a judge still cannot decide)."""
-    inputs = dict.fromkeys(m for j in calibration.judges.values() for m in j.inputs if m not in columns)
+    inputs = dict.fromkeys(m for j in calibration.judges.values() for m in j.inputs
+                           if m not in columns and not m.endswith(WRONG_SUFFIX))  # M-wrong: scored with M
     added = [m for m in (get_metric(name, no_question) for name in inputs) if not set(m.columns()) <= set(columns)]
     warn_unjudged(calibration, [*columns, *(c for m in added for c in m.columns())])
     return added

@@ -38,11 +38,11 @@ from kpqa.calibration.apply import (
 )
 from kpqa.calibration.fit import (
     MIN_ROWS, TREES, TREES_ESTIMATOR, as_binary, balanced_weights, binary_labels, check_labels, choose_judge_inputs,
-    fit, fit_judge, fit_metric, thresholds,
+    fit, fit_judge, fit_metric, fit_wrong_judge, thresholds,
 )
 from kpqa.calibration.model import (
     FILENAME, FORMAT, JUDGE, JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, MAPS, METHODS, P_EDGE, PRIOR, RULES, RUN_TOLERANCE,
-    STEPS_FORMAT, TILT, Calibration, CalibrationError, DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticJudge,
+    STEPS_FORMAT, TILT, WRONG_JUDGE, Calibration, CalibrationError, DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticJudge,
     LogisticMap, MetricCalibration, Quality, TreesJudge, check_prior, comparable, default_path, load, with_prior,
 )
 from kpqa.calibration.trees import Tree
@@ -50,9 +50,11 @@ from kpqa.calibration.trees import Tree
 __all__ = [
     "DECISION_SUFFIXES", "FILENAME", "FORMAT", "JUDGE", "JUDGE_INPUTS", "JUDGE_KIND", "JUDGE_KINDS", "MAPS", "METHODS",
     "MIN_ROWS", "PRIOR", "P_EDGE", "RULES", "RUN_TOLERANCE", "STEPS_FORMAT", "TILT", "TREES", "TREES_ESTIMATOR",
+    "WRONG_JUDGE",
     "Calibration", "CalibrationError", "DataFile", "Decisions", "Fit", "IsotonicMap", "JudgeCalibration",
     "LogisticJudge", "LogisticMap", "MetricCalibration", "Quality", "Tree", "TreesJudge", "as_binary",
     "balanced_weights", "binary_labels", "check_labels", "check_prior", "choose_judge_inputs", "comparable",
-    "decided_metric", "decision_columns", "default_path", "fit", "fit_judge", "fit_metric", "load", "thresholds",
+    "decided_metric", "decision_columns", "default_path", "fit", "fit_judge", "fit_metric",
+    "fit_wrong_judge", "load", "thresholds",
     "warn_unjudged", "with_prior",
 ]

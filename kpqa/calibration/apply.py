@@ -11,6 +11,7 @@ import numpy as np
 
 from kpqa.calibration.model import JUDGE_KIND, Calibration, JudgeCalibration, MetricCalibration
 from kpqa.errors import KpqaWarning
+from kpqa.rows import WRONG_SUFFIX
 from kpqa.signature import Signature
 
 #: the decision columns of a metric or judge ``M``: ``M-prob`` (P(correct)) and ``M-correct`` (1 / 0)
@@ -26,9 +27,12 @@ def decided_metric(column: str) -> str:
 
 
 def decision_columns(calibration: Calibration, columns: list[str]) -> list[str]:
-    """``-prob`` and ``-correct`` of each of ``columns`` and of the judges whose inputs are all among them."""
-    judges = [j.name for j in calibration.judges.values() if set(j.inputs) <= set(columns)]
-    return [f"{c}{s}" for c in columns + judges for s in DECISION_SUFFIXES]
+    """``-prob`` and ``-correct`` of each of ``columns`` (but the scores against known-wrong answers, ``M-wrong``:
+    a judge's inputs only) and of the judges whose inputs are all among them (but those that decide in another's
+    place: :attr:`~kpqa.calibration.JudgeCalibration.replaces`)."""
+    judges = [j.name for j in calibration.judges.values() if set(j.inputs) <= set(columns) and j.replaces is None]
+    decided = [c for c in columns if not c.endswith(WRONG_SUFFIX)]
+    return [f"{c}{s}" for c in decided + judges for s in DECISION_SUFFIXES]
 
 
 @dataclass
@@ -52,6 +56,8 @@ class Decisions:
         signature (unless ``every``, also those that read columns with a None signature: unchecked)."""
         entries, unchecked = {}, []
         for column, signature in signatures.items():
+            if column.endswith(WRONG_SUFFIX):  # a judge's input, no decision of its own
+                continue
             if signature is None and column in calibration.metrics:
                 entries[column] = calibration.metrics[column]
                 unchecked.append(column)
@@ -83,9 +89,19 @@ class Decisions:
                 out[f"{column}-prob"] = entry.prob(per_row[column], self.prior)
                 out[f"{column}-correct"] = entry.decide(per_row[column], self.prior)
         for judge in self.judges:
-            if all(m in per_row for m in judge.inputs):
+            if judge.replaces is None and all(m in per_row for m in judge.inputs):
                 out[f"{judge.name}-prob"] = judge.prob(per_row, self.prior)
                 out[f"{judge.name}-correct"] = judge.decide(per_row, self.prior)
+        for judge in self.judges:  # in the place of another judge, on the rows where all its inputs are scored
+            if judge.replaces is not None and f"{judge.replaces}-prob" in out \
+                    and all(m in per_row for m in judge.inputs):
+                scored = np.all(np.isfinite(judge.features(per_row)), axis=1)
+                if scored.any():
+                    full = {m: np.where(scored, np.asarray(per_row[m], dtype=float), 0.0) for m in judge.inputs}
+                    for suffix, values in (("-prob", judge.prob(full, self.prior)),
+                                           ("-correct", judge.decide(full, self.prior))):
+                        column = f"{judge.replaces}{suffix}"
+                        out[column] = np.where(scored, values, out[column])
         return out
 
     def signatures(self, signatures: Mapping[str, Signature]) -> dict[str, Signature]:
@@ -94,9 +110,17 @@ class Decisions:
         and ``prior:``."""
         cal = [("cal", self.calibration.digest)] + ([("prior", f"{self.prior:g}")] if self.prior is not None else [])
         decided = {c: signatures[c].with_fields(cal) for c in self.entries}
-        decided.update({j.name: Signature.of(j.name, [("inputs", "+".join(j.inputs)), *_kind(j), *cal])
-                        for j in self.judges})
+        decided.update({j.name: Signature.of(j.name, [("inputs", "+".join(j.inputs)), *_kind(j),
+                                                      *_in_place(j, self.judges), *cal])
+                        for j in self.judges if j.replaces is None})
         return {column + suffix: signature for column, signature in decided.items() for suffix in DECISION_SUFFIXES}
+
+
+def _in_place(judge: JudgeCalibration, judges: Sequence[JudgeCalibration]) -> list[tuple[str, str]]:
+    """The ``known-wrong`` field of a judge's decision signatures: the judges that decide in its place where the
+    known-wrong answers are scored (their extra inputs), none when there are none."""
+    extra = ["+".join(m for m in j.inputs if m not in judge.inputs) for j in judges if j.replaces == judge.name]
+    return [("known-wrong", ",".join(extra))] if extra else []
 
 
 def _kind(judge: JudgeCalibration) -> list[tuple[str, str]]:
@@ -109,6 +133,8 @@ def warn_unjudged(calibration: Calibration, columns: Sequence[str]) -> None:
     why: the inputs it reads that they lack)."""
     for judge in calibration.judges.values():
         missing = [m for m in judge.inputs if m not in columns]
+        if judge.replaces is not None:  # decides only where its inputs are there (known-wrong answers given)
+            continue
         if missing:
             warnings.warn(KpqaWarning(f"{judge.name} left out: it reads {', '.join(missing)}, which this run does not "
                                       "score (a -KP metric is another metric than its -KPQA one)"), stacklevel=3)

@@ -8,10 +8,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kpqa.calibration.model import (
-    JUDGE, JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, METHODS, RULES, TREES, TREES_ESTIMATOR, Calibration,  # noqa: F401
+    JUDGE, JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, METHODS, RULES, TREES, TREES_ESTIMATOR, WRONG_JUDGE,  # noqa: F401
+    Calibration,
     DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticMap, MetricCalibration, Quality,
 )
 from kpqa.errors import InputError, Param, UsageError
+from kpqa.rows import WRONG_SUFFIX
 from kpqa.signature import Signature
 from kpqa.types import Floats
 
@@ -145,10 +147,12 @@ def _check_kind(kind: str) -> None:
 
 def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, Signature | str],
               labels: Floats, method: str = "isotonic", rule: str = RULES[0],
-              weights: Floats | None = None, kind: str = JUDGE_KIND) -> JudgeCalibration:
+              weights: Floats | None = None, kind: str = JUDGE_KIND, replaces: str | None = None) -> JudgeCalibration:
     """Fit a judge of ``kind`` (one of :data:`JUDGE_KINDS`) on the columns of ``scores``, classes weighed equally
     (or by ``weights``): ``logistic``, a logistic regression on standardised scores; ``trees``, boosted trees
-    (:data:`TREES`); then calibrate its logit with :func:`fit_metric`. InputError for non-finite scores."""
+    (:data:`TREES`); then calibrate its logit with :func:`fit_metric`. InputError for non-finite scores.
+    ``replaces``: the judge whose decisions it makes where its inputs are all scored
+    (:attr:`~kpqa.calibration.JudgeCalibration.replaces`)."""
     _check_kind(kind)
     inputs = list(scores)
     x = np.stack([np.asarray(scores[m], dtype=float) for m in inputs], axis=1)
@@ -159,6 +163,7 @@ def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, 
     w = balanced_weights(y) if weights is None else np.asarray(weights, dtype=float)
     judge = JUDGE_KINDS[kind].fit(name, inputs, {m: str(signatures[m]) for m in inputs}, x, y, w)
     judge.calibration = fit_metric(name, f"{name}|logit", judge.logit(scores), y, method, rule, weights)
+    judge.replaces = replaces
     return judge
 
 
@@ -180,17 +185,39 @@ def fit(scores: Mapping[str, Floats], signatures: Mapping[str, Signature], label
         method: str = "isotonic", rule: str = RULES[0], data: list[DataFile] | None = None,
         label_rule: str = "", sources: np.ndarray | Sequence[Any] | None = None,
         judge_kind: str = JUDGE_KIND, judge_inputs: Sequence[str] | None = None) -> Calibration:
-    """One :class:`MetricCalibration` per column of ``scores`` (all on the same ``labels``), and the
-    ``KPQA-judge`` of ``judge_kind`` on ``judge_inputs`` (default: :data:`JUDGE_INPUTS` when they are all there,
-    else none; see :func:`choose_judge_inputs`). ``sources`` (each row's file): each weighs the same
-    (:func:`balanced_weights`), as each class does."""
-    inputs = choose_judge_inputs(list(scores), judge_inputs)
+    """One :class:`MetricCalibration` per column of ``scores`` (all on the same ``labels``; not the scores against
+    known-wrong answers, ``M-wrong``), and the ``KPQA-judge`` of ``judge_kind`` on ``judge_inputs`` (default:
+    :data:`JUDGE_INPUTS` when they are all there, else none; see :func:`choose_judge_inputs`). ``sources`` (each
+    row's file): each weighs the same (:func:`balanced_weights`), as each class does. When ``scores`` has every
+    judge input's ``M-wrong`` too (NaN where a row has no known-wrong answer), :data:`WRONG_JUDGE` is fitted on the
+    rows that have them, on both, to decide those rows in KPQA-judge's place (:func:`fit_wrong_judge`)."""
+    plain = [c for c in scores if not c.endswith(WRONG_SUFFIX)]
+    inputs = choose_judge_inputs(plain, judge_inputs)
     _check_kind(judge_kind)
     y = np.asarray(labels, dtype=float)
     check_labels(y)
     w = None if sources is None else balanced_weights(y, sources)
-    metrics = {name: fit_metric(name, signatures[name], s, y, method, rule, w) for name, s in scores.items()}
+    metrics = {name: fit_metric(name, signatures[name], scores[name], y, method, rule, w) for name in plain}
     judges = {}
     if inputs is not None:
         judges[JUDGE] = fit_judge(JUDGE, {m: scores[m] for m in inputs}, signatures, y, method, rule, w, judge_kind)
+        if all(m + WRONG_SUFFIX in scores for m in inputs):
+            judges[WRONG_JUDGE] = fit_wrong_judge(scores, signatures, y, inputs, method=method, rule=rule,
+                                                  sources=sources, kind=judge_kind)
     return Calibration(metrics, data or [], label_rule, judges)
+
+
+def fit_wrong_judge(scores: Mapping[str, Floats], signatures: Mapping[str, Signature | str], labels: Floats,
+                    inputs: Sequence[str], *, method: str = "isotonic", rule: str = RULES[0],
+                    sources: np.ndarray | Sequence[Any] | None = None, kind: str = JUDGE_KIND) -> JudgeCalibration:
+    """:data:`WRONG_JUDGE`: a judge on ``inputs`` and their ``M-wrong`` scores, fitted on the rows where all of
+    them are scores (the rows with known-wrong answers; each source and class weighing the same), that decides
+    those rows in KPQA-judge's place. InputError when fewer than ``MIN_ROWS`` rows, or one class, have them."""
+    both = [*inputs, *(m + WRONG_SUFFIX for m in inputs)]
+    x = np.stack([np.asarray(scores[m], dtype=float) for m in both], axis=1)
+    have = np.all(np.isfinite(x), axis=1)
+    y = np.asarray(labels, dtype=float)[have]
+    check_labels(y, "the rows with known-wrong answers")
+    w = balanced_weights(y, None if sources is None else np.asarray(sources)[have])
+    return fit_judge(WRONG_JUDGE, {m: x[have, k] for k, m in enumerate(both)}, signatures, y, method, rule, w,
+                     kind, replaces=JUDGE)

@@ -17,7 +17,7 @@ from kpqa.calibration.model import JUDGE_KIND, RULES, Calibration, DataFile
 from kpqa.errors import InputError, Param, Part, UsageError
 from kpqa.input import Table, frame_to_table, read_csv_frame, read_input
 from kpqa.metrics.base import get_metric
-from kpqa.rows import select_rows
+from kpqa.rows import WRONG_SUFFIX, select_rows
 from kpqa.scoring import Scorer
 from kpqa.signature import Signature
 
@@ -95,10 +95,12 @@ def human_column(table: Table, column: str, what: str = "score") -> np.ndarray:
     return _numbers(table, column, (f"human {what} ",), " is not a number")
 
 
-def _numbers(table: Table, column: str, before: tuple[Part, ...], after: str) -> np.ndarray:
-    """The column as numbers; InputError naming the first cell that is not one (``before`` its value ``after``)."""
+def _numbers(table: Table, column: str, before: tuple[Part, ...], after: str, blanks: bool = False) -> np.ndarray:
+    """The column as numbers; InputError naming the first cell that is not one (``before`` its value ``after``);
+    ``blanks``: an empty cell is NaN (a row without known-wrong answers has no ``M-wrong`` score)."""
     values = pd.to_numeric(table.frame[column], errors="coerce").to_numpy(dtype=float)
-    bad = np.flatnonzero(~np.isfinite(values))
+    empty = table.frame[column].isna().to_numpy() | (table.frame[column].astype(str).str.strip() == "").to_numpy()
+    bad = np.flatnonzero(~np.isfinite(values) & ~(empty if blanks else False))
     if len(bad):
         i = int(bad[0])
         raise InputError(*before, f"{table.frame[column].iloc[i]!r}{after}", file=table.source,
@@ -116,7 +118,7 @@ def metric_scores(table: Table, metrics: Sequence[str], scorers: ScorerFactory, 
         if metric in table.frame.columns:
             before: tuple[Part, ...] = (Param("reuse_scores", True), ": ") if reuse == "check" else ("metric score ",)
             given[metric] = _numbers(table, metric, before, " is not a score" if reuse == "check" else
-                                     " is not a number")
+                                     " is not a number", blanks=metric.endswith(WRONG_SUFFIX))
     scores: dict[str, np.ndarray] = dict(given)
     signatures: dict[str, Signature | None] = dict.fromkeys(given)
     missing = [m for m in metrics if m not in given]
@@ -143,7 +145,8 @@ def _spot_check(table: Table, given: dict[str, np.ndarray], scorer: Scorer) -> d
     fresh, _, signatures = scorer.score_rows(select_rows(table.rows, rows), table.source,
                                              [table.numbers[i] for i in rows])
     for c, values in given.items():
-        off = np.flatnonzero(~np.isclose(values[rows], fresh[c], rtol=REUSE_TOLERANCE, atol=REUSE_TOLERANCE))
+        off = np.flatnonzero(~np.isclose(values[rows], fresh[c], rtol=REUSE_TOLERANCE, atol=REUSE_TOLERANCE,
+                                         equal_nan=True))
         if len(off):
             j = int(off[0])
             raise InputError(Param("reuse_scores", True), f": the column holds {values[rows[j]]:.6g}, a rescore "
@@ -187,7 +190,9 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
     labels = [binary_labels(t.frame[human_column], positive_above, source=t.source, column=human_column)
               for t in tables]
     check_labels(np.concatenate(labels), ", ".join(paths))
-    columns = scorer.score_columns
+    if any(t.rows.wrong is not None for t in tables):  # the judge of rows with known-wrong answers is fitted too
+        scorer.known_wrong = True
+    columns = scorer.score_columns + [c + WRONG_SUFFIX for c in scorer.score_columns if scorer.known_wrong]
     held = [[h.take(t) for h in heldout] for t in tables]  # every row's held-out score is there before scoring
     parts = [metric_scores(t, columns, lambda names: scorer, "check" if reuse_scores else "never") for t in tables]
     scores = {c: np.concatenate([s[c] for s, _ in parts]) for c in columns}

@@ -31,6 +31,9 @@ RULES = ("balanced", "accuracy", "kappa")
 JUDGE = "KPQA-judge"
 JUDGE_INPUTS = ("ROUGE-L-KPQA", "BERTScore-KPQA", "KeyFact-KPQA", "BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "F1",
                 "Contains")
+#: the judge that decides in KPQA-judge's place on the rows that come with known-wrong answers (``incorrect_answers``):
+#: its inputs are KPQA-judge's and each one's score against the closest wrong answer (``M-wrong``)
+WRONG_JUDGE = "KPQA-judge+wrong"
 #: the kind of judge ``kpqa calibrate`` fits unless told otherwise (:data:`JUDGE_KINDS`), and the kind of a file's judge
 #: entry that names none
 JUDGE_KIND = "logistic"
@@ -246,6 +249,9 @@ class JudgeCalibration:
     inputs: list[str]
     signatures: dict[str, str]
     calibration: MetricCalibration
+    #: the judge whose decisions this one makes on the rows where every one of its inputs is scored (a judge that
+    #: reads the scores against known-wrong answers, ``M-wrong``, decides the rows that have them); None: its own
+    replaces: str | None
 
     @staticmethod
     def from_dict(raw: dict[str, Any]) -> "JudgeCalibration":
@@ -271,6 +277,8 @@ class JudgeCalibration:
         """JSON-ready form (what the file holds): ``kind`` first, but for the logistic judges that files held before
         kinds existed, which name none (so their text, and the digest of a file of them, did not change)."""
         fields = asdict(self)  # type: ignore[call-overload]
+        if fields["replaces"] is None:  # files written before judges could replace one another name none
+            del fields["replaces"]
         return fields if self.kind == JUDGE_KIND else {"kind": self.kind, **fields}
 
     @cached_property
@@ -309,6 +317,7 @@ class LogisticJudge(JudgeCalibration):
     coef: list[float]
     intercept: float
     calibration: MetricCalibration
+    replaces: str | None = None
 
     @classmethod
     def fit(cls, name: str, inputs: list[str], signatures: dict[str, str], x: np.ndarray, y: np.ndarray,
@@ -350,6 +359,7 @@ class TreesJudge(JudgeCalibration):
     baseline: float
     trees: list[Tree]
     calibration: MetricCalibration
+    replaces: str | None = None
 
     @classmethod
     def fit(cls, name: str, inputs: list[str], signatures: dict[str, str], x: np.ndarray, y: np.ndarray,

@@ -1,0 +1,160 @@
+"""KPQA-judge under grouped 5-fold cross-validation by question over the human-labelled sets that may train it
+(issue 53): per set and per fold, the accuracy, balanced accuracy and AUROC of the shipped judge (the decision
+columns ``kpqa score --decide`` wrote) and of judges refitted on the other folds exactly as ``kpqa calibrate`` fits
+them (:func:`kpqa.calibration.fit`: each file and class weighing the same, decided at the max-balanced threshold,
+applied with :meth:`kpqa.calibration.Decisions.apply`, so a row with known-wrong answers is decided by
+``KPQA-judge+wrong`` when its ``M-wrong`` columns are there). A row's fold is :func:`fold_of` its question (the
+same folds as ``kpqa train-equivalence --fold-by hash``).
+
+Each INPUT is a file ``kpqa score FILE --decide -o SCORED`` wrote (its ``scores`` column the person's 0/1; with
+``incorrect_answers`` in FILE, also the ``M-wrong`` columns). Besides the table per fold: the best single input's
+AUROC on each set (a judge should not be below it: "does no harm"), and TruthfulQA by ``kind``.
+
+    python experiments/judge_cv.py runs/scored/evouna_nq_train.csv runs/scored/evouna_tq_dev.csv \\
+        runs/scored/truthfulqa_train.csv -o docs/judge-cv.md
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import roc_auc_score
+
+from kpqa import calibration
+from kpqa.binary import accuracy, balanced_accuracy
+from kpqa.rows import WRONG_SUFFIX
+
+FOLDS, SEED = 5, 13
+NINE = list(calibration.JUDGE_INPUTS)
+
+
+def fold_of(question: str, k: int = FOLDS, seed: int = SEED) -> int:
+    """A question's fold: its seeded sha256 modulo ``k``."""
+    digest = hashlib.sha256(f"{seed}|fold|{question}".encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % k
+
+
+def load(paths: list[str]) -> pd.DataFrame:
+    """The scored files as one frame: ``set`` (file stem), ``label``, ``fold``, ``kind`` and the score columns."""
+    parts = []
+    for path in paths:
+        frame = pd.read_csv(path, keep_default_na=False, na_values=[""], low_memory=False)
+        frame["set"] = Path(path).stem
+        frame["label"] = frame["scores"].astype(float)
+        frame["kind"] = frame["kind"].astype(str) if "kind" in frame else ""
+        parts.append(frame)
+    data = pd.concat(parts, ignore_index=True)
+    data["fold"] = [fold_of(str(q)) for q in data["question"]]
+    return data
+
+
+#: a judge variant: (name, inputs, whether it reads the M-wrong columns, which sets it is fitted on: None = all)
+Variant = tuple[str, list[str], bool, list[str] | None]
+
+
+def fitted(train: pd.DataFrame, inputs: list[str], wrong: bool) -> calibration.Calibration:
+    """The calibration ``kpqa calibrate`` fits on ``train`` (each set a source), its judge on ``inputs``."""
+    columns = inputs + ([m + WRONG_SUFFIX for m in inputs] if wrong else [])
+    scores = {c: train[c].to_numpy(dtype=float) for c in columns}
+    signatures = {c: f"{c}|cv" for c in columns}
+    return calibration.fit(scores, signatures, train["label"].to_numpy(), sources=train["set"].to_numpy(),
+                           judge_inputs=inputs)
+
+
+def judged(cal: calibration.Calibration, test: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(P(correct), decision) of KPQA-judge on ``test`` as the scorer decides (:meth:`Decisions.apply`)."""
+    columns = {c for j in cal.judges.values() for c in j.inputs}
+    per_row = {c: test[c].to_numpy(dtype=float) for c in columns}
+    out = calibration.Decisions(cal, {}, list(cal.judges.values())).apply(per_row)
+    return out[f"{calibration.JUDGE}-prob"], out[f"{calibration.JUDGE}-correct"]
+
+
+def figures(y: np.ndarray, p: np.ndarray, d: np.ndarray) -> tuple[float, float, float]:
+    """Accuracy, balanced accuracy (%) and AUROC."""
+    auroc = roc_auc_score(y, p) if 0 < y.sum() < len(y) else float("nan")
+    return 100 * accuracy(y, d), 100 * balanced_accuracy(y, d), auroc
+
+
+def cross_validate(data: pd.DataFrame, variant: Variant) -> tuple[np.ndarray, np.ndarray]:
+    """Every row's held-out (P(correct), decision) under ``variant``."""
+    _, inputs, wrong, sets = variant
+    p, d = np.full(len(data), np.nan), np.full(len(data), np.nan)
+    for k in range(FOLDS):
+        train = data[(data["fold"] != k) & (data["set"].isin(sets) if sets else True)]
+        test = data["fold"] == k
+        p[test], d[test] = judged(fitted(train, inputs, wrong), data[test])
+    return p, d
+
+
+def table(data: pd.DataFrame, results: dict[str, tuple[np.ndarray, np.ndarray]],
+          parts: dict[str, Callable[[pd.DataFrame], np.ndarray]]) -> list[str]:
+    """One row per judge and part: pooled accuracy / balanced / AUROC, then each fold's."""
+    out = ["| part | judge | accuracy / balanced / AUROC (pooled) | per fold: accuracy / balanced / AUROC |",
+           "| --- | --- | --- | --- |"]
+    for part, mask_of in parts.items():
+        mask = mask_of(data)
+        y = data["label"].to_numpy()
+        for name, (p, d) in results.items():
+            a, b, u = figures(y[mask], p[mask], d[mask])
+            folds = []
+            for k in range(FOLDS):
+                m = mask & (data["fold"].to_numpy() == k)
+                fa, fb, fu = figures(y[m], p[m], d[m])
+                folds.append(f"{fa:.1f} / {fb:.1f} / {fu:.3f}")
+            out.append(f"| {part} ({mask.sum()}) | {name} | {a:.1f} / {b:.1f} / {u:.3f} | {'; '.join(folds)} |")
+    return out
+
+
+def singles(data: pd.DataFrame, parts: dict[str, Callable[[pd.DataFrame], np.ndarray]],
+            columns: list[str]) -> list[str]:
+    """Each part's best single input by AUROC (of the raw score; a ``-wrong`` column counted as lower-is-better)."""
+    out = ["| part | best single input | its AUROC |", "| --- | --- | --- |"]
+    for part, mask_of in parts.items():
+        mask = mask_of(data)
+        y = data["label"].to_numpy()[mask]
+        best = ("", 0.0)
+        for c in columns:
+            x = data[c].to_numpy(dtype=float)[mask]
+            if c not in data or not np.all(np.isfinite(x)):
+                continue
+            auroc = roc_auc_score(y, -x if c.endswith(WRONG_SUFFIX) else x)
+            best = max(best, (c, auroc), key=lambda t: t[1])
+        out.append(f"| {part} | {best[0]} | {best[1]:.3f} |")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("inputs", nargs="+", help="files kpqa score --decide wrote")
+    parser.add_argument("-o", "--output", help="write the tables here (Markdown)")
+    args = parser.parse_args(argv)
+    data = load(args.inputs)
+    sets = list(dict.fromkeys(data["set"]))
+    has_wrong = all(m + WRONG_SUFFIX in data for m in NINE)
+    variants: list[Variant] = [("nine, refitted on every set", NINE, False, None)]
+    if has_wrong:
+        variants.append(("nine + their -wrong (KPQA-judge+wrong where given)", NINE, True, None))
+    results = {"shipped KPQA-judge": (data[f"{calibration.JUDGE}-prob"].to_numpy(dtype=float),
+                                      data[f"{calibration.JUDGE}-correct"].to_numpy(dtype=float))}
+    for variant in variants:
+        results[variant[0]] = cross_validate(data, variant)
+    parts: dict[str, Callable[[pd.DataFrame], np.ndarray]] = {
+        s: (lambda d, s=s: (d["set"] == s).to_numpy()) for s in sets}
+    for kind in sorted(k for k in set(data["kind"]) if k):
+        parts[f"kind={kind}"] = lambda d, kind=kind: (d["kind"] == kind).to_numpy()
+    columns = NINE + ([m + WRONG_SUFFIX for m in NINE] if has_wrong else [])
+    lines = ["# KPQA-judge under grouped 5-fold CV by question", "", *table(data, results, parts), "",
+             "## Best single input", "", *singles(data, parts, columns), ""]
+    text = "\n".join(lines)
+    print(text)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,151 @@
+"""Known-wrong answers as evidence (issue 53): the ``incorrect_answers`` column read in its list forms, each metric
+column's ``M-wrong`` (the metric against the known-wrong answers), scores without the column unchanged, and the
+judge that decides the rows with known-wrong answers in KPQA-judge's place (lexical metrics only: fast)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from kpqa import calibration
+from kpqa.cli import main
+from kpqa.errors import InputError
+from kpqa.input import frame_to_table
+from kpqa.rows import WRONG_SUFFIX
+from kpqa.scoring import Scorer
+
+LEXICAL = ["F1", "ROUGE-L", "BLEU-1", "Contains"]
+FRAME = pd.DataFrame({
+    "question": ["What happens if you crack your knuckles a lot?", "Where is the Eiffel Tower?", "Who wrote it?"],
+    "answer": ["You will get arthritis.", "It is in Paris, France.", "Shakespeare"],
+    "reference1": ["Nothing in particular happens", "Paris", "William Shakespeare"],
+    "reference2": ["Cracking your knuckles does not cause arthritis", "", ""],
+    "incorrect_answers": ["If you crack your knuckles a lot, you will develop arthritis ; You will get arthritis",
+                          '["It is in London", "Rome"]', ""],
+})
+
+
+@pytest.mark.parametrize(("cell", "expected"), [
+    ("A ; B", ["A", "B"]),                       # TruthfulQA's own layout
+    ('["A ; B", "C"]', ["A ; B", "C"]),          # JSON list text: an answer may hold the separator
+    (["A", " ", "B"], ["A", "B"]),               # a list (JSONL, Parquet, records): blanks dropped
+    ("", []), (None, []),                        # none known for this row
+    ("A;B", ["A;B"]),                            # only ' ; ' separates
+])
+def test_incorrect_answers_are_read_in_every_list_form(cell, expected):
+    frame = pd.DataFrame({"question": ["q"], "answer": ["a"], "reference1": ["r"], "incorrect_answers": [cell]})
+    assert frame_to_table(frame).rows.wrong == [expected]
+
+
+@pytest.mark.parametrize("cell", ['["A", 3]', "[not json", 7])
+def test_an_incorrect_answers_cell_that_is_not_a_list_of_texts_names_its_cell(cell):
+    frame = pd.DataFrame({"question": ["q", "q"], "answer": ["a", "a"], "reference1": ["r", "r"],
+                          "incorrect_answers": ["", cell]})
+    with pytest.raises(InputError) as info:
+        frame_to_table(frame, "f.csv")
+    assert "f.csv" in str(info.value) and "row 2" in str(info.value) and "incorrect_answers" in str(info.value)
+
+
+def test_without_the_column_rows_have_no_wrong_answers_and_no_wrong_columns():
+    scorer = Scorer(LEXICAL)
+    result = scorer.score(FRAME.drop(columns="incorrect_answers"))
+    assert not any(c.endswith(WRONG_SUFFIX) for c in result.frame.columns)
+    assert scorer.known_wrong is False
+
+
+def test_m_wrong_is_the_metric_with_the_wrong_answers_as_references_and_nan_where_none():
+    result = Scorer(LEXICAL).score(FRAME)
+    plain = Scorer(LEXICAL).score(FRAME.drop(columns="incorrect_answers"))
+    for column in LEXICAL:  # the scores themselves and the corpus scores do not move
+        assert result.frame[column].tolist() == plain.frame[column].tolist()
+    assert result.corpus == plain.corpus
+    wrong = frame_to_table(FRAME).rows.wrong
+    as_references = pd.DataFrame({"question": FRAME["question"][:2], "answer": FRAME["answer"][:2],
+                                  "references": [wrong[0], wrong[1]]})
+    expected = Scorer(LEXICAL).score(as_references).frame
+    for column in LEXICAL:
+        got = result.frame[column + WRONG_SUFFIX].to_numpy()
+        assert got[:2].tolist() == expected[column].tolist()
+        assert np.isnan(got[2])
+    # the second answer is closer to a wrong answer than the first is: ROUGE-L to "You will get arthritis" is 1
+    assert result.frame["ROUGE-L" + WRONG_SUFFIX][0] == pytest.approx(1.0)
+    assert "against:incorrect_answers" in str(result.signatures["F1" + WRONG_SUFFIX])
+
+
+def test_the_cli_writes_the_wrong_columns_when_the_input_has_the_column(tmp_path, capsys):
+    FRAME.to_csv(tmp_path / "in.csv", index=False)
+    assert main(["score", str(tmp_path / "in.csv"), "--metrics", "F1,Contains", "-o", str(tmp_path / "out.csv"),
+                 "--quiet"]) == 0
+    out = pd.read_csv(tmp_path / "out.csv", keep_default_na=False)
+    assert list(out.columns[-4:]) == ["F1", "Contains", "F1-wrong", "Contains-wrong"]
+    assert out["F1-wrong"].tolist()[2] == ""  # no known-wrong answer: an empty cell
+
+
+def _synthetic(n: int = 600, seed: int = 0) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Scores where a right answer is close to a right reference and far from the wrong ones, and a wrong answer
+    in the question's frame is close to both: the plain score cannot tell them apart, its ``-wrong`` can."""
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.4).astype(float)
+    scores = {m: np.clip(0.6 + 0.1 * rng.standard_normal(n), 0, 1) for m in calibration.JUDGE_INPUTS}
+    for m in calibration.JUDGE_INPUTS:
+        scores[m + WRONG_SUFFIX] = np.clip(np.where(y == 1, 0.3, 0.7) + 0.1 * rng.standard_normal(n), 0, 1)
+    return scores, y
+
+
+def test_fit_adds_a_judge_that_decides_the_rows_with_wrong_answers_in_kpqa_judges_place():
+    scores, y = _synthetic()
+    half = len(y) // 2
+    for m in calibration.JUDGE_INPUTS:  # the first half has no known-wrong answers
+        scores[m + WRONG_SUFFIX][:half] = np.nan
+    signatures = {c: f"{c}|x" for c in scores}
+    cal = calibration.fit(scores, signatures, y)
+    assert set(cal.metrics) == set(calibration.JUDGE_INPUTS)  # no entry of its own for an M-wrong column
+    wrong = cal.judges[calibration.WRONG_JUDGE]
+    assert wrong.replaces == calibration.JUDGE and wrong.calibration.fit.n == len(y) - half
+    decisions = calibration.Decisions(cal, {}, list(cal.judges.values()))
+    out = decisions.apply(scores)
+    assert set(out) == {f"{calibration.JUDGE}-prob", f"{calibration.JUDGE}-correct"}
+    plain = cal.judges[calibration.JUDGE].prob(scores)
+    assert np.array_equal(out[f"{calibration.JUDGE}-prob"][:half], plain[:half])  # rows without: KPQA-judge's own
+    assert np.array_equal(out[f"{calibration.JUDGE}-prob"][half:], wrong.prob(
+        {m: scores[m][half:] for m in wrong.inputs}))
+    held = (out[f"{calibration.JUDGE}-correct"] == y)
+    assert held[half:].mean() > 0.95 > held[:half].mean()  # the evidence decides what the scores alone cannot
+    assert calibration.decision_columns(cal, list(scores)) == [
+        f"{c}{s}" for c in [*calibration.JUDGE_INPUTS, calibration.JUDGE] for s in calibration.DECISION_SUFFIXES]
+    signature = decisions.signatures({})
+    assert "known-wrong:" in str(signature[f"{calibration.JUDGE}-prob"])
+
+
+def test_a_calibration_with_the_wrong_judge_round_trips_and_a_plain_one_names_no_replaces(tmp_path):
+    scores, y = _synthetic()
+    cal = calibration.fit(scores, {c: f"{c}|x" for c in scores}, y)
+    cal.save(tmp_path / "c.json")
+    raw = json.loads((tmp_path / "c.json").read_text())
+    assert raw["judges"][calibration.WRONG_JUDGE]["replaces"] == calibration.JUDGE
+    assert "replaces" not in raw["judges"][calibration.JUDGE]
+    again = calibration.Calibration.load(tmp_path / "c.json")
+    assert again.to_json() == cal.to_json()
+    assert np.array_equal(again.judges[calibration.WRONG_JUDGE].prob(scores),
+                          cal.judges[calibration.WRONG_JUDGE].prob(scores))
+
+
+def test_deciding_without_wrong_answers_warns_of_nothing_and_with_them_the_wrong_judge_decides(recwarn):
+    scores, y = _synthetic()
+    inputs = ["F1", "Contains", "ROUGE-L", "BLEU-1"]
+    frame = FRAME.copy()
+    # a calibration on these four lexical metrics and their -wrong: fitted from synthetic scores
+    cal = calibration.fit({m: scores[calibration.JUDGE_INPUTS[k]] for k, m in enumerate(inputs)} |
+                          {m + WRONG_SUFFIX: scores[calibration.JUDGE_INPUTS[k] + WRONG_SUFFIX]
+                           for k, m in enumerate(inputs)},
+                          {**{m: str(s) for m, s in Scorer(inputs)._signatures().items()},
+                           **{m + WRONG_SUFFIX: str(s.with_fields([("against", "incorrect_answers")]))
+                              for m, s in Scorer(inputs)._signatures().items()}}, y, judge_inputs=inputs)
+    plain = Scorer(inputs, calibration=cal).score(frame.drop(columns="incorrect_answers")).frame
+    assert not [w for w in recwarn if "left out" in str(w.message)]
+    judged = Scorer(inputs, calibration=cal).score(frame).frame
+    assert f"{calibration.WRONG_JUDGE}-prob" not in judged
+    assert judged[f"{calibration.JUDGE}-prob"][2] == plain[f"{calibration.JUDGE}-prob"][2]  # no wrong answers there
+    assert judged[f"{calibration.JUDGE}-prob"][0] < plain[f"{calibration.JUDGE}-prob"][0]  # it repeats a wrong one
