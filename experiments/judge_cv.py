@@ -29,6 +29,8 @@ from kpqa.binary import accuracy, balanced_accuracy
 from kpqa.rows import WRONG_SUFFIX
 
 FOLDS, SEED = 5, 13
+#: answer lengths (words) reported apart: long answers are the weak part
+LENGTHS = [(1, 3), (4, 10), (11, 30), (31, 0)]
 NINE = list(calibration.JUDGE_INPUTS)
 
 
@@ -52,17 +54,19 @@ def load(paths: list[str]) -> pd.DataFrame:
     return data
 
 
-#: a judge variant: (name, inputs, whether it reads the M-wrong columns, which sets it is fitted on: None = all)
-Variant = tuple[str, list[str], bool, list[str] | None]
+#: a judge variant: (name, inputs, whether it reads the M-wrong columns, which sets it is fitted on: None = all,
+#: the kind of judge, the kind of the judge of rows with known-wrong answers)
+Variant = tuple[str, list[str], bool, list[str] | None, str, str]
 
 
-def fitted(train: pd.DataFrame, inputs: list[str], wrong: bool) -> calibration.Calibration:
+def fitted(train: pd.DataFrame, inputs: list[str], wrong: bool, kind: str = "logistic",
+           wrong_kind: str = calibration.WRONG_JUDGE_KIND) -> calibration.Calibration:
     """The calibration ``kpqa calibrate`` fits on ``train`` (each set a source), its judge on ``inputs``."""
     columns = inputs + ([m + WRONG_SUFFIX for m in inputs] if wrong else [])
     scores = {c: train[c].to_numpy(dtype=float) for c in columns}
     signatures = {c: f"{c}|cv" for c in columns}
     return calibration.fit(scores, signatures, train["label"].to_numpy(), sources=train["set"].to_numpy(),
-                           judge_inputs=inputs)
+                           judge_inputs=inputs, judge_kind=kind, wrong_kind=wrong_kind)
 
 
 def judged(cal: calibration.Calibration, test: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -81,12 +85,12 @@ def figures(y: np.ndarray, p: np.ndarray, d: np.ndarray) -> tuple[float, float, 
 
 def cross_validate(data: pd.DataFrame, variant: Variant) -> tuple[np.ndarray, np.ndarray]:
     """Every row's held-out (P(correct), decision) under ``variant``."""
-    _, inputs, wrong, sets = variant
+    _, inputs, wrong, sets, kind, wrong_kind = variant
     p, d = np.full(len(data), np.nan), np.full(len(data), np.nan)
     for k in range(FOLDS):
         train = data[(data["fold"] != k) & (data["set"].isin(sets) if sets else True)]
         test = data["fold"] == k
-        p[test], d[test] = judged(fitted(train, inputs, wrong), data[test])
+        p[test], d[test] = judged(fitted(train, inputs, wrong, kind, wrong_kind), data[test])
     return p, d
 
 
@@ -119,9 +123,10 @@ def singles(data: pd.DataFrame, parts: dict[str, Callable[[pd.DataFrame], np.nda
         best = ("", 0.0)
         for c in columns:
             x = data[c].to_numpy(dtype=float)[mask]
-            if c not in data or not np.all(np.isfinite(x)):
+            have = np.isfinite(x)
+            if have.mean() < 0.99 or len(set(y[have])) < 2:  # a -wrong column where the rows have known-wrong answers
                 continue
-            auroc = roc_auc_score(y, -x if c.endswith(WRONG_SUFFIX) else x)
+            auroc = roc_auc_score(y[have], -x[have] if c.endswith(WRONG_SUFFIX) else x[have])
             best = max(best, (c, auroc), key=lambda t: t[1])
         out.append(f"| {part} | {best[0]} | {best[1]:.3f} |")
     return out
@@ -131,13 +136,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("inputs", nargs="+", help="files kpqa score --decide wrote")
     parser.add_argument("-o", "--output", help="write the tables here (Markdown)")
+    parser.add_argument("--trees", action="store_true", help="each judge as boosted trees too")
     args = parser.parse_args(argv)
     data = load(args.inputs)
     sets = list(dict.fromkeys(data["set"]))
     has_wrong = all(m + WRONG_SUFFIX in data for m in NINE)
-    variants: list[Variant] = [("nine, refitted on every set", NINE, False, None)]
+    variants: list[Variant] = [("nine, refitted on every set", NINE, False, None, "logistic", "trees")]
     if has_wrong:
-        variants.append(("nine + their -wrong (KPQA-judge+wrong where given)", NINE, True, None))
+        variants += [("+ KPQA-judge+wrong (trees) where known-wrong answers are given", NINE, True, None, "logistic",
+                      "trees"),
+                     ("+ KPQA-judge+wrong (logistic)", NINE, True, None, "logistic", "logistic")]
+    if args.trees:
+        variants += [(f"{v[0]}, trees", v[1], v[2], v[3], "trees", v[5]) for v in variants[:1]]
     results = {"shipped KPQA-judge": (data[f"{calibration.JUDGE}-prob"].to_numpy(dtype=float),
                                       data[f"{calibration.JUDGE}-correct"].to_numpy(dtype=float))}
     for variant in variants:
@@ -146,6 +156,10 @@ def main(argv: list[str] | None = None) -> int:
         s: (lambda d, s=s: (d["set"] == s).to_numpy()) for s in sets}
     for kind in sorted(k for k in set(data["kind"]) if k):
         parts[f"kind={kind}"] = lambda d, kind=kind: (d["kind"] == kind).to_numpy()
+    words = data["answer"].astype(str).str.split().str.len().to_numpy()
+    for low, high in LENGTHS:
+        parts[f"answers of {low}-{high or 'more'} words"] = (
+            lambda d, low=low, high=high: (words >= low) & (words <= (high or np.inf)))
     columns = NINE + ([m + WRONG_SUFFIX for m in NINE] if has_wrong else [])
     lines = ["# KPQA-judge under grouped 5-fold CV by question", "", *table(data, results, parts), "",
              "## Best single input", "", *singles(data, parts, columns), ""]

@@ -42,7 +42,7 @@ from kpqa.calibration.fit import (
 )
 from kpqa.calibration.model import (
     FILENAME, FORMAT, JUDGE, JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, MAPS, METHODS, P_EDGE, PRIOR, RULES, RUN_TOLERANCE,
-    STEPS_FORMAT, TILT, WRONG_JUDGE, Calibration, CalibrationError, DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticJudge,
+    STEPS_FORMAT, TILT, WRONG_JUDGE, WRONG_JUDGE_KIND, Calibration, CalibrationError, DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticJudge,
     LogisticMap, MetricCalibration, Quality, TreesJudge, check_prior, comparable, default_path, load, with_prior,
 )
 from kpqa.calibration.trees import Tree
@@ -50,7 +50,7 @@ from kpqa.calibration.trees import Tree
 __all__ = [
     "DECISION_SUFFIXES", "FILENAME", "FORMAT", "JUDGE", "JUDGE_INPUTS", "JUDGE_KIND", "JUDGE_KINDS", "MAPS", "METHODS",
     "MIN_ROWS", "PRIOR", "P_EDGE", "RULES", "RUN_TOLERANCE", "STEPS_FORMAT", "TILT", "TREES", "TREES_ESTIMATOR",
-    "WRONG_JUDGE",
+    "WRONG_JUDGE", "WRONG_JUDGE_KIND",
     "Calibration", "CalibrationError", "DataFile", "Decisions", "Fit", "IsotonicMap", "JudgeCalibration",
     "LogisticJudge", "LogisticMap", "MetricCalibration", "Quality", "Tree", "TreesJudge", "as_binary",
     "balanced_weights", "binary_labels", "check_labels", "check_prior", "choose_judge_inputs", "comparable",

@@ -9,7 +9,7 @@ import numpy as np
 
 from kpqa.calibration.model import (
     JUDGE, JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, METHODS, RULES, TREES, TREES_ESTIMATOR, WRONG_JUDGE,  # noqa: F401
-    Calibration,
+    WRONG_JUDGE_KIND, Calibration,
     DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticMap, MetricCalibration, Quality,
 )
 from kpqa.errors import InputError, Param, UsageError
@@ -184,13 +184,15 @@ def choose_judge_inputs(columns: Sequence[str], inputs: Sequence[str] | None = N
 def fit(scores: Mapping[str, Floats], signatures: Mapping[str, Signature], labels: Floats, *,
         method: str = "isotonic", rule: str = RULES[0], data: list[DataFile] | None = None,
         label_rule: str = "", sources: np.ndarray | Sequence[Any] | None = None,
-        judge_kind: str = JUDGE_KIND, judge_inputs: Sequence[str] | None = None) -> Calibration:
+        judge_kind: str = JUDGE_KIND, judge_inputs: Sequence[str] | None = None,
+        wrong_kind: str = WRONG_JUDGE_KIND) -> Calibration:
     """One :class:`MetricCalibration` per column of ``scores`` (all on the same ``labels``; not the scores against
     known-wrong answers, ``M-wrong``), and the ``KPQA-judge`` of ``judge_kind`` on ``judge_inputs`` (default:
     :data:`JUDGE_INPUTS` when they are all there, else none; see :func:`choose_judge_inputs`). ``sources`` (each
     row's file): each weighs the same (:func:`balanced_weights`), as each class does. When ``scores`` has every
     judge input's ``M-wrong`` too (NaN where a row has no known-wrong answer), :data:`WRONG_JUDGE` is fitted on the
-    rows that have them, on both, to decide those rows in KPQA-judge's place (:func:`fit_wrong_judge`)."""
+    rows that have them, on both, to decide those rows in KPQA-judge's place (:func:`fit_wrong_judge`; of
+    ``wrong_kind``)."""
     plain = [c for c in scores if not c.endswith(WRONG_SUFFIX)]
     inputs = choose_judge_inputs(plain, judge_inputs)
     _check_kind(judge_kind)
@@ -203,13 +205,14 @@ def fit(scores: Mapping[str, Floats], signatures: Mapping[str, Signature], label
         judges[JUDGE] = fit_judge(JUDGE, {m: scores[m] for m in inputs}, signatures, y, method, rule, w, judge_kind)
         if all(m + WRONG_SUFFIX in scores for m in inputs):
             judges[WRONG_JUDGE] = fit_wrong_judge(scores, signatures, y, inputs, method=method, rule=rule,
-                                                  sources=sources, kind=judge_kind)
+                                                  sources=sources, kind=wrong_kind)
     return Calibration(metrics, data or [], label_rule, judges)
 
 
 def fit_wrong_judge(scores: Mapping[str, Floats], signatures: Mapping[str, Signature | str], labels: Floats,
                     inputs: Sequence[str], *, method: str = "isotonic", rule: str = RULES[0],
-                    sources: np.ndarray | Sequence[Any] | None = None, kind: str = JUDGE_KIND) -> JudgeCalibration:
+                    sources: np.ndarray | Sequence[Any] | None = None, kind: str = WRONG_JUDGE_KIND
+                    ) -> JudgeCalibration:
     """:data:`WRONG_JUDGE`: a judge on ``inputs`` and their ``M-wrong`` scores, fitted on the rows where all of
     them are scores (the rows with known-wrong answers; each source and class weighing the same), that decides
     those rows in KPQA-judge's place. InputError when fewer than ``MIN_ROWS`` rows, or one class, have them."""
