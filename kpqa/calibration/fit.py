@@ -11,6 +11,7 @@ from kpqa.calibration.model import (
     JUDGE, JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, METHODS, RULES, TREES, TREES_ESTIMATOR, Calibration,  # noqa: F401
     DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticMap, MetricCalibration, Quality,
 )
+from kpqa.calibration.fitness import rate
 from kpqa.errors import InputError, Param, UsageError
 from kpqa.signature import Signature
 from kpqa.types import Floats
@@ -193,4 +194,5 @@ def fit(scores: Mapping[str, Floats], signatures: Mapping[str, Signature], label
     judges = {}
     if inputs is not None:
         judges[JUDGE] = fit_judge(JUDGE, {m: scores[m] for m in inputs}, signatures, y, method, rule, w, judge_kind)
-    return Calibration(metrics, data or [], label_rule, judges)
+    fitness = {**{n: rate(m) for n, m in metrics.items()}, **{n: rate(j.calibration) for n, j in judges.items()}}
+    return Calibration(metrics, data or [], label_rule, judges, fitness=fitness)
