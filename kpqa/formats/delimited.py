@@ -71,7 +71,8 @@ def read_whole(path: str | Path, dialect: Dialect = CSV_DIALECT) -> pd.DataFrame
 def _chunks(path: Path, chunk_rows: int, dialect: Dialect) -> Iterator[pd.DataFrame]:
     with open(path, encoding="utf-8-sig", newline="") as f:
         records = dialect.reader(f)
-        line, done, rows = 0, 0, []
+        line, done = 0, 0
+        rows: list[list[str]] = []
         try:
             header = next((r for r in records if r), None)
             if header is None:
