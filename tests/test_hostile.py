@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import kpqa
-from kpqa.calibration import Calibration, Fitness, fit, load, rate
+from kpqa.calibration import Calibration, fit, load
 from kpqa.cli import main
 
 HOSTILE = Path(__file__).resolve().parent / "data" / "hostile"
@@ -137,6 +137,8 @@ def test_tokenize_auto_works_with_the_default_metrics_on_chinese_rows(tmp_path, 
 # --- 4. decisions where they mean something -----------------------------------------------------------------------
 
 def test_the_shipped_calibration_rates_the_lexical_baselines_unfit_and_the_judge_fit():
+    from kpqa.calibration import Fitness
+
     cal = load()
     rated = {name: cal.rating(name) for name in [*cal.metrics, *cal.judges]}
     assert {n for n, r in rated.items() if not r.fit} == {"BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA",
@@ -147,6 +149,8 @@ def test_the_shipped_calibration_rates_the_lexical_baselines_unfit_and_the_judge
 
 
 def test_kpqa_calibrate_records_the_rating_and_a_file_without_ratings_keeps_its_digest(tmp_path):
+    from kpqa.calibration import rate
+
     shipped = load()
     assert "fitness" not in shipped.to_dict()  # fitted before ratings: rated when read, its text unchanged
     assert shipped.digest == Calibration.load(shipped.path).digest
