@@ -404,4 +404,7 @@ def read_csv_frame(path: str | Path) -> pd.DataFrame:
 
     if not Path(path).is_file():
         raise InputError("no such file", file=str(path))
-    return read_whole(path)
+    try:
+        return read_whole(path)
+    except InputError as e:
+        raise InputError(f"not a readable CSV ({e.reason})", file=str(path)) from None

@@ -66,7 +66,7 @@ class Summary:
         corpus, signatures = self.corpus, self.signatures
         width = max(map(len, corpus), default=0)
         note = ([f"no decisions from {', '.join(self.unfit)}: their calibration does not pass the bar (decisions "
-                 f"right on {MIN_BALANCED:.0%} of its answers, class-balanced, and none on effectively zero scores; "
+                 f"right on {MIN_BALANCED:.0%} of the answers, class-balanced, and none on effectively zero scores; "
                  "`kpqa calibrate` gives each one's figures, docs/decisions.md why)"] if self.unfit else [])
         if verbose:
             return "\n".join([f"{name:<{width}}  {value:.4f}  {signatures.get(name, '')}"

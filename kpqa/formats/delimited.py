@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Iterator
 
@@ -40,12 +41,15 @@ class Dialect:
         return " (TSV has no quoting: a field cannot hold a tab)"
 
 
-CSV_DIALECT = Dialect("CSV", ",", True)
-TSV_DIALECT = Dialect("TSV", "\t", False)
+def dialect_of(sep: str, quoted: bool = True) -> Dialect:
+    """The dialect of a separator (a format module's ``partial(read, sep="|")``)."""
+    return Dialect("TSV" if sep == "\t" else "CSV" if sep == "," else f"{sep!r}-separated text", sep, quoted)
 
 
-def read(path: Path, chunk_rows: int, dialect: Dialect) -> Iterator[Chunk]:
-    """Chunks of at most ``chunk_rows`` records, numbered from 1 after the header."""
+def read(path: Path, chunk_rows: int, sep: str = ",", quoted: bool = True) -> Iterator[Chunk]:
+    """Chunks of at most ``chunk_rows`` records of ``sep``-separated text (``quoted``: with CSV quoting), numbered
+    from 1 after the header."""
+    dialect = dialect_of(sep, quoted)
     check_utf8(path, header=True)
     done = 0
     for frame in _chunks(path, chunk_rows, dialect):
@@ -53,18 +57,18 @@ def read(path: Path, chunk_rows: int, dialect: Dialect) -> Iterator[Chunk]:
         done += len(frame)
 
 
-def count(path: Path, dialect: Dialect) -> int | None:
+def count(path: Path, sep: str = ",", quoted: bool = True) -> int | None:
     """The number of records after the header; None when the file is no readable CSV."""
     with open(path, encoding="utf-8-sig", newline="") as f:
         try:
-            return max(0, sum(1 for record in dialect.reader(f) if record) - 1)
+            return max(0, sum(1 for record in dialect_of(sep, quoted).reader(f) if record) - 1)
         except csv.Error:
             return None
 
 
-def read_whole(path: str | Path, dialect: Dialect = CSV_DIALECT) -> pd.DataFrame:
-    """A whole file as text cells, read as :func:`read` reads it (side files: labelled rows, held-out scores)."""
-    frames = [frame for frame, _ in read(Path(path), 1 << 40, dialect)]
+def read_whole(path: str | Path) -> pd.DataFrame:
+    """A whole CSV file as text cells, read as :func:`read` reads it (side files: labelled rows, held-out scores)."""
+    frames = [frame for frame, _ in read(Path(path), 1 << 40)]
     return frames[0] if frames else pd.DataFrame()
 
 
@@ -116,7 +120,6 @@ def _header(path: Path, header: list[str], dialect: Dialect) -> list[str]:
     return [name if name.strip() else f"Unnamed: {k}" for k, name in enumerate(header)]
 
 
-CSV = register(Format("csv", (".csv",), lambda p, n: read(p, n, CSV_DIALECT), lambda p: count(p, CSV_DIALECT),
-                      Writer(sep=","), rank=10))
-TSV = register(Format("tsv", (".tsv",), lambda p, n: read(p, n, TSV_DIALECT), lambda p: count(p, TSV_DIALECT),
+CSV = register(Format("csv", (".csv",), partial(read, sep=","), partial(count, sep=","), Writer(sep=","), rank=10))
+TSV = register(Format("tsv", (".tsv",), partial(read, sep="\t", quoted=False), partial(count, sep="\t", quoted=False),
                       Writer(sep="\t", quoted=False), rank=20))
