@@ -39,6 +39,11 @@ def test_an_unquoted_comma_is_one_line_naming_line_2_and_the_counts_and_nothing_
     assert not out.exists() and not Path(f"{out}.signatures.json").exists()
 
 
+def test_a_tsv_row_with_a_tab_too_many_is_refused_alike(capsys):
+    code, _, err = _run(["score", str(HOSTILE / "extra_field.tsv"), "--metrics", "F1", "--quiet"], capsys)
+    assert code == 2 and "extra_field.tsv, row 1: line 2: 4 fields, header has 3 (TSV has no quoting" in err
+
+
 def test_a_row_with_a_field_too_few_is_refused_too(capsys):
     code, _, err = _run(["score", str(HOSTILE / "missing_field.csv"), "--metrics", "F1", "--quiet"], capsys)
     assert code == 2 and "row 1: line 2: 3 fields, header has 4" in err
