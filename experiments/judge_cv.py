@@ -51,6 +51,7 @@ def load(paths: list[str]) -> pd.DataFrame:
         parts.append(frame)
     data = pd.concat(parts, ignore_index=True)
     data["fold"] = [fold_of(str(q)) for q in data["question"]]
+    data["Words"] = np.log1p(data["answer"].fillna("").astype(str).str.split().str.len().fillna(0).to_numpy(dtype=float))
     return data
 
 
@@ -137,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("inputs", nargs="+", help="files kpqa score --decide wrote")
     parser.add_argument("-o", "--output", help="write the tables here (Markdown)")
     parser.add_argument("--trees", action="store_true", help="each judge as boosted trees too")
+    parser.add_argument("--words", action="store_true", help="judges that read the answer's length too")
     args = parser.parse_args(argv)
     data = load(args.inputs)
     sets = list(dict.fromkeys(data["set"]))
@@ -148,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
                      ("+ KPQA-judge+wrong (logistic)", NINE, True, None, "logistic", "logistic")]
     if args.trees:
         variants += [(f"{v[0]}, trees", v[1], v[2], v[3], "trees", v[5]) for v in variants[:1]]
+    if args.words:  # the answer's length as an input: long answers are the weak part
+        variants += [("nine + Words (log answer words), logistic", [*NINE, "Words"], False, None, "logistic",
+                      "trees"), ("nine + Words, trees", [*NINE, "Words"], False, None, "trees", "trees")]
     results = {"shipped KPQA-judge": (data[f"{calibration.JUDGE}-prob"].to_numpy(dtype=float),
                                       data[f"{calibration.JUDGE}-correct"].to_numpy(dtype=float))}
     for variant in variants:
@@ -156,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         s: (lambda d, s=s: (d["set"] == s).to_numpy()) for s in sets}
     for kind in sorted(k for k in set(data["kind"]) if k):
         parts[f"kind={kind}"] = lambda d, kind=kind: (d["kind"] == kind).to_numpy()
-    words = data["answer"].astype(str).str.split().str.len().to_numpy()
+    words = data["answer"].fillna("").astype(str).str.split().str.len().fillna(0).to_numpy()
     for low, high in LENGTHS:
         parts[f"answers of {low}-{high or 'more'} words"] = (
             lambda d, low=low, high=high: (words >= low) & (words <= (high or np.inf)))

@@ -47,6 +47,15 @@ def _names(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
+def _column_map(text: str) -> dict[str, str]:
+    """argparse type: ``FIELD=COLUMN,...`` (``question=Question,answer=Answer,references=Reference``)."""
+    pairs = [item.partition("=") for item in text.split(",") if item.strip()]
+    if not pairs or any(not sep or not field.strip() or not column.strip() for field, sep, column in pairs):
+        raise argparse.ArgumentTypeError(f"expected FIELD=COLUMN,... (e.g. question=Question,answer=Answer,"
+                                         f"references=Reference), got {text!r}")
+    return {field.strip(): column.strip() for field, _, column in pairs}
+
+
 def _fraction(text: str) -> float:
     """argparse type: a number in [0, 1]."""
     try:
@@ -78,6 +87,10 @@ SHARED_OPTIONS: dict[str, dict] = {
         type=_fraction, default=DEFAULT_FUNCTION_WORD_WEIGHT, metavar="FACTOR", dest="function_word_weight",
         help="multiply the keyphrase weights of function words (the, of, his...; not negations) by FACTOR in [0, 1] "
         "(default: %(default)s; 1 = the weighter's own probabilities, as in the KPQA paper)"),
+    "--columns": dict(type=_column_map, metavar="FIELD=COLUMN,...",
+                      help="which of the input's columns holds which field, e.g. question=Question,answer=Answer,"
+                      "references=Reference (fields: question, answer, references: one text or a JSON list, "
+                      "reference1..N, answer_label, reference1_label.., entities); the output keeps your names"),
     "--quiet": dict(action="store_true", help="no progress bar (there is none when stderr is not a terminal)"),
     "--max-chars": dict(type=_positive_int, metavar="N",
                         help="longest question, answer or reference in characters; a longer one is a bad row "
@@ -88,8 +101,8 @@ SHARED_OPTIONS: dict[str, dict] = {
 
 
 #: the shared options of the commands that score rows as `kpqa score` does (score, compare)
-SCORER_FLAGS = ("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--precision",
-                "--max-chars", "--quiet")
+SCORER_FLAGS = ("--columns", "--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size",
+                "--precision", "--max-chars", "--quiet")
 
 
 def _parent(*flags: str, **helps: str) -> argparse.ArgumentParser:
@@ -168,7 +181,7 @@ def _wrote(path: str, what: str = "") -> None:
 
 def _run_score(args: argparse.Namespace) -> int:
     from kpqa.output import STDOUT, OutputWriter, write_text
-    from kpqa.scoring import SIGNATURES_SUFFIX, Scorer, signature_record
+    from kpqa.scoring import SIGNATURES_SUFFIX, Scorer, settle_tokenizer, signature_record
 
     scorer = Scorer(
         args.metrics,
@@ -186,6 +199,7 @@ def _run_score(args: argparse.Namespace) -> int:
         decide=args.decide,
         calibration=args.calibration,
         prior=args.prior,
+        columns=args.columns,
     )
     if (args.input is None) == (args.answer_files is None):
         raise UsageError("give INPUT or --answers FILE with --references FILE, not both")
@@ -193,9 +207,11 @@ def _run_score(args: argparse.Namespace) -> int:
     if not args.answer_files:  # the output's columns are known before the first row is scored
         from kpqa.input import has_wrong_answers
 
-        scorer.known_wrong = has_wrong_answers(args.input)
+        scorer.known_wrong = has_wrong_answers(args.input, scorer.fields)
     inputs = [args.input, *args.reference_files, *([args.question_file] if args.question_file else [])]
     output = args.output or (None if sys.stdout.isatty() else STDOUT)
+    if not args.answer_files:
+        settle_tokenizer(scorer, args.input)  # 'auto' taken once, before the resume key reads the signatures
     writer, resume = None, _resume(args, scorer, output)
     if output and scorer.is_main:
         writer = resume.writer(output, scorer.columns, inputs=inputs, force=args.force) if resume else \
@@ -265,7 +281,8 @@ def _resume(args: argparse.Namespace, scorer: Any, output: str | None) -> Any:
         return None
     cal = scorer.calibration
     settings = {"columns": scorer.columns, "signatures": scorer.signatures, "on_error": scorer.on_error,
-                "max_chars": scorer.max_chars, "calibration": cal.digest if cal else None, "prior": scorer.prior}
+                "max_chars": scorer.max_chars, "calibration": cal.digest if cal else None, "prior": scorer.prior,
+                **({"input_columns": scorer.fields} if scorer.fields else {})}
     return Resume.of(output, run_key(args.input, output, args.chunk_rows, settings), args.resume)
 
 
@@ -343,8 +360,8 @@ def _add_meta_eval(sub: argparse._SubParsersAction) -> None:
         "bootstrap intervals, paired bootstrap tests of each -KPQA / -KP / -adapted metric against its base, "
         "rank-pair agreement and Yang et al.'s overall level when the file holds two systems, and a breakdown by "
         "a column. Writes markdown (-o, else stdout), JSON and plots.",
-        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--max-chars",
-                         "--quiet")],
+        parents=[_parent("--columns", "--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size",
+                         "--max-chars", "--quiet")],
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="CSV or JSONL files with human scores")
     p.add_argument("--metrics", type=_names, default=",".join(DEFAULT_METRICS),
@@ -394,7 +411,7 @@ def _run_meta_eval(args: argparse.Namespace) -> int:
         seed=args.seed, threshold=args.rank_pair_threshold, strict=args.rank_pair_strict,
         overall_questions=args.overall_questions, overall_draws=args.overall_draws, aev_grid=args.aev_grid,
         tokenize=args.tokenize, positive_above=args.positive_above, calibration=args.calibration,
-        max_chars=args.max_chars,
+        max_chars=args.max_chars, columns=args.columns,
         scorer_options=metaeval.ScorerOptions(
             checkpoint=args.checkpoint, device=args.device, batch_size=args.batch_size,
             function_word_weight=args.function_word_weight, progress=not args.quiet),
@@ -520,8 +537,8 @@ def _add_calibrate(sub: argparse._SubParsersAction) -> None:
         "metrics are all there. Fitting is class-balanced (P(correct) assumes half the answers are correct; "
         "`kpqa score --prior` says otherwise) and several INPUT files weigh the same. The file records the metric signatures (weighter hash included), the data and the "
         "fitted parameters.",
-        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--max-chars",
-                         "--quiet")],
+        parents=[_parent("--columns", "--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size",
+                         "--max-chars", "--quiet")],
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="CSV or JSONL files with human labels")
     p.add_argument("-o", "--output", required=True, help="write the calibration (JSON) here")
@@ -582,7 +599,7 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     heldout = [Heldout.read(m, path, Signature.parse(signatures[m])) for m, path in held.items()]
     fitted = fit_files(scorer, args.inputs, human_column=args.human_column, positive_above=args.positive_above,
                        method=args.method, rule=args.rule, reuse_scores=args.reuse_scores,
-                       judge_kind=args.judge_kind, judge_inputs=judge_inputs, heldout=heldout)
+                       judge_kind=args.judge_kind, judge_inputs=judge_inputs, heldout=heldout, columns=args.columns)
     fitted.save(args.output, inputs=args.inputs)
     print(f"{fitted.rows} rows from {', '.join(args.inputs)}; wrote {args.output}")
     print(fitted.summary())
@@ -595,7 +612,7 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
         help="compare two systems' answers to the same questions (paired bootstrap)",
         description="Score two systems' answers to the same rows (or read the scores of `kpqa score --decide -o` "
         "files) and compare them as sacrebleu's paired bootstrap does: per metric and for KPQA-judge's share judged "
-        "correct, B - A with a 95 %% interval and a p-value. Inputs: two files (A B), one file with a column naming "
+        "correct, B - A with a 95 % interval and a p-value. Inputs: two files (A B), one file with a column naming "
         "each row's system (FILE --system COLUMN), or plain-text files with --answers A.txt B.txt --references "
         "REF.txt [--questions Q.txt], one text a line.",
         parents=[_parent(*SCORER_FLAGS)],
@@ -616,6 +633,10 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
                    "order): `kpqa compare FILE --system system [--systems A,B]`")
     p.add_argument("--systems", type=_names, metavar="A,B",
                    help="with --system: the two systems to compare (default: the column's two values)")
+    p.add_argument("--key", nargs="?", const="question,references", type=_names, metavar="COLUMN,...",
+                   help="pair the rows of A and B by these columns, whatever their order (--key alone: question and "
+                   "references); a key given twice in a file, or in one file only, is an error. Without it, rows "
+                   "pair in file order, checked to answer the same items")
     p.set_defaults(run=_run_compare)
 
 
@@ -652,14 +673,17 @@ def _run_compare(args: argparse.Namespace) -> int:
     scorer = Scorer(args.metrics, tokenize=args.tokenize, checkpoint=args.checkpoint, no_question=args.no_question,
                     device=args.device, batch_size=args.batch_size, precision=args.precision,
                     function_word_weight=args.function_word_weight, progress=not args.quiet, max_chars=args.max_chars,
-                    decide=not args.no_judge, calibration=None if args.no_judge else args.calibration)
+                    decide=not args.no_judge, calibration=None if args.no_judge else args.calibration,
+                    columns=args.columns)
     names = args.inputs or args.answer_files
+    read = functools.partial(read_input, max_chars=scorer.max_chars, columns=args.columns)
     if args.system:
-        tables, names = compare.split_systems(read_input(args.inputs[0], max_chars=scorer.max_chars), args.system,
-                                              args.systems or ())
+        tables, names = compare.split_systems(read(args.inputs[0]), args.system, args.systems or ())
     else:
-        tables = [read_input(n, max_chars=scorer.max_chars) for n in args.inputs] if args.inputs else \
+        tables = [read(n) for n in args.inputs] if args.inputs else \
             [_text_input(args, n, "compare") for n in args.answer_files]
+    if args.key:
+        tables = [tables[0], compare.align(tables[0], tables[1], args.key)]
     compare.check_paired(*tables)
     tables = [scorer.prepare(t) for t in tables]
     (a, read_a), (b, read_b) = (compare.system_scores(t, scorer) for t in tables)
@@ -685,8 +709,8 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
         "reliability diagrams, and every row in a table that sorts and filters by metric, decision and disagreement "
         "with a human label column; a row opens to show its texts with their keyphrase weights (as `kpqa explain` "
         "shows them) and its per-metric P(correct).",
-        parents=[_parent("--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size", "--quiet",
-                         tokenize="tokenizer for --unit word (default: %(default)s)")],
+        parents=[_parent("--columns", "--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size",
+                         "--quiet", tokenize="tokenizer for --unit word (default: %(default)s)")],
     )
     p.add_argument("input", help="a scored file: CSV, TSV, JSONL, JSON (array) or Parquet")
     p.add_argument("-o", "--output", required=True, help="write the HTML page here")
@@ -714,7 +738,7 @@ def _run_report(args: argparse.Namespace) -> int:
 
     Destination(args.output, inputs=[args.input], force=args.force)  # refuse before anything is read
     scored = htmlreport.read_scored(args.input, metrics=args.metrics, human_column=args.human_column,
-                                    positive_above=args.positive_above)
+                                    positive_above=args.positive_above, columns=args.columns)
     weights = palette = None
     if not args.no_weights:
         from kpqa.models.weighter import Weighter

@@ -122,8 +122,54 @@ def split_systems(table: Table, system: str, systems: Sequence[str] = ()) -> tup
             raise InputError(f"no row of system {name!r} in column {system!r} (it holds {', '.join(found[:8])})",
                              file=table.source)
         tables.append(frame_to_table(table.frame.iloc[rows].reset_index(drop=True), f"{table.source} ({name})",
-                                     [table.numbers[i] for i in rows], max_chars=None))
+                                     [table.numbers[i] for i in rows], max_chars=None, columns=table.fields))
     return tables, names
+
+
+#: what ``kpqa compare --key`` pairs rows by when it names no column: each row's question and references
+ITEM_KEY = ("question", "references")
+
+
+def row_keys(table: Table, key: Sequence[str] = ITEM_KEY) -> list[tuple]:
+    """Each row's key: the values of the columns ``key`` names (a column mapped to a field with ``columns`` also by
+    its field's name); ``question`` and ``references`` are the row's question and references as read."""
+    rows, kept = table.rows, range(len(table.frame)) if table.kept_rows is None else table.kept_rows
+    position = {k: i for i, k in enumerate(kept)}
+    parts = []
+    for name in key:
+        if name in ITEM_KEY:
+            values = rows.questions if name == "question" else [tuple(r) for r in rows.references]
+            parts.append([values[position[i]] if i in position else None for i in range(len(table.frame))])
+            continue
+        column = table.fields.get(name, name)
+        if column not in table.frame.columns:
+            raise InputError(Param("key", ",".join(key)), f": no column {name!r} (columns: "
+                             f"{', '.join(map(str, table.frame.columns))})", file=table.source, column=name)
+        parts.append([str(v) for v in table.frame[column]])
+    return list(zip(*parts))
+
+
+def align(a: Table, b: Table, key: Sequence[str] = ITEM_KEY) -> Table:
+    """``b``'s rows in the order of ``a``'s, paired by ``key`` (:func:`row_keys`): an :class:`InputError` naming the
+    row when a key is given twice in one file or is in one file only."""
+    keys_a, keys_b = row_keys(a, key), row_keys(b, key)
+    for table, keys in ((a, keys_a), (b, keys_b)):
+        seen: dict[tuple, int] = {}
+        for i, k in enumerate(keys):
+            if k in seen:
+                raise InputError(f"the key ({', '.join(key)}) of row {table.numbers[seen[k]]} again: a key must name "
+                                 "one row", file=table.source, row=table.numbers[i])
+            seen[k] = i
+    where = {k: i for i, k in enumerate(keys_b)}
+    missing = [i for i, k in enumerate(keys_a) if k not in where]
+    if missing or len(keys_a) != len(keys_b):
+        one, other, i = (a, b, missing[0]) if missing else \
+            (b, a, next(i for i, k in enumerate(keys_b) if k not in set(keys_a)))
+        raise InputError(f"no row of {other.source} has this row's key ({', '.join(key)})", file=one.source,
+                         row=one.numbers[i])
+    order = [where[k] for k in keys_a]
+    return frame_to_table(b.frame.iloc[order].reset_index(drop=True), b.source, [b.numbers[i] for i in order],
+                          max_chars=None, columns=b.fields)
 
 
 def check_paired(a: Table, b: Table) -> None:
@@ -140,7 +186,7 @@ def check_paired(a: Table, b: Table) -> None:
         if qa != qb or ra != rb:
             what = "question" if qa != qb else "references"
             raise InputError(f"another {what} than {b.source}'s: a paired comparison needs the same items in the same "
-                             "order", file=a.source, row=a.row_numbers()[i], column="question" if qa != qb else None)
+                             "order (or ", Param("key", metavar="COLUMN,..."), " to pair rows by a key)", file=a.source, row=a.row_numbers()[i], column="question" if qa != qb else None)
 
 
 def human_scores(table: Table, column: str) -> np.ndarray | None:

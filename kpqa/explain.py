@@ -110,9 +110,9 @@ def weigh(pairs: Sequence[tuple[str, str]], weighter: Any, *, tokenize: str = "p
         raise UsageError(Param("unit", unit), f": must be one of {', '.join(UNITS)}")
     texts = [t for _, t in pairs]
     if unit == "word":
-        from kpqa.text import get_tokenizer
+        from kpqa.text import get_tokenizer, resolve_tokenizer
 
-        tokenizer = get_tokenizer(tokenize)
+        tokenizer = get_tokenizer(resolve_tokenizer(tokenize, texts))
         weights = weighter.word_weights(pairs, tokenizer)
         spans = [[(s, e) for _, s, e in tokenizer.spans(t)] for t in texts]
     else:

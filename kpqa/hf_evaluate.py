@@ -41,6 +41,15 @@ def _features(references: Any) -> datasets.Features:
                               "questions": datasets.Value("string")})
 
 
+def as_lists(references: Any) -> Any:
+    """Every prediction's references as a list when any is one (a string: a list of that one). ``evaluate`` picks
+    one feature type (a string or a list of strings) for every row, and would read a list as a string or a string
+    as a list of letters where the two are mixed, scoring the other rows against the wrong references."""
+    if references is None or isinstance(references, str) or not any(isinstance(r, str) for r in references):
+        return references
+    return [[r] if isinstance(r, str) else list(r) for r in references]
+
+
 class KPQA(evaluate.Metric):
     """The ``evaluate`` metric (its name: ``kpqa``)."""
 
@@ -58,7 +67,7 @@ class KPQA(evaluate.Metric):
         """``evaluate``'s compute, with ``questions`` optional (empty questions when left out)."""
         if predictions is not None and kwargs.get("questions") is None:
             kwargs["questions"] = [""] * len(predictions)
-        return super().compute(predictions=predictions, references=references, **kwargs)
+        return super().compute(predictions=predictions, references=as_lists(references), **kwargs)
 
     def _compute(self, predictions: Sequence[str], references: Sequence[Any], questions: Sequence[str],
                  metrics: str | Sequence[str] | None = None, per_row: bool = False, **options: Any) -> dict:

@@ -28,8 +28,9 @@ import numpy as np
 import pandas as pd
 
 from kpqa.errors import InputError, Param
-from kpqa.input import Table, read_input
+from kpqa.input import ColumnMap, Table, read_input
 from kpqa.rows import MAX_CHARS
+from kpqa.results import read_signatures  # noqa: F401  (re-exported: report reads them)
 from kpqa.scoring import DECISION_SUFFIXES, SIGNATURES_SUFFIX, decided_metric
 from kpqa.version import __version__
 
@@ -88,22 +89,6 @@ def _in_range(table: Table, column: str, allowed: str) -> np.ndarray:
     return values
 
 
-def read_signatures(path: str | os.PathLike) -> dict[str, str]:
-    """Column -> signature text from ``path`` + :data:`SIGNATURES_SUFFIX` (``{"signatures": {...}}`` as
-    ``kpqa score -o`` writes it, or a flat object); empty when there is no such file."""
-    sidecar = Path(f"{path}{SIGNATURES_SUFFIX}")
-    if not sidecar.is_file():
-        return {}
-    try:
-        record = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise InputError(f"not a signatures file: {e}", file=str(sidecar)) from None
-    found = record.get("signatures", record) if isinstance(record, dict) else None
-    if not isinstance(found, dict) or not all(isinstance(v, str) for v in found.values()):
-        raise InputError("not a signatures file: expected an object of column -> signature text", file=str(sidecar))
-    return {str(k): v for k, v in found.items()}
-
-
 def _metric_columns(table: Table, human: str | None, decided: set[str]) -> list[str]:
     """Every numeric column that is not text, a reference, the human column or a decision column."""
     out = []
@@ -120,30 +105,31 @@ def _metric_columns(table: Table, human: str | None, decided: set[str]) -> list[
 
 
 def read_scored(path: str | os.PathLike, *, metrics: Sequence[str] | None = None, human_column: str | None = None,
-                positive_above: float | None = None) -> Scored:
+                positive_above: float | None = None, columns: ColumnMap | None = None) -> Scored:
     """Read a scored file (see the module docstring). ``human_column`` (default: ``scores`` when there is one):
-    labels 0/1, or numbers counted correct above ``positive_above``, as ``kpqa calibrate`` reads them."""
+    labels 0/1, or numbers counted correct above ``positive_above``, as ``kpqa calibrate`` reads them; ``columns``:
+    which of its columns holds which field (:func:`kpqa.input.frame_to_table`)."""
     from kpqa.calibration import binary_labels
 
-    table = read_input(path, on_error="skip", max_chars=None)
-    columns = [str(c) for c in table.frame.columns]
-    if human_column is not None and human_column not in columns:
-        raise InputError(f"no human label column {human_column!r} (columns: {', '.join(columns)}); pick one with ",
+    table = read_input(path, on_error="skip", max_chars=None, columns=columns)
+    names = [str(c) for c in table.frame.columns]
+    if human_column is not None and human_column not in names:
+        raise InputError(f"no human label column {human_column!r} (columns: {', '.join(names)}); pick one with ",
                          Param("human_column"), file=table.source, column=human_column)
-    human = human_column or (DEFAULT_HUMAN if DEFAULT_HUMAN in columns else None)
-    decided = {c for c in columns if c.endswith(DECISION_SUFFIXES)}
+    human = human_column or (DEFAULT_HUMAN if DEFAULT_HUMAN in names else None)
+    decided = {c for c in names if c.endswith(DECISION_SUFFIXES)}
     wanted = list(metrics) if metrics is not None else _metric_columns(table, human, decided)
     scored = Scored(table, {}, signatures=read_signatures(path), human_column=human)
     for name in wanted:
-        if name in columns:
+        if name in names:
             scored.scores[name] = _numbers(table, name)
         elif not {f"{name}{s}" for s in DECISION_SUFFIXES} & decided:
-            raise InputError(Param("metrics", name), f": no such column (columns: {', '.join(columns)})",
+            raise InputError(Param("metrics", name), f": no such column (columns: {', '.join(names)})",
                              file=table.source, column=name)
-    for name in wanted if metrics is not None else dict.fromkeys(decided_metric(c) for c in columns if c in decided):
-        if f"{name}-prob" in columns:
+    for name in wanted if metrics is not None else dict.fromkeys(decided_metric(c) for c in names if c in decided):
+        if f"{name}-prob" in names:
             scored.probs[name] = _in_range(table, f"{name}-prob", "[0, 1]")
-        if f"{name}-correct" in columns:
+        if f"{name}-correct" in names:
             scored.decisions[name] = _in_range(table, f"{name}-correct", "0/1")
     if human is not None:
         scored.labels = binary_labels(table.frame[human], positive_above, source=table.source, column=human)
@@ -204,8 +190,10 @@ def weigh_rows(scored: Scored, weighter: Any, *, tokenize: str = "ptb", unit: st
     from tqdm.auto import tqdm
 
     from kpqa.explain import weigh
+    from kpqa.text import resolve_tokenizer
 
     questions, candidates, references = _texts(scored)
+    tokenize = resolve_tokenizer(tokenize, candidates + [r for refs in references for r in refs])  # once
     kept = set(range(len(questions)) if scored.table.kept_rows is None else scored.table.kept_rows)
     kept = kept if rows is None else kept & set(rows)
     pairs = [(questions[i], t) for i in sorted(kept) for t in [candidates[i], *references[i]]]

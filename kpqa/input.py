@@ -13,9 +13,10 @@ import json
 import math
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -42,6 +43,7 @@ class Table:
     kept_rows: list[int] | None = None  # the frame rows (0-based) that ``rows`` holds, in order (None: all of them)
     errors: dict[int, str] = field(default_factory=dict)  # frame row -> why it was left out (``on_error``)
     empty: list[int] = field(default_factory=list)  # frame rows whose answer is empty or missing (scored as "")
+    fields: dict[str, str] = field(default_factory=dict)  # field -> the frame's column that holds it (``columns``)
 
     def empty_numbers(self) -> list[int]:
         """The numbers of the rows whose answer is empty or missing: a system that said nothing, scored as ``""``
@@ -146,11 +148,12 @@ def _wrong_answers(value: Any, source: str, row: int, max_chars: int | None) -> 
 
 
 def _text(value: Any, source: str, row: int, column: str) -> str:
-    """A cell as text: strings as they are, numbers written out; lists, objects and booleans are errors."""
+    """A cell as the text every metric reads: Unicode NFC (``"Cafe\u0301"`` is ``"Café"``, as a reader sees it),
+    numbers written out; lists, objects and booleans are errors. The output keeps the cell as given."""
     if isinstance(value, (list, tuple, dict, bool)):
         kind = {list: "a list", tuple: "a list", dict: "an object", bool: "true/false"}[type(value)]
         raise InputError(f"expected text, got {kind}", file=source, row=row, column=column)
-    return str(value)
+    return unicodedata.normalize("NFC", str(value))
 
 
 def check_length(text: str, max_chars: int | None, source: str | Param, row: int | None = None,
@@ -165,6 +168,51 @@ def check_length(text: str, max_chars: int | None, source: str | Param, row: int
         raise InputError(*message, file=source, row=row, column=column)
     return text
 
+
+
+#: the fields a column mapping (``columns={"question": "Question", ...}``, ``--columns question=Question,...``)
+#: may name, beside ``reference<N>`` and ``reference<N>_label``: each is a column of the KPQA layout
+FIELDS = ("question", "answer", "references", "answer_label", "reference_labels", "entities", "incorrect_answers")
+#: a column mapping: KPQA field -> the input's column that holds it
+ColumnMap = Mapping[str, str]
+
+
+def check_columns(columns: ColumnMap | None) -> dict[str, str]:
+    """A column mapping checked (every key a field of the KPQA layout, no column given two fields); a
+    :class:`UsageError` naming the parameter otherwise."""
+    found = dict(columns or {})
+    for name, column in found.items():
+        if name not in FIELDS and not (_REF.match(name) or _REF_LABEL.match(name)) or not str(column).strip():
+            raise UsageError(Param("columns", f"{name}={column}"), f": the fields are {', '.join(FIELDS)}, "
+                             "reference1..N and reference1_label..; each given as FIELD=COLUMN")
+    taken = [c for c in found.values() if list(found.values()).count(c) > 1]
+    if taken:
+        raise UsageError(Param("columns"), f": column {taken[0]!r} given to two fields")
+    return found
+
+
+def map_columns(frame: pd.DataFrame, columns: ColumnMap, source: str) -> pd.DataFrame:
+    """``frame`` with the columns ``columns`` names renamed to their fields; an :class:`InputError` naming the file
+    when one is missing or when the frame also has a column of the field's own name (which would be two)."""
+    names = [str(c) for c in frame.columns]
+    for name, column in columns.items():
+        if column not in names:
+            raise InputError(Param("columns", f"{name}={column}"), f": no column {column!r} (columns: "
+                             f"{', '.join(names)})", file=source, column=column)
+        if name in names and name != column:
+            raise InputError(Param("columns", f"{name}={column}"), f": the input has a column {name!r} too; "
+                             "rename or drop one of them", file=source, column=name)
+    return frame.rename(columns={column: name for name, column in columns.items()})
+
+
+def _layout_hint(frame: pd.DataFrame, field: str) -> tuple[Any, ...]:
+    """What to say beside a missing ``field``: a column of that name in other capitals to map
+    (``--columns answer=Answer``), or how to name one."""
+    names = [str(c) for c in frame.columns]
+    same = [n for n in names if n.strip().lower() == field]
+    if same:
+        return ("; map your column with ", Param("columns", f"{field}={same[0]}"))
+    return ("; or name yours with ", Param("columns", f"{field}=COLUMN"))
 
 
 _LAYOUT = ("expected the KPQA layout: columns question, answer, reference1..referenceN (or references: a list of "
@@ -220,7 +268,8 @@ def _read_row(record: dict[str, Any], layout: _Layout, source: str, number: int,
 
 
 def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequence[int] | None = None,
-                   on_error: str = "raise", max_chars: int | None = MAX_CHARS) -> Table:
+                   on_error: str = "raise", max_chars: int | None = MAX_CHARS,
+                   columns: ColumnMap | None = None) -> Table:
     """Validate a frame in the KPQA layout and extract the rows to score. Messages number the rows 1, 2, ... or by
     ``numbers`` (rows of a chunk further down a file, JSONL line numbers). A ``references`` column (lists, or JSON
     list text) is read as ``reference1..N``; ``Table.frame`` keeps it as given. An empty or missing answer is an
@@ -228,7 +277,8 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
     label...) raises an
     :class:`InputError` with ``on_error="raise"``; otherwise it is left out of ``rows`` and its reason recorded in
     ``Table.errors`` (the scorer then leaves its scores empty, ``skip``, or 0, ``zero``). So is a row with a text
-    longer than ``max_chars`` characters (None: no limit)."""
+    longer than ``max_chars`` characters (None: no limit). ``columns``: which of the frame's columns holds which
+    field (:data:`FIELDS`; e.g. ``{"answer": "Answer"}``); ``Table.frame`` keeps the frame's own names."""
     check_on_error(on_error)
     check_max_chars(max_chars)
     frame = frame.rename(columns=lambda c: str(c).strip())
@@ -236,14 +286,17 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
     if len(frame) == 0:
         raise InputError("no data rows (header only?)", file=source)
     given = frame  # what the output carries: the input's columns as given (a list column stays a list column)
+    if columns:
+        frame = map_columns(frame, check_columns(columns), source)
     if "references" in frame.columns:
         frame = _records_frame(frame.to_dict("records"), source, numbers)
     if "answer" not in frame.columns:
         raise InputError(f"no 'answer' column (columns: {', '.join(map(str, frame.columns))}); {_LAYOUT}",
-                         file=source, column="answer")
+                         *_layout_hint(frame, "answer"), file=source, column="answer")
     ref_cols = _ref_columns(frame)
     if not ref_cols:
-        raise InputError(f"no reference column; {_LAYOUT}", file=source, column="reference1")
+        raise InputError(f"no reference column; {_LAYOUT}", *_layout_hint(frame, "references"), file=source,
+                         column="reference1")
     label_cols = {int(m.group(1) or 0): c for c in frame.columns if (m := _REF_LABEL.match(str(c)))}
     layout = _Layout(ref_cols, label_cols, "question" in frame.columns, "entities" in frame.columns,
                      WRONG_COLUMN in frame.columns)
@@ -270,7 +323,8 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
         wrong=[r.wrong for r in read] if layout.wrong else None,
     )
     empty = [kept[i] for i, r in enumerate(read) if not r.candidate]
-    return Table(frame=given, rows=rows, source=source, numbers=numbers, kept_rows=kept, errors=errors, empty=empty)
+    return Table(frame=given, rows=rows, source=source, numbers=numbers, kept_rows=kept, errors=errors, empty=empty,
+                 fields=dict(columns or {}))
 
 
 WHOLE = 1 << 40  # a chunk size that reads a file whole
@@ -288,10 +342,10 @@ def input_format(path: str | os.PathLike) -> Format:
 
 
 def read_input(source: str | os.PathLike | pd.DataFrame | Any, on_error: str = "raise",
-               max_chars: int | None = MAX_CHARS) -> Table:
+               max_chars: int | None = MAX_CHARS, columns: ColumnMap | None = None) -> Table:
     """Read CSV / TSV / JSONL / JSON / Parquet files, DataFrames, ``datasets.Dataset`` or lists of records into a
-    validated :class:`Table` (``on_error``, ``max_chars``: see :func:`frame_to_table`)."""
-    return next(iter_input(source, WHOLE, on_error, max_chars))
+    validated :class:`Table` (``on_error``, ``max_chars``, ``columns``: see :func:`frame_to_table`)."""
+    return next(iter_input(source, WHOLE, on_error, max_chars, columns))
 
 
 def _source_frame(source: Any) -> tuple[pd.DataFrame, str]:
@@ -317,37 +371,39 @@ def count_rows(source: str | os.PathLike | Any) -> int | None:
         return None
 
 
-def has_wrong_answers(path: str | os.PathLike) -> bool:
-    """Whether the input file has a :data:`WRONG_COLUMN` column (its first rows read by its format; False when they
-    cannot be read: the run that reads them says why)."""
+def has_wrong_answers(path: str | os.PathLike, columns: ColumnMap | None = None) -> bool:
+    """Whether the input file has a :data:`WRONG_COLUMN` column (or the column ``columns`` maps to it; its first
+    rows read by its format; False when they cannot be read: the run that reads them says why)."""
     try:
         frame, _ = next(iter(input_format(Path(path)).read(Path(path), 1)))
     except (OSError, UnicodeDecodeError, KpqaError, ImportError, ValueError, StopIteration):
         return False
-    return WRONG_COLUMN in {str(c).strip() for c in frame.columns}
+    return (columns or {}).get(WRONG_COLUMN, WRONG_COLUMN) in {str(c).strip() for c in frame.columns}
 
 
 def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
-               on_error: str = "raise", max_chars: int | None = MAX_CHARS) -> Iterator[Table]:
+               on_error: str = "raise", max_chars: int | None = MAX_CHARS,
+               columns: ColumnMap | None = None) -> Iterator[Table]:
     """Validated :class:`Table` chunks of at most ``chunk_rows`` rows, in input order; messages number rows from the
     start of the input. A file is read in the chunks its format (:mod:`kpqa.formats`, by its extension) gives: CSV /
     TSV (pandas' chunked reader), JSON lines and Parquet (by record batches) are streamed, JSON arrays read whole;
-    other sources are read whole, then split. ``on_error``, ``max_chars``: see
+    other sources are read whole, then split. ``on_error``, ``max_chars``, ``columns``: see
     :func:`frame_to_table`."""
     if chunk_rows < 1:
         raise UsageError(Param("chunk_rows", chunk_rows), ": must be a positive integer")
+    columns = check_columns(columns)
     if not isinstance(source, (str, os.PathLike)):
         frame, name = _source_frame(source)
         if len(frame) == 0:
             frame_to_table(frame, name)  # raises: no data rows
         for start in range(0, len(frame), chunk_rows):
             part = frame.iloc[start:start + chunk_rows]
-            yield frame_to_table(part, name, range(start + 1, start + len(part) + 1), on_error, max_chars)
+            yield frame_to_table(part, name, range(start + 1, start + len(part) + 1), on_error, max_chars, columns)
         return
     path = Path(source)
     check_file(path)
     for frame, numbers in input_format(path).read(path, chunk_rows):
-        yield frame_to_table(frame, str(path), numbers, on_error, max_chars)
+        yield frame_to_table(frame, str(path), numbers, on_error, max_chars, columns)
 
 
 def text_files(answers: str | os.PathLike, references: Sequence[str | os.PathLike],
@@ -384,11 +440,14 @@ def _lines(path: str | os.PathLike) -> list[str]:
 
 
 def read_csv_frame(path: str | Path) -> pd.DataFrame:
-    """A whole CSV file as text cells (no NA guessing), for the side files of training and calibration (labelled
-    rows, held-out scores); InputError naming the file when it is missing or not a readable CSV."""
+    """A whole CSV file as text cells, read exactly as input is (:mod:`kpqa.formats.delimited`), for the side files
+    of training and calibration (labelled rows, held-out scores); InputError naming the file when it is missing or
+    not a readable CSV."""
+    from kpqa.formats.delimited import read_whole
+
     if not Path(path).is_file():
         raise InputError("no such file", file=str(path))
     try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (pd.errors.EmptyDataError, pd.errors.ParserError) as e:
-        raise InputError(f"not a readable CSV ({str(e).splitlines()[0]})", file=str(path)) from None
+        return read_whole(path)
+    except InputError as e:
+        raise InputError(f"not a readable CSV ({e.reason})", file=str(path)) from None

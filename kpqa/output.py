@@ -5,6 +5,7 @@ extension names (:mod:`kpqa.formats`). Reading input is :mod:`kpqa.input`.
 from __future__ import annotations
 
 import contextlib
+import csv
 import json
 import os
 import shutil
@@ -148,6 +149,8 @@ class OutputWriter:
         self._destination = Destination(path, inputs=inputs, force=force)
         self._jsonl = writer.sep is None
         self._sep = writer.sep or ","
+        #: how delimited text is written: quoted where needed (CSV), or never (TSV: its fields as they are)
+        self._quoting: dict[str, Any] = {} if writer.quoted else {"quoting": csv.QUOTE_NONE, "quotechar": None}
         self._finish = writer.finish
         self._last = list(last_columns)
         self._columns: list[str] | None = None if at is None else at["columns"]
@@ -185,15 +188,32 @@ class OutputWriter:
             if self._jsonl:
                 frame.to_json(self._file, orient="records", lines=True, force_ascii=False)
                 return
+            if self._quoting:
+                self._check_unquoted(frame)
             if self._columns is None:
                 self._columns = list(frame.columns)
-                frame.to_csv(self._file, index=False, sep=self._sep)
+                frame.to_csv(self._file, index=False, sep=self._sep, **self._quoting)
                 return
             new = [c for c in frame.columns if c not in self._columns]
             if new:
                 self._columns += new
                 self._reshape = True
-            frame.reindex(columns=self._columns).to_csv(self._file, index=False, header=False, sep=self._sep)
+            frame.reindex(columns=self._columns).to_csv(self._file, index=False, header=False, sep=self._sep,
+                                                        **self._quoting)
+
+    def _check_unquoted(self, frame: pd.DataFrame) -> None:
+        """InputError naming the first cell (or column name) that unquoted delimited text cannot hold: one with the
+        separator or a line break."""
+        bad = (self._sep, "\n", "\r")
+        for name in frame.columns:
+            if any(b in str(name) for b in bad):
+                raise InputError(f"column name {name!r} holds a tab or a line break, which a {self.format.upper()} "
+                                 "field cannot hold (it has no quoting): write .csv or .jsonl", file=str(self.path))
+            for k, value in enumerate(frame[name]):
+                if isinstance(value, str) and any(b in value for b in bad):
+                    raise InputError(f"text with a tab or a line break, which a {self.format.upper()} field cannot "
+                                     "hold (it has no quoting): write .csv or .jsonl", file=str(self.path),
+                                     row=k + 1, column=str(name))
 
     def close(self) -> None:
         """Finish the file, convert it to the output format and put it in place."""
@@ -231,10 +251,11 @@ class OutputWriter:
                 header = True
                 # the file's own header names only the first chunk's columns; the rows carry all of them
                 reader = pd.read_csv(self._tmp, dtype=str, keep_default_na=False, na_filter=False, header=None,
-                                     names=self._columns, skiprows=1, chunksize=10_000, sep=self._sep)
+                                     names=self._columns, skiprows=1, chunksize=10_000, sep=self._sep,
+                                     **self._quoting)
                 with reader:
                     for chunk in reader:
-                        chunk[columns].to_csv(f, index=False, header=header, sep=self._sep)
+                        chunk[columns].to_csv(f, index=False, header=header, sep=self._sep, **self._quoting)
                         header = False
 
         self._replace_with(make)

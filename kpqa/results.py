@@ -3,13 +3,18 @@ both with a :class:`Summary`), the frame helpers that put per-row scores beside 
 run's signatures file holds (:func:`signature_record`)."""
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from kpqa.calibration import Calibration, decided_metric
+from kpqa.calibration.fitness import MIN_BALANCED
+from kpqa.errors import InputError
 from kpqa.input import Table
 from kpqa.metrics.base import Totals
 from kpqa.signature import Signature
@@ -29,33 +34,57 @@ def signature_record(signatures: dict[str, Signature], calibration: Calibration 
     return record
 
 
+def read_signatures(path: str | os.PathLike) -> dict[str, str]:
+    """Column -> signature text from ``path`` + :data:`SIGNATURES_SUFFIX` (``{"signatures": {...}}`` as
+    ``kpqa score -o`` writes it, or a flat object); empty when there is no such file."""
+    sidecar = Path(f"{path}{SIGNATURES_SUFFIX}")
+    if not sidecar.is_file():
+        return {}
+    try:
+        record = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise InputError(f"not a signatures file: {e}", file=str(sidecar)) from None
+    found = record.get("signatures", record) if isinstance(record, dict) else None
+    if not isinstance(found, dict) or not all(isinstance(v, str) for v in found.values()):
+        raise InputError("not a signatures file: expected an object of column -> signature text", file=str(sidecar))
+    return {str(k): v for k, v in found.items()}
+
+
 class Summary:
     """What a result of scoring says in a few lines: its corpus scores and signatures (:meth:`summary`)."""
 
     corpus: dict[str, float]
     signatures: dict[str, Signature]
+    unfit: dict[str, str]
 
     def summary(self, verbose: bool = False) -> str:
-        """Corpus scores as an aligned plain-text table, one row per metric and judge: name, corpus score, mean
-        P(correct) and share judged correct (when deciding), the short hash of its signature
-        (:attr:`~kpqa.signature.Signature.short_hash`); ``verbose``: every column with its full signature."""
+        """Corpus scores as an aligned plain-text table, one row per metric and judge (judges first): name, corpus
+        score, mean P(correct) and share judged correct (when deciding; ``unfit`` for a metric whose calibration
+        does not pass the bar of :mod:`kpqa.calibration.fitness`, which gets no decisions), the short hash of its
+        signature (:attr:`~kpqa.signature.Signature.short_hash`); ``verbose``: every column with its full
+        signature."""
         corpus, signatures = self.corpus, self.signatures
         width = max(map(len, corpus), default=0)
+        note = ([f"no decisions from {', '.join(self.unfit)}: their calibration does not pass the bar (decisions "
+                 f"right on {MIN_BALANCED:.0%} of the answers, class-balanced, and none on effectively zero scores; "
+                 "`kpqa calibrate` gives each one's figures, docs/decisions.md why)"] if self.unfit else [])
         if verbose:
-            return "\n".join(f"{name:<{width}}  {value:.4f}  {signatures.get(name, '')}"
-                             for name, value in corpus.items())
+            return "\n".join([f"{name:<{width}}  {value:.4f}  {signatures.get(name, '')}"
+                              for name, value in corpus.items()] + note)
         if not corpus:
             return ""
         names = list(dict.fromkeys(decided_metric(c) for c in corpus))
+        names = [n for n in names if n not in corpus] + [n for n in names if n in corpus]  # judges first
         deciding = any(c.endswith("-correct") for c in corpus)
         width = max(map(len, names + ["metric"]))
         value = lambda c: f"{corpus[c]:.4f}" if c in corpus else ""  # noqa: E731
         lines = [f"{'metric':<{width}}   score" + ("  P(correct)  correct" if deciding else "") + "  signature"]
         for name in names:
             signature = signatures.get(name) or signatures.get(name + "-correct")
-            decided = f"  {value(name + '-prob'):>10}  {value(name + '-correct'):>7}" if deciding else ""
+            decided = (f"  {'':>10}  {'unfit':>7}" if name in self.unfit else
+                       f"  {value(name + '-prob'):>10}  {value(name + '-correct'):>7}") if deciding else ""
             lines.append(f"{name:<{width}}  {value(name):>6}{decided}  {signature.short_hash if signature else ''}")
-        return "\n".join(lines)
+        return "\n".join(lines + note)
 
 
 @dataclass
@@ -69,6 +98,7 @@ class Result(Summary):
     signatures: dict[str, Signature] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
     empty: list[int] = field(default_factory=list)  # rows whose answer is empty: scored as "", judged wrong
+    unfit: dict[str, str] = field(default_factory=dict)  # metric -> why its decisions are not written
 
 
 def sums(per_row: dict[str, np.ndarray]) -> dict[str, Totals]:
@@ -86,6 +116,7 @@ class StreamResult(Summary):
     signatures: dict[str, Signature] = field(default_factory=dict)
     errors: dict[int, str] = field(default_factory=dict)
     empty: list[int] = field(default_factory=list)  # rows whose answer is empty: scored as "", judged wrong
+    unfit: dict[str, str] = field(default_factory=dict)  # metric -> why its decisions are not written
 
 
 def missing_score(on_error: str) -> float:

@@ -27,8 +27,12 @@ bad row (default: the metrics' own limit, :func:`kpqa.metrics.base.text_limit`).
 shard of each batch and all get the per-row scores in input order; corpus scores, signatures and output are the main
 process's (``is_main``); all must be given the same rows. ``decide=True`` adds the decision columns of
 ``calibration`` (a file or :class:`~kpqa.calibration.Calibration`; default: the one beside the weighter checkpoint),
-which must hold an entry fitted on scores with each metric's signature; ``prior``: the expected share of correct
-answers (:mod:`kpqa.calibration`; recorded as ``prior`` in the decisions' signatures).
+which must hold an entry fitted on scores with each metric's signature (decision columns only of the entries it rates
+fit: :mod:`kpqa.calibration.fitness`; ``Result.unfit`` the others); ``prior``: the expected share of correct
+answers (:mod:`kpqa.calibration`; recorded as ``prior`` in the decisions' signatures). ``columns``: which of the
+input's columns holds which field (``{"answer": "Answer"}``: :func:`kpqa.input.frame_to_table`); an input column
+that scoring would write (``F1``) is an error, not overwritten. ``tokenize="auto"`` is settled once, on the first
+:data:`CHUNK_ROWS` rows of a file (:func:`settle_tokenizer`).
 """
 from __future__ import annotations
 
@@ -43,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from kpqa.calibration import (  # noqa: F401  (DECISION_SUFFIXES, decided_metric: re-exported)
-    DECISION_SUFFIXES, Calibration, Decisions, decided_metric, decision_columns, warn_unjudged,
+    DECISION_SUFFIXES, Calibration, Decisions, decided_metric, decision_columns, unfit, warn_unjudged,
 )
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
@@ -51,8 +55,7 @@ from kpqa.context import (
 )
 from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa.context import check_max_chars, check_on_error
-from kpqa.input import Table, read_input
-from kpqa.input import WRONG_COLUMN
+from kpqa.input import WRONG_COLUMN, ColumnMap, Table, check_columns, read_input
 from kpqa.rows import WRONG_SUFFIX, against_wrong, empty_answers, select_rows, take_rows
 from kpqa.metrics.base import CORPUS_PASS, Context, DocFreq, Metric, Rows, Totals, get_metric, text_limit
 from kpqa.parallel import DataParallel
@@ -104,9 +107,8 @@ def tracking(total: int | None, shown: bool = True) -> Iterator[Advance | None]:
 
 class Scorer:
     """Reusable scorer: resolves metrics once, owns the weighter(s) and encoders it loads on first use (or the
-    ``weighter`` handed in) and runs the per-batch loop; its options are the module docstring's. A file or stream is
-    scored chunk by chunk (:meth:`score_file`, :mod:`kpqa.stream`), across processes with ``data_parallel=True``
-    (:mod:`kpqa.parallel`)."""
+    ``weighter`` handed in), runs the per-batch loop (options: the module docstring); scores a file chunk by chunk
+    (:meth:`score_file`, :mod:`kpqa.stream`), across processes with ``data_parallel=True`` (:mod:`kpqa.parallel`)."""
 
     def __init__(
         self, metrics: Sequence[str] | None = None, *, tokenize: str = DEFAULT_TOKENIZER,
@@ -115,7 +117,8 @@ class Scorer:
         function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT, progress: bool = False, on_error: str = "raise",
         max_chars: int | None = None, data_parallel: bool = False, decide: bool = False,
         calibration: str | os.PathLike | Calibration | None = None, prior: float | None = None,
-        weighter: KeyphraseWeighter | None = None, known_wrong: bool | None = None,
+        weighter: KeyphraseWeighter | None = None, columns: ColumnMap | None = None,
+        known_wrong: bool | None = None,
     ) -> None:
         from kpqa.models.device import check_precision
 
@@ -125,6 +128,7 @@ class Scorer:
         self.precision, self.on_error = check_precision(precision), check_on_error(on_error)
         self.tokenize, self.checkpoint, self.device = _tokenizer(tokenize), checkpoint, device
         self.batch_size, self.progress, self.weighter, self._warned_cjk = batch_size, progress, weighter, False
+        self.fields = check_columns(columns)  # field -> the input's column holding it (kpqa.input.frame_to_table)
         #: whether the metrics also score against the known-wrong answers (None: decided by the first input read)
         self.known_wrong = known_wrong
         deciding = decide or calibration is not None
@@ -133,6 +137,7 @@ class Scorer:
         self.metrics = resolve_metrics(metrics, DECIDE_METRICS if deciding else DEFAULT_METRICS, no_question)
         if self.calibration is not None:  # the judges keep their inputs (a metric list given or not)
             self.metrics += judge_metrics(self.calibration, self.score_columns, no_question)
+        self.unfit = unfit(self.calibration, self.score_columns) if self.calibration else {}  # no decisions from them
         if weighter is None:
             _check_models(self.metrics, checkpoint, device)
         self.max_chars = check_max_chars(max_chars) if max_chars is not None else text_limit(self.metrics)
@@ -158,9 +163,9 @@ class Scorer:
     @property
     def value_columns(self) -> list[str]:
         """The metric columns, their ``-wrong`` ones (:attr:`known_wrong`), then (deciding) ``-prob`` and ``-correct``
-        of each metric and of the judges."""
+        of each metric and judge rated fit."""
         scored = self.score_columns + [c + WRONG_SUFFIX for c in self.score_columns if self.known_wrong]
-        extra = [] if self.calibration is None else decision_columns(self.calibration, scored)
+        extra = [] if self.calibration is None else decision_columns(self.calibration, scored, True)
         return scored + extra
 
     @property
@@ -173,7 +178,7 @@ class Scorer:
         """The calibration's entries for the metric columns and its usable judges (None unless deciding), checked
         against the metrics' signatures on first use (which loads the weighter when a metric needs it)."""
         if self.calibration is not None and self._decisions is None:
-            self._decisions = Decisions.of(self.calibration, self._signatures(), self.prior)
+            self._decisions = Decisions.of(self.calibration, self._signatures(), self.prior, fit_only=True)
         return self._decisions
 
     def _context(self, metric: Metric) -> Context:
@@ -217,8 +222,8 @@ class Scorer:
         None."""
         if self.known_wrong is None:  # the decisions are then checked against the -wrong columns too
             self.known_wrong, self._decisions = table.rows.wrong is not None, None
-        self.decisions  # noqa: B018  (checked before any scoring)
         self.tokenize, self._warned_cjk = check_text(table.rows, self.tokenize, self._warned_cjk)
+        self.decisions  # noqa: B018  (checked before any scoring, on the signatures of the tokenizer taken)
         needs = [m.columns()[0] for m in self.metrics if "weights" in m.requires and m.question]
         return drop_empty_questions(table, needs[0], strict or self.on_error == "raise") if needs else table
 
@@ -240,13 +245,12 @@ class Scorer:
 
     def score_stream(self, tables: Iterable[Table], write: Write | None = None, total: int | None = None,
                      run: Accumulator | None = None, done: Callable[[Accumulator], None] | None = None) -> StreamResult:
-        """The scoring loop: chunks (e.g. :func:`kpqa.input.iter_input`) scored one at a time, each chunk's table
-        (input columns plus scores) handed to ``write`` in input order, its statistics added to an
-        :class:`~kpqa.stream.Accumulator` (``run``: one carried on from an interrupted run, whose chunks are skipped),
-        which ``done`` is then handed; corpus scores computed at the end. Each chunk starts with the models' caches
-        empty, so its scores do not depend on the chunks before it. Memory holds one chunk's encodings; when a
-        metric needs a corpus pass (an idf), ``tables`` is read twice (a one-time iterator's chunks are kept).
-        ``total``: the number of rows, for the progress bar. Corpus scores and signatures are the main process's."""
+        """The scoring loop: chunks (:func:`kpqa.input.iter_input`) scored one at a time, each chunk's table (input
+        columns, which must not be those it writes, plus scores) handed to ``write`` in input order, its statistics
+        added to an :class:`~kpqa.stream.Accumulator` (``run``: one carried on, whose chunks are skipped), then handed
+        to ``done``; corpus scores at the end. Each chunk starts with the models' caches empty (its scores do not
+        depend on the chunks before it); a corpus pass (an idf) reads ``tables`` twice (a one-time iterator's chunks
+        are kept). ``total``: rows, for the progress bar. Corpus scores and signatures are the main process's."""
         run = Accumulator() if run is None else run
         tables = rereadable(tables) if any(m.reduction == CORPUS_PASS for m in self.metrics) else tables
         corpus = corpus_pass(self, tables)
@@ -254,7 +258,7 @@ class Scorer:
             if advance is not None and run.rows:
                 advance(run.rows)
             for k, table in enumerate(tables):
-                table = self.prepare(table)  # a chunk done before is prepared too ('auto' picks the tokenizer)
+                table = check_taken(self.prepare(table), self.columns)  # a chunk done before is prepared too
                 if k < run.chunks:
                     continue
                 self.models.clear_caches()  # a chunk's scores are its own rows' alone, to the last bit: resumable
@@ -270,15 +274,15 @@ class Scorer:
         corpus_scores, signatures = (run.compute(self.metrics, self._signatures(), self.decisions)
                                      if run.scored and self.is_main else ({}, {}))
         return StreamResult(rows=run.rows, corpus=corpus_scores, signatures=signatures, errors=run.errors,
-                            empty=run.empty)
+                            empty=run.empty, unfit=self.unfit)
 
     def score(self, data: Any) -> Result:
         """Score a file path, DataFrame, ``datasets.Dataset``, records or :class:`~kpqa.input.Table`: a stream of
         one chunk (:meth:`score_stream`)."""
-        table = data if isinstance(data, Table) else read_input(data, self.on_error, self.max_chars)
+        table = data if isinstance(data, Table) else read_input(data, self.on_error, self.max_chars, self.fields)
         frames: list[pd.DataFrame] = []
         result = self.score_stream([table], frames.append, total=len(table.frame))
-        return Result(frames[0], result.corpus, result.signatures, result.errors, result.empty)
+        return Result(frames[0], result.corpus, result.signatures, result.errors, result.empty, result.unfit)
 
     def score_rows(
         self, rows: Rows, source: str = "<rows>", numbers: Sequence[int] | None = None
@@ -298,7 +302,37 @@ class Scorer:
         from kpqa.input import count_rows
 
         total = count_rows(source) if self.progress and self.is_main else None
-        return self.score_stream(Chunks(source, chunk_rows, self.on_error, self.max_chars), write, total, run, done)
+        return self.score_stream(file_chunks(self, source, chunk_rows), write, total, run, done)
+
+
+def settle_tokenizer(scorer: Scorer, source: Any) -> str:
+    """The scorer's tokenizer, ``auto`` resolved once on the first :data:`CHUNK_ROWS` rows of ``source`` (whatever
+    the chunks it is then scored in), before anything needs the signatures (a resume key, the calibration)."""
+    from kpqa.text import AUTO
+
+    if scorer.tokenize == AUTO:
+        first = next(iter(Chunks(source, CHUNK_ROWS, "skip", None, scorer.fields)), None)
+        if first is not None:
+            scorer.tokenize, scorer._warned_cjk = check_text(first.rows, scorer.tokenize, scorer._warned_cjk)
+    return scorer.tokenize
+
+
+def file_chunks(scorer: Scorer, source: Any, chunk_rows: int) -> Chunks:
+    """The chunks :meth:`Scorer.score_file` scores, its tokenizer settled first (:func:`settle_tokenizer`)."""
+    settle_tokenizer(scorer, source)
+    return Chunks(source, chunk_rows, scorer.on_error, scorer.max_chars, scorer.fields)
+
+
+def check_taken(table: Table, columns: Sequence[str]) -> Table:
+    """``table``, or an :class:`InputError` naming the first column of the input that a metric (or decision, or the
+    ``error`` column) would write: its values would be lost under the scores. Nothing is renamed: the user says what
+    it is."""
+    taken = [c for c in map(str, table.frame.columns) if c in columns]
+    if taken:
+        raise InputError(f"the input has a column {taken[0]!r}, which kpqa writes its {taken[0]} scores to (its "
+                         "values would be lost): rename it in the input, or score other metrics", file=table.source,
+                         column=taken[0])
+    return table
 
 
 def corpus_pass(scorer: Scorer, tables: Iterable[Table]) -> dict[Hashable, DocFreq]:
@@ -318,11 +352,10 @@ def corpus_pass(scorer: Scorer, tables: Iterable[Table]) -> dict[Hashable, DocFr
 def check_text(rows: Rows, tokenize: str, warned: bool) -> tuple[str, bool]:
     """``tokenize`` resolved on ``rows`` when ``auto``, and whether CJK text under a tokenizer for space-separated
     languages was warned of (once: ``warned``)."""
-    from kpqa.text import AUTO, cjk_share, pick_tokenizer
+    from kpqa.text import cjk_share, resolve_tokenizer
 
     texts = list(rows.candidates) + [r for g in rows.references for r in g]
-    if tokenize == AUTO:
-        tokenize = pick_tokenizer(texts)
+    tokenize = resolve_tokenizer(tokenize, texts)
     share = 0.0 if tokenize == "zh" or warned else cjk_share(texts)
     if share < CJK_WARN_SHARE:
         return tokenize, warned

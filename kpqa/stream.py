@@ -16,7 +16,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from kpqa.calibration import Decisions
-from kpqa.input import Table, iter_input
+from kpqa.input import ColumnMap, Table, iter_input
 from kpqa.metrics.base import Metric, Totals
 from kpqa.results import numbered, sums
 from kpqa.signature import Signature
@@ -101,9 +101,10 @@ class Chunks:
     chunk_rows: int
     on_error: str
     max_chars: int | None
+    columns: ColumnMap | None = None
 
     def __iter__(self) -> Iterator[Table]:
-        return iter_input(self.source, self.chunk_rows, self.on_error, self.max_chars)
+        return iter_input(self.source, self.chunk_rows, self.on_error, self.max_chars, self.columns)
 
 
 def rereadable(tables: Iterable[Table]) -> Iterable[Table]:

@@ -327,6 +327,22 @@ def pick_tokenizer(texts: list[str]) -> str:
     return "zh" if cjk_share(texts) > 0.5 else DEFAULT_TOKENIZER
 
 
+#: the first code point from which an "other symbol" (Unicode category So) is a pictograph: Miscellaneous Symbols,
+#: Dingbats, the emoji blocks (not the degree, copyright or trade mark signs, which stay punctuation-like)
+PICTOGRAPHS_FROM = 0x2600
+
+
+def is_word_piece(piece: str) -> bool:
+    """Whether a piece of text is a token for the metrics that drop punctuation: it holds a letter or digit, or a
+    pictograph (an emoji such as "❤" or "😀": an answer of one emoji says something, and F1 counts it too)."""
+    return any(ch.isalnum() or (ord(ch) >= PICTOGRAPHS_FROM and unicodedata.category(ch) == "So") for ch in piece)
+
+
+def resolve_tokenizer(name: str, texts: list[str]) -> str:
+    """``name``, or for ``auto`` the tokenizer it takes for ``texts`` (:func:`pick_tokenizer`)."""
+    return pick_tokenizer(texts) if name == AUTO else name
+
+
 def get_tokenizer(name: str) -> Tokenizer:
     """The tokenizer called ``name``; :class:`~kpqa.errors.UsageError` when there is none."""
     try:

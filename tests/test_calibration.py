@@ -23,6 +23,14 @@ from kpqa.errors import InputError, UsageError
 from kpqa.metrics.squad import contains
 
 
+@pytest.fixture(autouse=True)
+def every_entry_decides(monkeypatch):
+    """These tests check how decisions are fitted, made and written on small made-up sets, whose lexical metrics sit
+    under the bar of kpqa/calibration/fitness.py (balanced 0.833 < 0.85): the bar is lifted here, and tested in
+    test_hostile.py."""
+    monkeypatch.setattr("kpqa.calibration.fitness.MIN_BALANCED", 0.0)
+
+
 @pytest.mark.parametrize(("candidate", "references", "expected"), [
     ("It was written by William Shakespeare.", ["Shakespeare"], 1.0),
     ("The Chipmunks were created by Ross Bagdasarian.", ["David Seville"], 0.0),
@@ -328,8 +336,9 @@ def test_shipped_calibration_fits_the_shipped_weighter():
     scorer = Scorer(decide=True, device="cpu")
     assert [m.columns()[0] for m in scorer.metrics] == list(DECIDE_METRICS)
     decisions = scorer.decisions  # raises CalibrationError when a signature does not match
-    assert set(decisions.entries) == set(DECIDE_METRICS) and [j.name for j in decisions.judges] == [calibration.JUDGE]
-    cal = scorer.calibration
+    cal = scorer.calibration  # decisions of the metrics whose calibration passes the bar (kpqa.calibration.fitness)
+    assert set(decisions.entries) == {m for m in DECIDE_METRICS if cal.rating(m).fit}
+    assert [j.name for j in decisions.judges] == [calibration.JUDGE]
     assert cal.data[0].path.endswith("evouna_tq_dev.csv") and cal.data[0].rows == 4805
     contrastive = cal.data[1]  # the fit part of python -m kpqa.train.contrastive: half its answers correct
     assert contrastive.path.endswith("fit.csv") and contrastive.rows == 2 * contrastive.positives > 0
@@ -723,6 +732,7 @@ def test_the_judge_is_in_meta_evals_binary_table_and_kept_by_a_metric_list(tmp_p
     assert {"BLEU-1", "F1", "KPQA-judge-prob", "KPQA-judge-correct"} <= set(scored.columns)
     labels = pd.read_csv(data)["scores"].to_numpy()
     agree = float(np.mean(scored["KPQA-judge-correct"].to_numpy() == labels))
+    Path(f"{tmp_path / 'out.csv'}.signatures.json").unlink()  # with it the columns' signatures are known (test_hostile)
     for source, note in ((data, []), (tmp_path / "out.csv", ["KPQA-judge: inputs from the file's columns; their "
                                                               "signatures are unchecked"])):
         report = tmp_path / "r.json"

@@ -134,9 +134,9 @@ CASES = [
                                               .encode("latin-1")}, _in("in.jsonl"),
          expect=["{d}/in.jsonl, row 2", "not UTF-8", "0xe9"]),
     Case("ragged-row", {"in.csv": CLEAN + "q,a,r1,r2,surplus\n"}, _in(),
-         expect=["{d}/in.csv, row 4", "malformed CSV", "Expected 4 fields"]),
+         expect=["{d}/in.csv, row 4", "line 5: 5 fields, header has 4"]),
     Case("unclosed-quote", {"in.csv": CLEAN + 'q,"never closed,r1,\n'}, _in(),
-         expect=["{d}/in.csv, row 4", "malformed CSV", "EOF inside string"]),
+         expect=["{d}/in.csv, row 4", "line 5: malformed CSV", "unexpected end of data"]),
     Case("jsonl-malformed-line", {"in.jsonl": '{"question": "q", "answer": "a", "references": ["r"]}\n'
                                              '{"question": "q", "answer": "a", "references": ["r"]\n'}, _in("in.jsonl"),
          expect=["{d}/in.jsonl, row 2", "malformed JSON line"]),
@@ -471,7 +471,7 @@ def test_a_metric_list_reads_the_same_in_every_subcommand(tmp_path, capsys):
     assert parser.parse_args(["score", "in.csv"]).metrics is None
     assert parser.parse_args(["meta-eval", "in.csv"]).metrics[:2] == ["BLEU-1", "BLEU-4"]  # the default, as a list
     path = tmp_path / "in.csv"
-    path.write_text(_csv(GOOD_ROWS))
+    path.write_text(CLEAN)
     assert main(["score", str(path), "--metrics", " BLEU-1 , ROUGE-L", "--quiet", "-o", str(tmp_path / "o.csv")]) == 0
     assert list(pd.read_csv(tmp_path / "o.csv").columns)[-2:] == ["BLEU-1", "ROUGE-L"]
     assert main(["score", str(path), "--metrics", " , ", "--quiet"]) == 2

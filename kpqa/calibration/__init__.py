@@ -31,11 +31,13 @@ The package: :mod:`~kpqa.calibration.model` (the maps, the entries, the file: :f
 scores and labels), :mod:`~kpqa.calibration.apply` (the decision columns, :class:`Decisions`: one ``apply`` for the
 scorer and the meta-evaluation), and, a stage later since it drives a scorer, :mod:`kpqa.calibration.labelled`
 (labelled files read and scored: ``kpqa calibrate``, ``kpqa meta-eval``).
-No torch here: fitting and applying take arrays of scores.
+:mod:`~kpqa.calibration.fitness` rates whether an entry's decisions mean something (``kpqa score --decide`` writes
+only theirs). No torch here: fitting and applying take arrays of scores.
 """
 from kpqa.calibration.apply import (
-    DECISION_SUFFIXES, Decisions, decided_metric, decision_columns, warn_unjudged,
+    DECISION_SUFFIXES, Decisions, decided_metric, decision_columns, unfit, warn_unjudged,
 )
+from kpqa.calibration.fitness import Fitness, rate
 from kpqa.calibration.fit import (
     MIN_ROWS, TREES, TREES_ESTIMATOR, as_binary, balanced_weights, binary_labels, check_labels, choose_judge_inputs,
     fit, fit_judge, fit_metric, fit_wrong_judge, thresholds,
@@ -54,7 +56,6 @@ __all__ = [
     "Calibration", "CalibrationError", "DataFile", "Decisions", "Fit", "IsotonicMap", "JudgeCalibration",
     "LogisticJudge", "LogisticMap", "MetricCalibration", "Quality", "Tree", "TreesJudge", "as_binary",
     "balanced_weights", "binary_labels", "check_labels", "check_prior", "choose_judge_inputs", "comparable",
-    "decided_metric", "decision_columns", "default_path", "fit", "fit_judge", "fit_metric",
-    "fit_wrong_judge", "load", "thresholds",
-    "warn_unjudged", "with_prior",
+    "decided_metric", "decision_columns", "default_path", "fit", "fit_judge", "fit_metric", "fit_wrong_judge",
+    "load", "thresholds", "unfit", "warn_unjudged", "with_prior", "Fitness", "rate",
 ]

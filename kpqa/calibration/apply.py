@@ -26,13 +26,27 @@ def decided_metric(column: str) -> str:
     return column
 
 
-def decision_columns(calibration: Calibration, columns: list[str]) -> list[str]:
+def decision_columns(calibration: Calibration, columns: list[str], fit_only: bool = False) -> list[str]:
     """``-prob`` and ``-correct`` of each of ``columns`` (but the scores against known-wrong answers, ``M-wrong``:
     a judge's inputs only) and of the judges whose inputs are all among them (but those that decide in another's
-    place: :attr:`~kpqa.calibration.JudgeCalibration.replaces`)."""
+    place: :attr:`~kpqa.calibration.JudgeCalibration.replaces`); ``fit_only``: of those whose decisions mean
+    something (:meth:`Calibration.rating`) alone."""
     judges = [j.name for j in calibration.judges.values() if set(j.inputs) <= set(columns) and j.replaces is None]
     decided = [c for c in columns if not c.endswith(WRONG_SUFFIX)]
-    return [f"{c}{s}" for c in decided + judges for s in DECISION_SUFFIXES]
+    return [f"{c}{s}" for c in decided + judges if not fit_only or _fit(calibration, c) for s in DECISION_SUFFIXES]
+
+
+def unfit(calibration: Calibration, columns: list[str]) -> dict[str, str]:
+    """The metrics of ``columns`` and the judges that read only them whose decisions the calibration rates unfit,
+    each with what it fails (:mod:`kpqa.calibration.fitness`)."""
+    judges = [j.name for j in calibration.judges.values() if set(j.inputs) <= set(columns) and j.replaces is None]
+    decided = [c for c in columns if not c.endswith(WRONG_SUFFIX)]
+    return {c: calibration.rating(c).why() for c in judges + decided if not _fit(calibration, c)}
+
+
+def _fit(calibration: Calibration, name: str) -> bool:
+    """Whether ``name`` has an entry (or is a judge) of ``calibration`` rated fit; True for a name without one."""
+    return name not in calibration.metrics and name not in calibration.judges or calibration.rating(name).fit
 
 
 @dataclass
@@ -49,11 +63,12 @@ class Decisions:
 
     @classmethod
     def of(cls, calibration: Calibration, signatures: Mapping[str, Signature | None], prior: float | None = None,
-           *, every: bool = True) -> "Decisions":
+           *, every: bool = True, fit_only: bool = False) -> "Decisions":
         """The entries of the columns of ``signatures``: each checked against its signature (CalibrationError when
         it was fitted on other scores; a None signature is not checked); a column without an entry is a
         CalibrationError when ``every``, else left undecided. The judges: those whose inputs all have a
-        signature (unless ``every``, also those that read columns with a None signature: unchecked)."""
+        signature (unless ``every``, also those that read columns with a None signature: unchecked). ``fit_only``:
+        the entries and judges rated fit alone (:meth:`Calibration.rating`; every one is checked all the same)."""
         entries, unchecked = {}, []
         for column, signature in signatures.items():
             if column.endswith(WRONG_SUFFIX):  # a judge's input, no decision of its own
@@ -71,6 +86,9 @@ class Decisions:
                 if judge in calibration.usable_judges(filled):
                     judges.append(judge)
                     unchecked.append(judge.name)
+        if fit_only:
+            entries = {c: e for c, e in entries.items() if _fit(calibration, c)}
+            judges = [j for j in judges if _fit(calibration, j.name)]
         return cls(calibration, entries, judges, prior, unchecked)
 
     def apply(self, per_row: Mapping[str, np.ndarray], empty: np.ndarray | None = None) -> dict[str, np.ndarray]:

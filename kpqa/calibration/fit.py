@@ -12,6 +12,7 @@ from kpqa.calibration.model import (
     WRONG_JUDGE_KIND, Calibration,
     DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticMap, MetricCalibration, Quality,
 )
+from kpqa.calibration.fitness import rate
 from kpqa.errors import InputError, Param, UsageError
 from kpqa.rows import WRONG_SUFFIX
 from kpqa.signature import Signature
@@ -206,7 +207,8 @@ def fit(scores: Mapping[str, Floats], signatures: Mapping[str, Signature], label
         if all(m + WRONG_SUFFIX in scores for m in inputs):
             judges[WRONG_JUDGE] = fit_wrong_judge(scores, signatures, y, inputs, method=method, rule=rule,
                                                   sources=sources, kind=wrong_kind)
-    return Calibration(metrics, data or [], label_rule, judges)
+    fitness = {**{n: rate(m) for n, m in metrics.items()}, **{n: rate(j.calibration) for n, j in judges.items()}}
+    return Calibration(metrics, data or [], label_rule, judges, fitness=fitness)
 
 
 def fit_wrong_judge(scores: Mapping[str, Floats], signatures: Mapping[str, Signature | str], labels: Floats,

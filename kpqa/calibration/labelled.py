@@ -15,7 +15,7 @@ import pandas as pd
 from kpqa.calibration.fit import binary_labels, check_labels, choose_judge_inputs, fit
 from kpqa.calibration.model import JUDGE_KIND, RULES, Calibration, DataFile
 from kpqa.errors import InputError, Param, Part, UsageError
-from kpqa.input import Table, frame_to_table, read_csv_frame, read_input
+from kpqa.input import ColumnMap, Table, frame_to_table, read_csv_frame, read_input
 from kpqa.metrics.base import get_metric
 from kpqa.rows import WRONG_SUFFIX, select_rows
 from kpqa.scoring import Scorer
@@ -79,11 +79,12 @@ class Heldout:
         return out
 
 
-def read_labelled(path: str | Path, column: str, what: str = "score") -> tuple[Table, np.ndarray]:
-    """A labelled file (read without a length limit: :func:`metric_scores` applies the scorer's) and its human
-    column as numbers; InputError naming the file / row / column when the column is missing or holds a value that is
-    not a number (``what``: the human ``score`` or ``label``)."""
-    table = read_input(path, max_chars=None)
+def read_labelled(path: str | Path, column: str, what: str = "score", columns: ColumnMap | None = None
+                  ) -> tuple[Table, np.ndarray]:
+    """A labelled file (read without a length limit: :func:`metric_scores` applies the scorer's; ``columns``: which
+    of its columns holds which field) and its human column as numbers; InputError naming the file / row / column
+    when the column is missing or holds a value that is not a number (``what``: the human ``score`` or ``label``)."""
+    table = read_input(path, max_chars=None, columns=columns)
     return table, human_column(table, column, what)
 
 
@@ -176,26 +177,28 @@ def judge_columns(metrics: Sequence[str], judge_inputs: Sequence[str] | None, no
 def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scores",
               positive_above: float | None = None, method: str = "isotonic", rule: str = RULES[0],
               reuse_scores: bool = False, judge_kind: str = JUDGE_KIND,
-              judge_inputs: Sequence[str] | None = None, heldout: Sequence[Heldout] = ()) -> Calibration:
+              judge_inputs: Sequence[str] | None = None, heldout: Sequence[Heldout] = (),
+              columns: ColumnMap | None = None) -> Calibration:
     """:func:`~kpqa.calibration.fit` on the human labels of the files ``paths`` (column ``human_column``: 0/1, or
     numbers counted correct above ``positive_above``) and the ``scorer``'s scores of their rows (each file weighing
     the same); ``reuse_scores`` takes the metric columns a file already has, checked against a rescore of
     :data:`SPOT_CHECK` rows (:func:`metric_scores`). The judge: of ``judge_kind``, on the score columns
     ``judge_inputs`` (default :data:`~kpqa.calibration.JUDGE_INPUTS`; the scorer must score them:
     :func:`judge_columns`). ``heldout``: metrics whose scores are read from cross-validation's held-out files
-    (:class:`Heldout`), not scored (the scorer does not score them). The labels are checked before any scoring."""
+    (:class:`Heldout`), not scored (the scorer does not score them). ``columns``: which column of the files holds
+    which field (:func:`kpqa.input.frame_to_table`). The labels are checked before any scoring."""
     if judge_inputs is not None:
         choose_judge_inputs([*scorer.score_columns, *(h.metric for h in heldout)], judge_inputs)
-    tables = [read_labelled(path, human_column, "label")[0] for path in paths]
+    tables = [read_labelled(path, human_column, "label", columns)[0] for path in paths]
     labels = [binary_labels(t.frame[human_column], positive_above, source=t.source, column=human_column)
               for t in tables]
     check_labels(np.concatenate(labels), ", ".join(paths))
     if any(t.rows.wrong is not None for t in tables):  # the judge of rows with known-wrong answers is fitted too
         scorer.known_wrong = True
-    columns = scorer.score_columns + [c + WRONG_SUFFIX for c in scorer.score_columns if scorer.known_wrong]
+    scored = scorer.score_columns + [c + WRONG_SUFFIX for c in scorer.score_columns if scorer.known_wrong]
     held = [[h.take(t) for h in heldout] for t in tables]  # every row's held-out score is there before scoring
-    parts = [metric_scores(t, columns, lambda names: scorer, "check" if reuse_scores else "never") for t in tables]
-    scores = {c: np.concatenate([s[c] for s, _ in parts]) for c in columns}
+    parts = [metric_scores(t, scored, lambda names: scorer, "check" if reuse_scores else "never") for t in tables]
+    scores = {c: np.concatenate([s[c] for s, _ in parts]) for c in scored}
     signatures = {c: s for c, s in parts[0][1].items() if s is not None}
     for k, h in enumerate(heldout):
         scores[h.metric] = np.concatenate([row[k] for row in held])

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
+from kpqa.calibration.fitness import Fitness, rate
 from kpqa.calibration.trees import Flat, Tree, flatten, from_hist_gradient_boosting, leaf_sum
 from kpqa.errors import KpqaError, Param, UsageError
 from kpqa.signature import Signature
@@ -428,13 +429,25 @@ class Calibration:
     kpqa_version: str = __version__
     format: int = FORMAT
     path: str | None = None
+    #: each entry's rating by :data:`kpqa.calibration.fitness.RULE` as fitted (empty in files fitted before
+    #: ratings, which are rated when asked: :meth:`rating`)
+    fitness: dict[str, Fitness] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (what the file holds)."""
+        """JSON-ready form (what the file holds; ``fitness`` only when there are ratings, so that a file from
+        before them reads back to the same text and digest)."""
         return {"format": self.format, "kpqa_version": self.kpqa_version, "labels": self.labels,
                 "data": [asdict(d) for d in self.data],
                 "metrics": {name: asdict(m) for name, m in self.metrics.items()},
-                "judges": {name: j.to_dict() for name, j in self.judges.items()}}
+                "judges": {name: j.to_dict() for name, j in self.judges.items()},
+                **({"fitness": {name: asdict(f) for name, f in self.fitness.items()}} if self.fitness else {})}
+
+    def rating(self, name: str) -> Fitness:
+        """Whether the decisions of the metric or judge ``name`` mean something (:mod:`kpqa.calibration.fitness`):
+        the file's recorded rating, else its rating now by the same rule."""
+        if name in self.fitness:
+            return self.fitness[name]
+        return rate(self.metrics[name] if name in self.metrics else self.judges[name].calibration)
 
     def to_json(self) -> str:
         """The file's text."""
@@ -454,7 +467,9 @@ class Calibration:
         """One line per metric and judge: its threshold and how well it decides the fitting data."""
         entries = list(self.metrics.values()) + [j.calibration for j in self.judges.values()]
         width = max((len(e.metric) for e in entries), default=0)
-        return "\n".join(e.describe(width) for e in entries)
+        rated = {e.metric: self.rating(e.metric) for e in entries}
+        return "\n".join(e.describe(width) + ("; fit" if rated[e.metric].fit else
+                                              f"; unfit: {rated[e.metric].why()}, no decisions") for e in entries)
 
     def save(self, path: str | Path, inputs: Sequence[str | Path] = ()) -> None:
         """Write the file the way every output is written (:func:`kpqa.output.write_text`: a temp file renamed into
@@ -487,7 +502,8 @@ class Calibration:
             metrics = {name: MetricCalibration.from_dict(m) for name, m in raw["metrics"].items()}
             judges = {name: JudgeCalibration.from_dict(j) for name, j in raw.get("judges", {}).items()}
             data = [DataFile(**d) for d in raw["data"]]
-            return cls(metrics, data, raw["labels"], judges, raw["kpqa_version"], FORMAT, str(path))
+            fitness = {name: Fitness.from_dict(f) for name, f in raw.get("fitness", {}).items()}
+            return cls(metrics, data, raw["labels"], judges, raw["kpqa_version"], FORMAT, str(path), fitness)
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError) as e:
             raise CalibrationError(f"calibration {path}: not a kpqa calibration file ({type(e).__name__}: {e})")
 

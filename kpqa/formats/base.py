@@ -25,11 +25,13 @@ Chunk = tuple[pd.DataFrame, Sequence[int]]
 @dataclass(frozen=True)
 class Writer:
     """How :class:`kpqa.output.OutputWriter` writes a format: chunks staged in a temp file as delimited text
-    (``sep``: a CSV header fixed by the first chunk) or, with ``sep=None``, as JSON lines; then ``finish(staged,
-    out)`` writes the output file ``out`` from the staged one (None: the staged file is the output)."""
+    (``sep``: a CSV header fixed by the first chunk; ``quoted``: fields quoted where needed, else written as they
+    are, as TSV reads them) or, with ``sep=None``, as JSON lines; then ``finish(staged, out)`` writes the output
+    file ``out`` from the staged one (None: the staged file is the output)."""
 
     sep: str | None = None
     finish: Callable[[str, str], None] | None = None
+    quoted: bool = True
 
 
 @dataclass(frozen=True)

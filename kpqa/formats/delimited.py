@@ -1,9 +1,13 @@
-"""CSV and TSV: a header line naming the columns, then one record a row (quoted fields may span lines); every cell
-read as text. Messages number the rows from 1 after the header."""
+"""CSV and TSV: a header line naming the columns, then one record a row; every cell read as text, exactly as
+written or refused. CSV quotes as RFC 4180 does (a quoted field may hold commas, doubled quotes and line breaks; a
+quote that does not close a field is an error); TSV has no quoting (a field is the text between tabs, quotes
+included, so it cannot hold a tab or a line break). A record with more or fewer fields than the header is an error
+naming its line and the counts (pandas would take an extra field as an index column and shift every column).
+Blank lines are skipped. Messages number the rows from 1 after the header."""
 from __future__ import annotations
 
 import csv
-import re
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Iterator
@@ -14,57 +18,108 @@ from kpqa.errors import InputError
 from kpqa.formats.base import Chunk, Format, Writer, check_utf8, register
 
 
-def read(path: Path, chunk_rows: int, sep: str) -> Iterator[Chunk]:
-    """Chunks of at most ``chunk_rows`` records (pandas' chunked reader), numbered from 1 after the header."""
+@dataclass(frozen=True)
+class Dialect:
+    """How a delimited format splits a line: the ``sep`` and whether quotes are special (``quoted``)."""
+
+    name: str
+    sep: str
+    quoted: bool
+
+    def reader(self, f: Iterator[str]) -> Iterator[list[str]]:
+        """Python's csv reader of this dialect (strict: a stray quote in a quoted CSV field is an error)."""
+        if self.quoted:
+            return csv.reader(f, delimiter=self.sep, strict=True)
+        return csv.reader(f, delimiter=self.sep, quoting=csv.QUOTE_NONE)
+
+    def hint(self, more: bool) -> str:
+        """What most often gives a record ``more`` fields than the header (none for fewer: a field left out)."""
+        if not more:
+            return ""
+        if self.quoted:
+            return "; quote a field that holds a comma (\"Paris, France\")"
+        return " (TSV has no quoting: a field cannot hold a tab)"
+
+
+def dialect_of(sep: str, quoted: bool = True) -> Dialect:
+    """The dialect of a separator (a format module's ``partial(read, sep="|")``)."""
+    return Dialect("TSV" if sep == "\t" else "CSV" if sep == "," else f"{sep!r}-separated text", sep, quoted)
+
+
+def read(path: Path, chunk_rows: int, sep: str = ",", quoted: bool = True) -> Iterator[Chunk]:
+    """Chunks of at most ``chunk_rows`` records of ``sep``-separated text (``quoted``: with CSV quoting), numbered
+    from 1 after the header."""
+    dialect = dialect_of(sep, quoted)
     check_utf8(path, header=True)
     done = 0
-    for frame in _chunks(path, chunk_rows, sep):
+    for frame in _chunks(path, chunk_rows, dialect):
         yield frame, range(done + 1, done + len(frame) + 1)
         done += len(frame)
 
 
-def count(path: Path, sep: str) -> int | None:
+def count(path: Path, sep: str = ",", quoted: bool = True) -> int | None:
     """The number of records after the header; None when the file is no readable CSV."""
     with open(path, encoding="utf-8-sig", newline="") as f:
         try:
-            return max(0, sum(1 for _ in csv.reader(f, delimiter=sep)) - 1)
+            return max(0, sum(1 for record in dialect_of(sep, quoted).reader(f) if record) - 1)
         except csv.Error:
             return None
 
 
-def _chunks(path: Path, chunk_rows: int, sep: str) -> Iterator[pd.DataFrame]:
-    with open(path, encoding="utf-8-sig") as f:
-        _check_header(path, f.readline(), sep)
-    try:
-        reader = pd.read_csv(
-            path, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8-sig", chunksize=chunk_rows,
-            sep=sep,
-        )
-        with reader:
-            yield from reader
-    except (pd.errors.ParserError, csv.Error) as e:
-        raise _csv_error(path, e) from None
-    except pd.errors.EmptyDataError:
-        raise InputError("empty file", file=str(path)) from None
+def read_whole(path: str | Path) -> pd.DataFrame:
+    """A whole CSV file as text cells, read as :func:`read` reads it (side files: labelled rows, held-out scores)."""
+    frames = [frame for frame, _ in read(Path(path), 1 << 40)]
+    return frames[0] if frames else pd.DataFrame()
 
 
-def _check_header(path: Path, first_line: str, sep: str) -> None:
-    """InputError when a header names a column twice (pandas would silently rename the second ``x.1``)."""
-    header = next(csv.reader([first_line], delimiter=sep), [])
+def _chunks(path: Path, chunk_rows: int, dialect: Dialect) -> Iterator[pd.DataFrame]:
+    with open(path, encoding="utf-8-sig", newline="") as f:
+        records = dialect.reader(f)
+        line, done = 0, 0
+        rows: list[list[str]] = []
+        try:
+            header = next((r for r in records if r), None)
+            if header is None:
+                raise InputError("empty file", file=str(path))
+            header = _header(path, header, dialect)
+            line = records.line_num  # type: ignore[attr-defined]
+            for record in records:
+                start, line = line + 1, records.line_num  # type: ignore[attr-defined]
+                if not record:
+                    continue
+                if len(record) != len(header):
+                    raise InputError(f"line {start}: {len(record)} fields, header has {len(header)}"
+                                     f"{dialect.hint(len(record) > len(header))}",
+                                     file=str(path), row=done + len(rows) + 1)
+                rows.append(record)
+                if len(rows) == chunk_rows:
+                    yield pd.DataFrame(rows, columns=header, dtype=str)
+                    done, rows = done + len(rows), []
+        except csv.Error as e:
+            raise InputError(f"line {line + 1}: malformed {dialect.name} ({e})", file=str(path),
+                             row=done + len(rows) + 1 if line else None) from None
+    if rows or not done:  # the last rows, or a header alone (no rows: the caller says so)
+        yield pd.DataFrame(rows, columns=header, dtype=str)
+
+
+def _header(path: Path, header: list[str], dialect: Dialect) -> list[str]:
+    """The column names (a blank one named ``Unnamed: K`` as pandas names it); InputError when a name is given twice
+    (pandas would silently rename the second ``x.1``), or when the header is one name holding another separator
+    (a ';'-separated file read as CSV)."""
+    others = [said for sep, said in ((";", "';'"), ("\t", "a tab"), (",", "','")) if sep != dialect.sep
+              and sep in header[0]]
+    if len(header) == 1 and others:
+        raise InputError(f"the header is one column, {header[0]!r}, holding {others[0]}: is the file "
+                         f"{others[0]}-separated? {dialect.name} files are read {dialect.sep!r}-separated (.csv: ',', "
+                         ".tsv: a tab); save it so, or with the extension of its separator", file=str(path))
     seen: set[str] = set()
     for name in (h.strip() for h in header):
         if name in seen and name:
             raise InputError(f"duplicate column {name!r} in the header", file=str(path), column=name)
         seen.add(name)
-
-
-def _csv_error(path: Path, e: Exception) -> InputError:
-    line = re.search(r"line (\d+)", str(e))  # pandas counts records from 1 with the header
-    start = re.search(r"starting at row (\d+)", str(e))  # ... or from 0 (an unclosed quote)
-    row = int(line.group(1)) - 1 if line else int(start.group(1)) if start else None
-    return InputError(f"malformed CSV: {str(e).splitlines()[0]}", file=str(path), row=row)
+    return [name if name.strip() else f"Unnamed: {k}" for k, name in enumerate(header)]
 
 
 CSV = register(Format("csv", (".csv",), partial(read, sep=","), partial(count, sep=","), Writer(sep=","), rank=10))
-TSV = register(Format("tsv", (".tsv",), partial(read, sep="\t"), partial(count, sep="\t"), Writer(sep="\t"),
-                      rank=20))
+TSV = register(Format("tsv", (".tsv",), partial(read, sep="\t", quoted=False), partial(count, sep="\t", quoted=False),
+                      Writer(sep="\t", quoted=False), rank=20))

@@ -53,6 +53,7 @@ class Settings:
     positive_above: float | None = None
     calibration: str | None = None
     max_chars: int | None = None  # a longer text is an error; None: the limit of the metrics scored (Scorer)
+    columns: dict[str, str] | None = None  # which input column holds which field (kpqa.input.frame_to_table)
 
 
 @dataclass
@@ -129,7 +130,7 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     """Read a human-judgment file and get every requested metric's per-row scores: from the file's column of that
     name when there is one, else from ``scorers(missing names)`` (default: :func:`scorer_factory`)
     (:func:`kpqa.calibration.labelled.metric_scores`)."""
-    table, human = read_labelled(path, settings.human_column)
+    table, human = read_labelled(path, settings.human_column, columns=settings.columns)
     _enough(table, human)
     if settings.by is not None and settings.by not in table.frame.columns:
         raise InputError(Param("by", settings.by),
@@ -138,6 +139,7 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     binary = as_binary(human, settings.positive_above) is not None
     names = list(settings.metrics) + (judge_inputs(settings, settings.metrics) if binary else [])
     scores, signatures = metric_scores(table, names, scorers or scorer_factory(settings))
+    signatures = with_sidecar(path, signatures)
     if "Contains" not in scores and binary:  # binary reports' baseline
         from kpqa.metrics.base import Context, get_metric
 
@@ -147,6 +149,18 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     keys = item_keys(table)
     systems, how = detect_systems(table, keys, settings.system_column)
     return Dataset(name or Path(str(path)).stem, table.source, table, human, scores, signatures, keys, systems, how)
+
+
+def with_sidecar(path: str | Path, signatures: dict[str, Signature | None]) -> dict[str, Signature | None]:
+    """``signatures`` with those of the scores read from the file's own columns (None) taken from the
+    ``FILE.signatures.json`` that ``kpqa score -o FILE`` wrote beside it, where it names them (as ``kpqa report``
+    reads it); a calibration then checks them as it checks scores computed here."""
+    from kpqa.results import read_signatures
+
+    if all(s is not None for s in signatures.values()):
+        return signatures
+    found = read_signatures(path)
+    return {c: Signature.parse(found[c]) if s is None and c in found else s for c, s in signatures.items()}
 
 
 def judge_inputs(settings: Settings, metrics: Sequence[str]) -> list[str]:
@@ -166,7 +180,9 @@ def aev_scores(table: Table, tokenize: str, alphas: Sequence[float], orders: Seq
     few array operations per cell (:func:`kpqa.metrics.aev.aev_grid`)."""
     from kpqa.metrics.aev import AEv, aev_grid
     from kpqa.metrics.base import Context
+    from kpqa.text import resolve_tokenizer
 
+    tokenize = resolve_tokenizer(tokenize, list(table.rows.candidates) + [r for g in table.rows.references for r in g])
     counts = AEv(0.0, max(orders)).counts(table.rows, Context(tokenizer=tokenize))
     return aev_grid(counts, list(alphas), list(orders))
 

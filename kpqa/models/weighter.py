@@ -120,12 +120,15 @@ class Weighter(CachedRunner[tuple[str, str], tuple[np.ndarray, np.ndarray]]):
 
     def piece_tokens(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[list[str], np.ndarray]]:
         """Per (question, text): the text's word pieces as lower-cased surface strings (``"playing"`` -> ``"play"``,
-        ``"ing"``) and their K-probabilities, leaving out pieces without a letter or digit (punctuation, as the
-        PTB tokenizer does). The tokens BLEU-1-KPQA and ROUGE-L-KPQA use by default."""
+        ``"ing"``) and their K-probabilities, leaving out pieces without a letter, digit or pictograph (punctuation,
+        as the PTB tokenizer does: :func:`kpqa.text.is_word_piece`). The tokens BLEU-1-KPQA and ROUGE-L-KPQA use by
+        default."""
+        from kpqa.text import is_word_piece
+
         out = []
         for (offsets, probs), (_, text) in zip(self.piece_weights(pairs), pairs):
             pieces = [text[s:e].lower() for s, e in offsets.tolist()]
-            keep = [i for i, piece in enumerate(pieces) if any(ch.isalnum() for ch in piece)]
+            keep = [i for i, piece in enumerate(pieces) if is_word_piece(piece)]
             out.append(([pieces[i] for i in keep], probs[keep]))
         return out
 
