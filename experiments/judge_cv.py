@@ -16,7 +16,6 @@ AUROC on each set (a judge should not be below it: "does no harm"), and Truthful
 from __future__ import annotations
 
 import argparse
-import hashlib
 from pathlib import Path
 from typing import Callable
 
@@ -27,17 +26,12 @@ from sklearn.metrics import roc_auc_score
 from kpqa import calibration
 from kpqa.binary import accuracy, balanced_accuracy
 from kpqa.rows import WRONG_SUFFIX
+from kpqa.train.equivalence import fold_of
 
 FOLDS, SEED = 5, 13
 #: answer lengths (words) reported apart: long answers are the weak part
 LENGTHS = [(1, 3), (4, 10), (11, 30), (31, 0)]
 NINE = list(calibration.JUDGE_INPUTS)
-
-
-def fold_of(question: str, k: int = FOLDS, seed: int = SEED) -> int:
-    """A question's fold: its seeded sha256 modulo ``k``."""
-    digest = hashlib.sha256(f"{seed}|fold|{question}".encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big") % k
 
 
 def load(paths: list[str]) -> pd.DataFrame:
@@ -50,7 +44,7 @@ def load(paths: list[str]) -> pd.DataFrame:
         frame["kind"] = frame["kind"].astype(str) if "kind" in frame else ""
         parts.append(frame)
     data = pd.concat(parts, ignore_index=True)
-    data["fold"] = [fold_of(str(q)) for q in data["question"]]
+    data["fold"] = [fold_of(str(q), FOLDS, SEED) for q in data["question"]]
     data["Words"] = np.log1p(data["answer"].fillna("").astype(str).str.split().str.len().fillna(0).to_numpy(dtype=float))
     return data
 
@@ -72,7 +66,7 @@ def fitted(train: pd.DataFrame, inputs: list[str], wrong: bool, kind: str = "log
 
 def judged(cal: calibration.Calibration, test: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """(P(correct), decision) of KPQA-judge on ``test`` as the scorer decides (:meth:`Decisions.apply`)."""
-    columns = {c for j in cal.judges.values() for c in j.inputs}
+    columns = {c for j in cal.judges.values() for c in j.inputs if c in test}  # no M-wrong: KPQA-judge alone
     per_row = {c: test[c].to_numpy(dtype=float) for c in columns}
     out = calibration.Decisions(cal, {}, list(cal.judges.values())).apply(per_row)
     return out[f"{calibration.JUDGE}-prob"], out[f"{calibration.JUDGE}-correct"]

@@ -500,28 +500,38 @@ def score(
     metrics: Sequence[str] | None = None,
     *,
     return_result: bool = False,
+    incorrect_answers: Sequence[Sequence[str]] | None = None,
     **options: Any,
 ) -> pd.DataFrame | Result:
     """Score candidates against references (one string or a list of strings per candidate).
 
     ``questions`` may be None with ``no_question=True`` (the -KP weighter) or lexical metrics only.
+    ``incorrect_answers``: a list of answers known to be wrong per candidate (possibly empty): each metric's
+    ``M-wrong`` column and the judge read them (see :class:`Scorer`'s ``known_wrong``).
     Options are those of :class:`Scorer`. Returns one row per candidate, one column per metric; with
     ``return_result=True``, the :class:`Result` (per-row frame, corpus scores, signatures, rows not scored).
     """
-    result = Scorer(metrics, **options).score(records(questions, candidates, references))
+    result = Scorer(metrics, **options).score(records(questions, candidates, references, incorrect_answers))
     return result if return_result else result.frame
 
 
 def records(questions: Sequence[str] | None, candidates: Sequence[str],
-            references: Sequence[str] | Sequence[Sequence[str]]) -> list[dict[str, Any]]:
-    """The rows of :func:`score`'s arguments as records (``question``, ``answer``, ``references``: a list)."""
-    if len(candidates) != len(references) or (questions is not None and len(questions) != len(candidates)):
-        raise UsageError("questions, candidates and references must have the same length")
+            references: Sequence[str] | Sequence[Sequence[str]],
+            incorrect_answers: Sequence[Sequence[str]] | None = None) -> list[dict[str, Any]]:
+    """The rows of :func:`score`'s arguments as records (``question``, ``answer``, ``references``: a list; and
+    ``incorrect_answers``, a list, when given)."""
+    if len(candidates) != len(references) or (questions is not None and len(questions) != len(candidates)) \
+            or (incorrect_answers is not None and len(incorrect_answers) != len(candidates)):
+        raise UsageError("questions, candidates, references (and incorrect_answers) must have the same length")
+    wrong = [{} if incorrect_answers is None else {WRONG_COLUMN: [incorrect_answers[i]] if
+                                                   isinstance(incorrect_answers[i], str) else
+                                                   list(incorrect_answers[i])} for i in range(len(candidates))]
     return [
         {
             "question": "" if questions is None else questions[i],
             "answer": candidates[i],
             "references": [references[i]] if isinstance(references[i], str) else list(references[i]),
+            **wrong[i],
         }
         for i in range(len(candidates))
     ]

@@ -132,7 +132,8 @@ def test_a_calibration_with_the_wrong_judge_round_trips_and_a_plain_one_names_no
                           cal.judges[calibration.WRONG_JUDGE].prob(scores))
 
 
-def test_deciding_without_wrong_answers_warns_of_nothing_and_with_them_the_wrong_judge_decides(recwarn):
+def test_deciding_without_wrong_answers_warns_of_nothing_and_with_them_the_wrong_judge_decides(recwarn, monkeypatch):
+    monkeypatch.setattr("kpqa.calibration.fitness.MIN_BALANCED", 0.0)  # the plain judge of made-up scores decides
     scores, y = _synthetic()
     inputs = ["F1", "Contains", "ROUGE-L", "BLEU-1"]
     frame = FRAME.copy()
@@ -149,3 +150,17 @@ def test_deciding_without_wrong_answers_warns_of_nothing_and_with_them_the_wrong
     assert f"{calibration.WRONG_JUDGE}-prob" not in judged
     assert judged[f"{calibration.JUDGE}-prob"][2] == plain[f"{calibration.JUDGE}-prob"][2]  # no wrong answers there
     assert judged[f"{calibration.JUDGE}-prob"][0] < plain[f"{calibration.JUDGE}-prob"][0]  # it repeats a wrong one
+
+
+def test_kpqa_score_takes_incorrect_answers_as_the_file_does():
+    import kpqa
+
+    wrong = frame_to_table(FRAME).rows.wrong
+    got = kpqa.score(list(FRAME["question"]), list(FRAME["answer"]),
+                     [[r for r in row if r] for row in FRAME[["reference1", "reference2"]].values.tolist()],
+                     metrics=["F1", "ROUGE-L"], incorrect_answers=wrong)
+    from_file = Scorer(["F1", "ROUGE-L"]).score(FRAME).frame
+    for column in ("F1", "ROUGE-L", "F1-wrong", "ROUGE-L-wrong"):
+        assert np.array_equal(got[column].to_numpy(), from_file[column].to_numpy(), equal_nan=True)
+    with pytest.raises(Exception, match="same length"):
+        kpqa.score(["q"], ["a"], ["r"], metrics=["F1"], incorrect_answers=[])
