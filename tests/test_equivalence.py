@@ -275,3 +275,105 @@ def test_the_candidate_trained_on_peoples_judgments_loads_and_ranks_the_right_an
     right, wrong = model.best(["What is the capital of Australia?"] * 2, [["Canberra"]] * 2,
                               ["It is Canberra.", "It is Sydney."])
     assert right > 0 and right > wrong  # (the wrong one still scores above 0: docs/decisions.md, issue 48)
+
+
+def test_fold_of_is_a_hash_of_seed_and_question_alone():
+    import hashlib
+
+    from kpqa.train.equivalence import Example, fold_of, hash_folds
+
+    q = "Who wrote The Hobbit?"
+    digest = hashlib.sha256(b"13|Who wrote The Hobbit?").digest()
+    assert fold_of(q, 5, 13) == int.from_bytes(digest[:8], "big") % 5 == fold_of(f"  {q}\n", 5, 13)
+    questions = [f"question {i}?" for i in range(1000)]
+    folds = [fold_of(x, 5, 13) for x in questions]
+    assert all(160 <= folds.count(k) <= 240 for k in range(5))
+    assert sum(a != b for a, b in zip(folds, (fold_of(x, 5, 14) for x in questions))) > 700  # the seed moves them
+    # a row's fold does not depend on the other rows loaded beside it
+    alone = hash_folds([Example(q, ["r"], "c", 1)] * 5 + [Example(x, ["r"], "c", 0) for x in questions[:5]], 5, 13)
+    mixed = hash_folds([Example(x, ["r"], "c", 0) for x in questions[:300]] + [Example(q, ["r"], "c", 1)], 5, 13)
+    assert alone[0] == mixed[-1] == fold_of(q, 5, 13)
+    with pytest.raises(InputError, match="5 folds need at least 5 distinct questions"):
+        hash_folds([Example(q, ["r"], "c", 1)] * 9, 5, 13)
+
+
+def test_mixed_batches_draw_each_source_in_proportion_from_cyclic_shuffles():
+    from collections import Counter
+
+    from kpqa.train.equivalence import MixedSampler
+
+    sources = [list(range(0, 10)), list(range(100, 200)), list(range(1000, 1003))]
+    sampler = MixedSampler(sources, [1, 1, 0.5], seed=13)
+    batches = [sampler.batch(10) for _ in range(40)]
+    owner = [0 if i < 100 else 1 if i < 1000 else 2 for b in batches for i in b]
+    assert Counter(owner) == {0: 160, 1: 160, 2: 80}
+    for b in batches:  # each batch: 4, 4 and 2 rows, give or take one
+        counts = Counter(0 if i < 100 else 1 if i < 1000 else 2 for i in b)
+        assert abs(counts[0] - 4) <= 1 and abs(counts[1] - 4) <= 1 and abs(counts[2] - 2) <= 1
+    small = [i for b in batches for i in b if i < 100]
+    for k in range(0, 160, 10):  # a cyclic stream: every pass is a permutation, shuffled anew
+        assert sorted(small[k:k + 10]) == list(range(10))
+    assert small[:10] != small[10:20] and small[:10] != list(range(10))
+    again = MixedSampler(sources, [1, 1, 0.5], seed=13)
+    assert [again.batch(10) for _ in range(40)] == batches
+    other = MixedSampler(sources, [1, 1, 0.5], seed=14)
+    assert [other.batch(10) for _ in range(40)] != batches
+    with pytest.raises(ValueError):
+        MixedSampler([[1], []], [1, 1], seed=1)
+
+
+def test_some_references_keeps_the_first_and_a_seeded_sample_in_order():
+    import random
+
+    from kpqa.train.equivalence import Example, _some_references
+
+    e = Example("q", [f"r{i}" for i in range(12)], "c", 1)
+    rng = random.Random(5)
+    picks = [_some_references(e, 3, rng).references for _ in range(50)]
+    assert all(len(p) == 3 and p[0] == "r0" and p == sorted(p, key=lambda r: int(r[1:])) for p in picks)
+    assert len({tuple(p) for p in picks}) > 20 and {r for p in picks for r in p} == set(e.references)
+    assert _some_references(Example("q", ["a", "b"], "c", 1), 3, rng).references == ["a", "b"]
+    assert [p.references for p in (_some_references(e, 3, random.Random(5)) for _ in range(1))] == [picks[0]]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--mix", "1,2"], "--mix 1,2 gives 2 weights for 1 --data files"),
+    (["--mix", "0"], "--mix 0 needs weights >= 0, one of them > 0, and caps >= 1"),
+    (["--mix", "1:x"], "--mix 1:x: '1:x' is not W or W:N"),
+    (["--mix", "1", "--max-per-kind", "5"], "--max-per-kind 5 with --mix: cap a file as W:N in --mix"),
+    (["--steps-per-epoch", "5"], "--steps-per-epoch 5 needs --mix"),
+    (["--max-references", "0"], "--max-references 0 must be 1 or more")])
+def test_mix_options_are_checked(capsys, argv, message):
+    from kpqa.cli import main
+
+    assert main(["train-equivalence", "--data", "x.csv", "--output", "o", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_mixed_cross_validation_uses_hash_folds_and_records_the_mix(tmp_path):
+    import pandas as pd
+
+    from kpqa.train.equivalence import HELDOUT_COLUMNS, EquivalenceConfig, cross_validate, fold_of
+
+    people = _toy_rows(tmp_path / "people.csv", questions=10)
+    swaps = tmp_path / "swaps.csv"  # generated rows keep their source's question
+    swaps.write_text("question,answer,reference1,scores,kind\n" + "".join(
+        f"What is {i} plus one?,It is {i + 30}.,{i + 1},0,swap\n" for i in range(10)), encoding="utf-8")
+    config = EquivalenceConfig(data=[str(people), str(swaps)], output=str(tmp_path / "cv"), trained_layers=1,
+                               epochs=1, batch_size=6, dev_share=0.2, precision="fp32", device="cpu", folds=3,
+                               fold=0, mix=[1.0, 0.5], mix_caps=[None, 4], steps_per_epoch=3, max_references=1)
+    held = pd.read_csv(cross_validate(config), keep_default_na=False)
+    assert tuple(held.columns) == HELDOUT_COLUMNS and set(held.fold) == {0}
+    assert all(fold_of(q, 3, 13) == 0 for q in held.question)
+    expected = {f"What is {i} plus one?" for i in range(10) if fold_of(f"What is {i} plus one?", 3, 13) == 0}
+    assert expected and (held.source == str(people)).sum() == 3 * len(expected)  # every answer of those questions
+    assert set(held[held.source == str(people)].question) == expected
+    assert set(held[held.source == str(swaps)].question) <= expected  # (the swaps capped at 4 before the folds)
+    saved = json.loads((tmp_path / "cv" / "fold-0" / "metadata.json").read_text())
+    sources = saved["mix"]["sources"]
+    assert saved["mix"]["steps_per_epoch"] == 3 and [s["weight"] for s in sources] == [1.0, 0.5]
+    assert [s["cap_per_kind"] for s in sources] == [None, 4] and saved["config"]["max_references"] == 1
+    assert sources[1]["train_rows"] <= 4 and sources[0]["train_rows"] == saved["data"]["train_rows"] - sources[1][
+        "train_rows"]

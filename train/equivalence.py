@@ -16,6 +16,29 @@ held-out rows, gathered in ``OUTPUT/heldout.csv``, which is what a judge that re
     kpqa train-equivalence --data runs/contrastive/train.csv --max-per-kind 1000 --output runs/pretrained
     kpqa train-equivalence --data nq.csv --data tq.csv --init runs/pretrained --lr 5e-5 --epochs 3 --output checkpoints/equivalence
     kpqa train-equivalence --data nq.csv --data tq.csv --init runs/pretrained --lr 5e-5 --epochs 3 --folds 5 --output runs/cv
+
+**Mixed sources** (``--mix W1,W2,..``, one weight per ``--data`` file in its order; issue 53): each file is a source,
+and every batch draws from each source in proportion to its weight (a smooth weighted round-robin over the batch's
+slots, so that each batch holds each source's share give or take one row), each source a cyclic stream of its
+training rows, shuffled anew (seeded) at each pass. An epoch is ``--steps-per-epoch`` steps (default: the training
+rows over ``--batch-size``), so a small source is seen several times and a large one in part. A weight may carry its
+source's cap on rows per kind as ``W:N`` (``1:1000``: the rule-made rows, at most 1,000 of each kind; with ``--mix``
+the cap is per source, and ``--max-per-kind`` is refused). The two classes weigh equally over the mix (the positive
+share is the weighted mean of the sources'). With ``--mix``, the dev split and the folds go by question across the
+files (a question's rows in every file on one side), and ``--folds`` uses hash folds (:func:`fold_of`) unless
+``--fold-by group`` says otherwise; ``--fold-by hash`` gives hash folds without ``--mix`` too. ``--train-only FILE``
+(one of the ``--data`` files): its rows are in every fold's training and never held out nor scored (the rule-made
+answers, to questions of other sources, which the judge's CV does not read).
+
+``--max-references K``: in training (not in the dev figures nor in scoring), an example uses at most K of its
+references: the first (the best answer) and a seeded sample of the others (TruthfulQA rows have up to 12, each a
+forward pass). Without ``--mix``, ``--max-references``, ``--steps-per-epoch``, ``--fold-by`` and ``--train-only``,
+a run is the same as before they were added.
+
+    python -m kpqa.train.swaps --data NQ --data TQ --data TRUTHFULQA --out runs/swaps.csv
+    kpqa train-equivalence --data NQ --data TQ --data TRUTHFULQA --data runs/swaps.csv --data RULES
+        --mix 1,1,1,0.5,1:1000 --train-only RULES --max-references 3 --max-length 128
+        --init checkpoints/equivalence --folds 5 --fold 0 --output runs/mixed
 """
 from __future__ import annotations
 
@@ -31,7 +54,7 @@ import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import torch
@@ -85,6 +108,12 @@ class EquivalenceConfig:
     init: str | None = None
     folds: int | None = None
     fold: int | None = None
+    mix: list[float] | None = None
+    mix_caps: list[int | None] | None = None
+    steps_per_epoch: int | None = None
+    max_references: int | None = None
+    fold_by: str | None = None
+    train_only: list[str] | None = None
     command: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -211,7 +240,12 @@ def _start_from(model: EquivalenceModel, folder: str) -> None:
 
 def load_examples(config: EquivalenceConfig) -> list[Example]:
     """The rows a run trains on: every file's, capped per kind and sampled as ``config`` says."""
-    examples = [e for path in config.data for e in read_examples(path)]
+    if config.mix is not None:  # per source: its own cap; the question is the group across files
+        caps = config.mix_caps or [None] * len(config.data)
+        examples = [e for path, cap in zip(config.data, caps) for e in _capped(
+            [replace(e, group=e.question) for e in read_examples(path)], cap, config.seed)]
+    else:
+        examples = [e for path in config.data for e in read_examples(path)]
     if config.max_per_kind is not None:
         examples = cap_kinds(examples, config.max_per_kind, config.seed)
     if config.max_rows is not None:
@@ -237,6 +271,32 @@ def grouped_folds(examples: Sequence[Example], k: int, seed: int) -> np.ndarray:
     return fold
 
 
+def _capped(examples: list[Example], cap: int | None, seed: int) -> list[Example]:
+    return examples if cap is None else cap_kinds(examples, cap, seed)
+
+
+def fold_of(question: str, k: int, seed: int) -> int:
+    """The hash fold (0 to ``k - 1``) of a question: sha256 of ``"{seed}|{question}"`` (the question stripped of
+    surrounding white space), its first 8 bytes as a big-endian integer, modulo ``k``. A row's fold depends only
+    on its question, not on which other rows or files are loaded, so the judge's CV can use the very same folds and
+    a generated row that keeps its source's question (:mod:`kpqa.train.swaps`) lands in its source's fold."""
+    digest = hashlib.sha256(f"{seed}|{question.strip()}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % k
+
+
+def hash_folds(examples: Sequence[Example], k: int, seed: int) -> np.ndarray:
+    """Each example's :func:`fold_of` its question."""
+    if len({e.question.strip() for e in examples}) < k:
+        raise InputError(f"{k} folds need at least {k} distinct questions")
+    return np.array([fold_of(e.question, k, seed) for e in examples], dtype=int)
+
+
+def fold_by(config: EquivalenceConfig) -> str:
+    """How ``--folds`` splits: ``hash`` (:func:`fold_of`) or ``group`` (:func:`grouped_folds`); ``--fold-by`` when
+    given, else hash folds with ``--mix`` and grouped ones without."""
+    return config.fold_by or ("hash" if config.mix is not None else "group")
+
+
 #: the columns of a cross-validation run's ``heldout.csv``
 HELDOUT_COLUMNS = ("source", "row", "question", "fold", "label", "logit")
 
@@ -252,7 +312,11 @@ def cross_validate(config: EquivalenceConfig) -> Path:
 
     assert config.folds is not None
     examples = load_examples(config)
-    fold = grouped_folds(examples, config.folds, config.seed)
+    split = hash_folds if fold_by(config) == "hash" else grouped_folds
+    always = [e.source in (config.train_only or ()) for e in examples]
+    fold = np.full(len(examples), -1)  # -1: a --train-only row, in every fold's training
+    fold[~np.array(always, dtype=bool)] = split([e for e, a in zip(examples, always) if not a], config.folds,
+                                                config.seed)
     out = Path(config.output)
     for k in range(config.folds) if config.fold is None else [config.fold]:
         folder = out / f"fold-{k}"
@@ -279,16 +343,85 @@ def train(config: EquivalenceConfig) -> dict[str, Any]:
 
 def train_on(examples: list[Example], config: EquivalenceConfig) -> dict[str, Any]:
     """Train on ``examples`` (a seeded share of their questions held out as dev), keep the epoch with the lowest
-    dev loss in ``config.output``; returns the checkpoint's metadata."""
+    dev loss in ``config.output``; returns the checkpoint's metadata. With ``config.mix``, the batches are drawn
+    from the sources in proportion to their weights (:class:`MixedSampler`)."""
     train_idx, dev_idx = split_dev(examples, config.dev_share, config.seed)
+    if config.mix is not None:
+        return _fit(examples, train_idx, dev_idx, config, *_mixed_plan(examples, train_idx, config))
     rng = random.Random(config.seed)
-    steps_per_epoch = math.ceil(len(train_idx) / config.batch_size)
+    positive = float(np.mean([examples[i].label for i in train_idx]))
+    return _fit(examples, train_idx, dev_idx, config, math.ceil(len(train_idx) / config.batch_size),
+                lambda: _batches(examples, train_idx, config.batch_size, rng), positive, {})
+
+
+class MixedSampler:
+    """Batches drawn from several sources in proportion to their weights: each slot goes to the source with the
+    most credit (every source gains its weight per slot, the chosen one pays the total: a smooth weighted
+    round-robin, so each source's count stays within one of its share); each source a cyclic stream of its rows,
+    shuffled anew at each pass by its own seeded generator."""
+
+    def __init__(self, sources: Sequence[Sequence[int]], weights: Sequence[float], seed: int) -> None:
+        if len(sources) != len(weights) or not sources or any(not s for s in sources) or min(weights) <= 0:
+            raise ValueError("every source needs rows and a positive weight")
+        self.sources, self.weights = [list(s) for s in sources], [float(w) for w in weights]
+        self.rngs = [random.Random(f"{seed}|mix|{k}") for k in range(len(sources))]
+        self.orders: list[list[int]] = [[] for _ in sources]
+        self.credit = [0.0] * len(sources)
+
+    def _next(self, k: int) -> int:
+        if not self.orders[k]:
+            order = self.sources[k][:]
+            self.rngs[k].shuffle(order)
+            self.orders[k] = order[::-1]
+        return self.orders[k].pop()
+
+    def batch(self, size: int) -> list[int]:
+        """The next ``size`` rows."""
+        total, out = sum(self.weights), []
+        for _ in range(size):
+            self.credit = [c + w for c, w in zip(self.credit, self.weights)]
+            k = max(range(len(self.credit)), key=lambda i: (self.credit[i], -i))
+            self.credit[k] -= total
+            out.append(self._next(k))
+        return out
+
+
+def _mixed_plan(examples: Sequence[Example], train_idx: Sequence[int], config: EquivalenceConfig
+                ) -> tuple[int, Callable[[], list[list[int]]], float, dict[str, Any]]:
+    """Steps per epoch, the epoch's batches, the mix's positive share and the metadata's ``mix`` record."""
+    assert config.mix is not None
+    by_source = [[i for i in train_idx if examples[i].source == path] for path in config.data]
+    live = [k for k, rows in enumerate(by_source) if rows and config.mix[k] > 0]
+    weights = [config.mix[k] for k in live]
+    sampler = MixedSampler([by_source[k] for k in live], weights, config.seed)
+    steps = config.steps_per_epoch or math.ceil(len(train_idx) / config.batch_size)
+    positive = sum(w * float(np.mean([examples[i].label for i in by_source[k]])) for k, w in zip(live, weights))
+    caps = config.mix_caps or [None] * len(config.data)
+    record = {"mix": {"steps_per_epoch": steps, "sources": [
+        {"path": path, "weight": config.mix[k], "cap_per_kind": caps[k], "train_rows": len(by_source[k])}
+        for k, path in enumerate(config.data)]}}
+    return (steps, lambda: [sampler.batch(config.batch_size) for _ in range(steps)], positive / sum(weights),
+            record)
+
+
+def _some_references(example: Example, k: int, rng: random.Random) -> Example:
+    """``example`` with at most ``k`` references: the first and a seeded sample of the others (their order kept)."""
+    if len(example.references) <= k:
+        return example
+    keep = sorted(rng.sample(range(1, len(example.references)), k - 1))
+    return replace(example, references=[example.references[0], *(example.references[i] for i in keep)])
+
+
+def _fit(examples: list[Example], train_idx: list[int], dev_idx: list[int], config: EquivalenceConfig,
+         steps_per_epoch: int, epoch_batches: Callable[[], Iterable[list[int]]], positive: float,
+         extra: dict[str, Any]) -> dict[str, Any]:
+    """The training loop: ``epoch_batches()`` each epoch, the epoch with the lowest dev loss kept."""
     model, tokenizer, params, optimizer, scheduler = _setup(config, steps_per_epoch * config.epochs)
     device = resolve_device(config.device)
     model.to(device)
     dtype = amp_dtype(str(device), training_precision(config.precision))
-    positive = np.mean([examples[i].label for i in train_idx])
     class_weight = {1: 0.5 / positive, 0: 0.5 / (1 - positive)}
+    ref_rng = random.Random(f"{config.seed}|references")
     history: list[dict[str, Any]] = []
     best: dict[str, Any] | None = None
     started = time.time()
@@ -297,9 +430,10 @@ def train_on(examples: list[Example], config: EquivalenceConfig) -> dict[str, An
     for epoch in range(config.epochs):
         model.train()
         total, seen = 0.0, 0
-        for batch in tqdm(_batches(examples, train_idx, config.batch_size, rng), desc=f"epoch {epoch + 1}",
-                          mininterval=30, file=sys.stderr):
+        for batch in tqdm(epoch_batches(), desc=f"epoch {epoch + 1}", mininterval=30, file=sys.stderr):
             rows = [examples[i] for i in batch]
+            if config.max_references is not None:
+                rows = [_some_references(e, config.max_references, ref_rng) for e in rows]
             logits = _logits(model, tokenizer, rows, config.max_length, device, dtype)
             labels = torch.tensor([float(e.label) for e in rows], device=device)
             weights = torch.tensor([class_weight[e.label] for e in rows], device=device)
@@ -313,9 +447,9 @@ def train_on(examples: list[Example], config: EquivalenceConfig) -> dict[str, An
                          {"dev_loss": dev["loss"], "dev_accuracy": dev.get("accuracy")}), file=sys.stderr)
         if best is None or dev["loss"] < best["dev"]["loss"]:
             best = history[-1]
-            metadata = _metadata(config, examples, train_idx, dev_idx, model, history, best)
+            metadata = _metadata(config, examples, train_idx, dev_idx, model, history, best) | extra
             ckpt.save(config.output, model.trained_state(), metadata)
-    metadata = _metadata(config, examples, train_idx, dev_idx, model, history, best)
+    metadata = _metadata(config, examples, train_idx, dev_idx, model, history, best) | extra
     ckpt.save(config.output, _load_kept(config.output), metadata)
     return metadata
 
@@ -336,10 +470,16 @@ def _metadata(config: EquivalenceConfig, examples: Sequence[Example], train_idx:
             "max_length": config.max_length, "trained_layers": model.trained_layers, "pooling": model.pooling,
             "data": {"files": files, "train_rows": len(train_idx), "dev_rows": len(dev_idx),
                      "train_kinds": dict(sorted(kinds.items()))},
-            "config": {k: v for k, v in asdict(config).items() if k not in ("command", "extra")},
+            "config": {k: v for k, v in asdict(config).items() if k not in ("command", "extra")
+                       and not (k in _NEW_OPTIONS and v is None)},
             "init": _init_facts(config.init), "command": config.command, "history": history, "best_epoch": best["epoch"] if best else None,
             "dev": best["dev"] if best else None, "training_seconds": history[-1]["seconds"] if history else 0.0,
             **config.extra}
+
+
+#: the options added with the mixed sources (issue 53): left out of a run's metadata when not given, so that a run
+#: without them records what it did before
+_NEW_OPTIONS = ("mix", "mix_caps", "steps_per_epoch", "max_references", "fold_by", "train_only")
 
 
 def _init_facts(folder: str | None) -> dict[str, str] | None:
@@ -376,7 +516,38 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
                    "one model: OUTPUT/fold-N/ models and OUTPUT/heldout.csv, each row's held-out logit")
     p.add_argument("--fold", type=int, metavar="N", help="with --folds: run fold N only (0 to K-1; for runs in "
                    "parallel)")
+    p.add_argument("--mix", metavar="W[:N],..", help="one weight per --data file, in its order: every batch draws "
+                   "from each file in proportion to its weight (each a cyclic seeded shuffle); W:N also caps that "
+                   "file at N rows per kind. Folds and dev split by question across files; hash folds")
+    p.add_argument("--steps-per-epoch", type=int, metavar="N", help="with --mix: steps in an epoch (default: "
+                   "training rows / batch size)")
+    p.add_argument("--max-references", type=int, metavar="K", help="in training, at most K references an example "
+                   "(the first and a seeded sample of the others); dev figures and scoring use all")
+    p.add_argument("--train-only", action="append", metavar="CSV", help="with --folds: a --data file whose rows "
+                   "train every fold and are never held out nor scored (rule-made answers to other questions)")
+    p.add_argument("--fold-by", choices=("hash", "group"), help="--folds by a hash of the question (fold_of; the "
+                   "default with --mix) or scikit-learn's GroupKFold by question (the default without)")
     return p
+
+
+def parse_mix(text: str, files: int) -> tuple[list[float], list[int | None]]:
+    """``--mix``'s weights and per-kind caps (``W`` or ``W:N`` per file); UsageError unless there is one per
+    ``--data`` file, each weight >= 0 and one > 0, each cap >= 1."""
+    weights: list[float] = []
+    caps: list[int | None] = []
+    for part in text.split(","):
+        weight, _, cap = part.strip().partition(":")
+        try:
+            weights.append(float(weight))
+            caps.append(int(cap) if cap else None)
+        except ValueError:
+            raise UsageError(Param("mix", text), f": {part.strip()!r} is not W or W:N") from None
+    if len(weights) != files:
+        raise UsageError(Param("mix", text), f" gives {len(weights)} weights for {files} --data files")
+    if min(weights) < 0 or max(weights) <= 0 or not all(map(math.isfinite, weights)) or \
+            any(c is not None and c < 1 for c in caps):
+        raise UsageError(Param("mix", text), " needs weights >= 0, one of them > 0, and caps >= 1")
+    return weights, caps
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -392,6 +563,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                                command=shlex.join(["kpqa", "train-equivalence", *argv]))
     if args.fold is not None and (args.folds is None or not 0 <= args.fold < args.folds):
         raise UsageError(Param("fold", args.fold), " needs --folds K and a value from 0 to K-1")
+    if args.mix is not None:
+        config.mix, config.mix_caps = parse_mix(args.mix, len(args.data))
+        if args.max_per_kind is not None:
+            raise UsageError(Param("max_per_kind", args.max_per_kind), " with --mix: cap a file as W:N in --mix")
+    elif args.steps_per_epoch is not None:
+        raise UsageError(Param("steps_per_epoch", args.steps_per_epoch), " needs --mix")
+    for name in ("steps_per_epoch", "max_references"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            raise UsageError(Param(name, getattr(args, name)), " must be 1 or more")
+    config.steps_per_epoch, config.max_references = args.steps_per_epoch, args.max_references
+    config.fold_by = args.fold_by
+    if args.train_only is not None:
+        if args.folds is None or set(args.train_only) - set(args.data):
+            raise UsageError(Param("train_only", args.train_only[0]), " needs --folds and one of the --data files")
+        config.train_only = args.train_only
     if config.folds is not None:
         print(json.dumps({"heldout": str(cross_validate(config))}))
         return 0
