@@ -377,3 +377,25 @@ def test_mixed_cross_validation_uses_hash_folds_and_records_the_mix(tmp_path):
     assert [s["cap_per_kind"] for s in sources] == [None, 4] and saved["config"]["max_references"] == 1
     assert sources[1]["train_rows"] <= 4 and sources[0]["train_rows"] == saved["data"]["train_rows"] - sources[1][
         "train_rows"]
+
+
+@pytest.mark.model
+def test_the_mixed_candidate_puts_every_swapped_key_fact_below_the_right_answer():
+    from kpqa.models import shipped
+    from kpqa.models.equivalence import EquivalenceRunner
+
+    model = EquivalenceRunner.load(shipped.root() / "equivalence-mixed", device="cpu", precision="fp32")
+    files = [f["path"].rsplit("/", 1)[-1] for f in model.metadata["data"]["files"]]
+    assert files == ["evouna_nq_train.csv", "evouna_tq_dev.csv", "truthfulqa_train.csv", "swaps.csv", "train.csv"]
+    assert model.metadata["mix"]["sources"][3]["weight"] == 0.5 and model.metadata["config"]["fold"] is None
+    # the swap test's sentences (tests/test_calibration.py): every swapped answer below its right one, 10 of 12
+    # under logit 0 (equivalence-human: 11 of 12 below, 8 under 0; docs/equivalence-cv/README.md)
+    from test_calibration import SWAPS
+
+    below, under = 0, 0
+    for question, reference, answer, key, others in SWAPS:
+        answers = [answer, *(answer.replace(key, o) for o in others)]
+        logits = model.best([question] * len(answers), [[reference]] * len(answers), answers)
+        below += int((logits[1:] < logits[0]).sum())
+        under += int((logits[1:] < 0).sum())
+    assert (below, under) == (12, 10)

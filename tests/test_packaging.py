@@ -27,3 +27,13 @@ def test_every_package_folder_is_listed():
         found |= _packages(ROOT / folder, name)
     assert "kpqa.calibration" in found and "kpqa.train" in found  # the walk sees packages at both depths
     assert found - listed == set(), "add them to [tool.setuptools] packages in pyproject.toml"
+
+
+def test_the_mixed_candidate_checkpoint_stays_out_of_the_wheel():
+    import fnmatch
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    excluded = config["exclude-package-data"]["kpqa.checkpoints"]
+    assert any(fnmatch.fnmatch("equivalence-mixed/weights.safetensors", p) for p in excluded)
+    for shipped in ("equivalence/weights.safetensors", "default/metadata.json", "equivalence-human/metadata.json"):
+        assert not any(fnmatch.fnmatch(shipped, p) for p in excluded)
