@@ -164,3 +164,33 @@ def test_kpqa_score_takes_incorrect_answers_as_the_file_does():
         assert np.array_equal(got[column].to_numpy(), from_file[column].to_numpy(), equal_nan=True)
     with pytest.raises(Exception, match="same length"):
         kpqa.score(["q"], ["a"], ["r"], metrics=["F1"], incorrect_answers=[])
+
+
+def test_calibrate_fits_the_wrong_judge_on_the_file_that_has_known_wrong_answers(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("kpqa.calibration.fitness.MIN_BALANCED", 0.0)
+    rng = np.random.default_rng(5)
+    rows = []
+    for i in range(60):  # right answers repeat the reference, wrong ones repeat a known-wrong answer
+        right = i % 2 == 0
+        rows.append({"question": f"q{i}?", "answer": f"the answer is red{i}" if right else f"the answer is blue{i}",
+                     "reference1": f"red{i} it is", "incorrect_answers": f"blue{i} it is ; green{i}",
+                     "scores": int(right)})
+    with_wrong = pd.DataFrame(rows)
+    plain = pd.DataFrame([{**r, "answer": r["answer"] if rng.random() < 0.8 else "no idea"}
+                          for r in rows]).drop(columns="incorrect_answers")
+    with_wrong.to_csv(tmp_path / "w.csv", index=False)
+    plain.to_csv(tmp_path / "p.csv", index=False)
+    assert main(["calibrate", str(tmp_path / "p.csv"), str(tmp_path / "w.csv"), "--metrics", "F1,Contains",
+                 "--judge-inputs", "F1,Contains", "-o", str(tmp_path / "c.json"), "--quiet"]) == 0
+    cal = calibration.Calibration.load(tmp_path / "c.json")
+    wrong = cal.judges[calibration.WRONG_JUDGE]
+    assert wrong.inputs == ["F1", "Contains", "F1-wrong", "Contains-wrong"] and wrong.calibration.fit.n == 60
+    assert cal.judges[calibration.JUDGE].calibration.fit.n == 120 and set(cal.metrics) == {"F1", "Contains"}
+    # the scores written by kpqa score are reused: the -wrong columns of the one file, none of the other
+    for name in ("p", "w"):
+        assert main(["score", str(tmp_path / f"{name}.csv"), "--metrics", "F1,Contains", "-o",
+                     str(tmp_path / f"s{name}.csv"), "--quiet"]) == 0
+    assert main(["calibrate", str(tmp_path / "sp.csv"), str(tmp_path / "sw.csv"), "--metrics", "F1,Contains",
+                 "--judge-inputs", "F1,Contains", "--reuse-scores", "-o", str(tmp_path / "c2.json"), "--quiet"]) == 0
+    again = calibration.Calibration.load(tmp_path / "c2.json")
+    assert again.judges[calibration.WRONG_JUDGE].to_dict() == wrong.to_dict()

@@ -195,11 +195,15 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
     check_labels(np.concatenate(labels), ", ".join(paths))
     if any(t.rows.wrong is not None for t in tables):  # the judge of rows with known-wrong answers is fitted too
         scorer.known_wrong = True
-    scored = scorer.score_columns + [c + WRONG_SUFFIX for c in scorer.score_columns if scorer.known_wrong]
+    wrong = [c + WRONG_SUFFIX for c in scorer.score_columns if scorer.known_wrong]
     held = [[h.take(t) for h in heldout] for t in tables]  # every row's held-out score is there before scoring
-    parts = [metric_scores(t, scored, lambda names: scorer, "check" if reuse_scores else "never") for t in tables]
+    parts = [metric_scores(t, scorer.score_columns + (wrong if t.rows.wrong is not None else []),
+                           lambda names: scorer, "check" if reuse_scores else "never") for t in tables]
+    for t, (s, _) in zip(tables, parts):  # a file without known-wrong answers has no M-wrong score
+        s.update({c: np.full(len(t.rows), np.nan) for c in wrong if c not in s})
+    scored = scorer.score_columns + wrong
     scores = {c: np.concatenate([s[c] for s, _ in parts]) for c in scored}
-    signatures = {c: s for c, s in parts[0][1].items() if s is not None}
+    signatures = {c: s for _, found in reversed(parts) for c, s in found.items() if s is not None}
     for k, h in enumerate(heldout):
         scores[h.metric] = np.concatenate([row[k] for row in held])
         signatures[h.metric] = h.signature
