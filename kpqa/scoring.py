@@ -520,9 +520,10 @@ def records(questions: Sequence[str] | None, candidates: Sequence[str],
             incorrect_answers: Sequence[Sequence[str]] | None = None) -> list[dict[str, Any]]:
     """The rows of :func:`score`'s arguments as records (``question``, ``answer``, ``references``: a list; and
     ``incorrect_answers``, a list, when given)."""
-    if len(candidates) != len(references) or (questions is not None and len(questions) != len(candidates)) \
-            or (incorrect_answers is not None and len(incorrect_answers) != len(candidates)):
-        raise UsageError("questions, candidates, references (and incorrect_answers) must have the same length")
+    if len(candidates) != len(references) or (questions is not None and len(questions) != len(candidates)):
+        raise UsageError("questions, candidates and references must have the same length")
+    if incorrect_answers is not None and len(incorrect_answers) != len(candidates):
+        raise UsageError(Param("incorrect_answers"), ": one list per candidate (the same length as candidates)")
     wrong = [{} if incorrect_answers is None else {WRONG_COLUMN: [incorrect_answers[i]] if
                                                    isinstance(incorrect_answers[i], str) else
                                                    list(incorrect_answers[i])} for i in range(len(candidates))]
