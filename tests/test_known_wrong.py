@@ -194,3 +194,26 @@ def test_calibrate_fits_the_wrong_judge_on_the_file_that_has_known_wrong_answers
                  "--judge-inputs", "F1,Contains", "--reuse-scores", "-o", str(tmp_path / "c2.json"), "--quiet"]) == 0
     again = calibration.Calibration.load(tmp_path / "c2.json")
     assert again.judges[calibration.WRONG_JUDGE].to_dict() == wrong.to_dict()
+
+
+def test_meta_eval_decides_rows_with_known_wrong_answers_as_kpqa_score_decide_does(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("kpqa.calibration.fitness.MIN_BALANCED", 0.0)
+    # most wrong answers are as close to the reference as the right ones: only the known-wrong answer tells them apart
+    rows = [{"question": f"q{i}?", "answer": f"it is red{i} surely" if i % 3 else f"it is blue{i} red{i}" if i % 2
+             else f"it is blue{i}",
+             "reference1": f"red{i} it is", "incorrect_answers": f"blue{i} it is ; green{i}", "scores": int(i % 3 > 0)}
+            for i in range(150)]
+    pd.DataFrame(rows).to_csv(tmp_path / "w.csv", index=False)
+    assert main(["calibrate", str(tmp_path / "w.csv"), "--metrics", "F1,Contains", "--judge-inputs", "F1,Contains",
+                 "-o", str(tmp_path / "c.json"), "--quiet"]) == 0
+    assert main(["score", str(tmp_path / "w.csv"), "--metrics", "F1,Contains", "--calibration", str(tmp_path / "c.json"),
+                 "-o", str(tmp_path / "s.csv"), "--quiet"]) == 0
+    scored = pd.read_csv(tmp_path / "s.csv")
+    accuracy = float((scored[f"{calibration.JUDGE}-correct"] == scored["scores"]).mean())
+    assert main(["meta-eval", str(tmp_path / "w.csv"), "--metrics", "F1,Contains", "--calibration",
+                 str(tmp_path / "c.json"), "--json", str(tmp_path / "m.json"), "-o", str(tmp_path / "m.md")]) == 0
+    assert accuracy == 1.0  # KPQA-judge+wrong decided every row (KPQA-judge alone: 5 of 6)
+    report = json.loads((tmp_path / "m.json").read_text())
+    results = report["datasets"][0]["binary"]["results"]
+    assert calibration.WRONG_JUDGE not in results and not any(c.endswith(WRONG_SUFFIX) for c in results)
+    assert results[calibration.JUDGE]["accuracy"]["value"] == pytest.approx(accuracy)

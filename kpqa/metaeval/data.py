@@ -15,6 +15,7 @@ from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
 )
 from kpqa.errors import InputError, Param
+from kpqa.rows import WRONG_SUFFIX
 from kpqa.input import Table
 from kpqa.scoring import Scorer
 from kpqa.signature import Signature
@@ -70,6 +71,8 @@ class Dataset:
     keys: list[Hashable]
     systems: list[str] | None
     systems_how: str
+    #: each metric's ``M-wrong`` (the file has ``incorrect_answers``): what the judges read, not a metric reported
+    wrong: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def human_scores(table: Table, column: str) -> np.ndarray:
@@ -139,6 +142,7 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     binary = as_binary(human, settings.positive_above) is not None
     names = list(settings.metrics) + (judge_inputs(settings, settings.metrics) if binary else [])
     scores, signatures = metric_scores(table, names, scorers or scorer_factory(settings))
+    wrong = {c: scores.pop(c) for c in list(scores) if c.endswith(WRONG_SUFFIX)}
     signatures = with_sidecar(path, signatures)
     if "Contains" not in scores and binary:  # binary reports' baseline
         from kpqa.metrics.base import Context, get_metric
@@ -148,7 +152,8 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
         signatures["Contains"] = contains.signature(Context())
     keys = item_keys(table)
     systems, how = detect_systems(table, keys, settings.system_column)
-    return Dataset(name or Path(str(path)).stem, table.source, table, human, scores, signatures, keys, systems, how)
+    return Dataset(name or Path(str(path)).stem, table.source, table, human, scores, signatures, keys, systems, how,
+                   wrong)
 
 
 def with_sidecar(path: str | Path, signatures: dict[str, Signature | None]) -> dict[str, Signature | None]:
@@ -172,7 +177,8 @@ def judge_inputs(settings: Settings, metrics: Sequence[str]) -> list[str]:
     cal = load(settings.calibration, settings.scorer_options.checkpoint, required=False)
     if cal is None:
         return []
-    return [m for m in dict.fromkeys(m for j in cal.judges.values() for m in j.inputs) if m not in metrics]
+    inputs = (m for j in cal.judges.values() for m in j.inputs if not m.endswith(WRONG_SUFFIX))  # scored with M
+    return [m for m in dict.fromkeys(inputs) if m not in metrics]
 
 
 def aev_scores(table: Table, tokenize: str, alphas: Sequence[float], orders: Sequence[int]) -> np.ndarray:

@@ -190,7 +190,8 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
                            "calibration": None if cal is None else {"path": cal.path, "digest": cal.digest},
                            "results": {}, "reliability": {}, "notes": []}
     decisions = None if cal is None else Decisions.of(cal, data.signatures, every=False)
-    decided = {} if decisions is None else decisions.apply(data.scores, empty_answers(data.table.rows))
+    decided = {} if decisions is None else decisions.apply({**data.scores, **data.wrong},
+                                                           empty_answers(data.table.rows))
     probs = {c.removesuffix("-prob"): p for c, p in decided.items() if c.endswith("-prob")}
     choices = {c.removesuffix("-correct"): d for c, d in decided.items() if c.endswith("-correct")}
     options: dict[str, Any] = {"bootstrap": settings.bootstrap, "seed": settings.seed}
@@ -205,7 +206,7 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
         else:
             out["results"][c] = binary.evaluate(labels, scores=s, **options)
             out["notes"].append(f"{c}: no calibration, so AUROC and AP only (fit one with `kpqa calibrate`)")
-    judges = [] if decisions is None else [j.name for j in decisions.judges]
+    judges = [] if decisions is None else [j.name for j in decisions.judges if j.replaces is None]
     for name in judges:
         out["results"][name] = binary.evaluate(labels, scores=probs[name], probs=probs[name],
                                                decisions=choices[name], **options)
@@ -255,7 +256,8 @@ def evaluate(data: Dataset, settings: Settings) -> DatasetReport:
         name=data.name, source=data.source, rows=len(h), human_column=settings.human_column,
         human=HumanRange(float(np.mean(h)), float(np.min(h)), float(np.max(h))),
         systems=Systems(len(set(data.systems)) if data.systems else 1, data.systems_how),
-        signatures={c: f"from input column {c!r}" if s is None else str(s) for c, s in data.signatures.items()},
+        signatures={c: f"from input column {c!r}" if s is None else str(s) for c, s in data.signatures.items()
+                    if c in data.scores},
         correlations=correlations, paired=_paired(data, settings),
         rank_pairs=_rank_pairs(data, settings), overall=_overall(data, settings))
     if settings.by is not None:
