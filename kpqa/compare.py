@@ -203,7 +203,8 @@ def system_scores(table: Table, scorer: Scorer) -> tuple[dict[str, np.ndarray], 
     """The scorer's metric columns and its judges' ``-correct`` columns (the share judged correct) for the rows of
     ``table`` that are scored, and whether they were read from its own columns (a file from ``kpqa score
     --decide -o``: every one of them there; their signatures unchecked) rather than scored here."""
-    judges = [] if scorer.decisions is None else [f"{j.name}-correct" for j in scorer.decisions.judges]
+    judges = [] if scorer.decisions is None else [f"{j.name}-correct" for j in scorer.decisions.judges
+                                                  if j.replaces is None]  # KPQA-judge+wrong: in KPQA-judge's
     wanted = scorer.score_columns + judges
     kept = np.arange(len(table.frame)) if table.kept_rows is None else np.asarray(table.kept_rows, dtype=int)
     read = all(c in table.frame.columns for c in wanted)

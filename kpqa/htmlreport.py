@@ -37,7 +37,9 @@ from kpqa.version import __version__
 #: the human label column taken when there is one and none is named
 DEFAULT_HUMAN = "scores"
 _NOT_METRICS = {"question", "answer", "references", "entities", "answer_label", "error", "system"}
-_NOT_METRIC = re.compile(r"^(reference\d*(_label)?|Unnamed: \d+)$")
+#: not metrics either: references and their labels, pandas' unnamed index, a score against known-wrong answers
+#: (``M-wrong``: a judge's input)
+_NOT_METRIC = re.compile(r"^(reference\d*(_label)?|Unnamed: \d+|.+-wrong)$")
 #: (question, text) pairs weighed per call to the weighter
 WEIGH_SLICE = 512
 

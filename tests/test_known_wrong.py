@@ -217,3 +217,10 @@ def test_meta_eval_decides_rows_with_known_wrong_answers_as_kpqa_score_decide_do
     results = report["datasets"][0]["binary"]["results"]
     assert calibration.WRONG_JUDGE not in results and not any(c.endswith(WRONG_SUFFIX) for c in results)
     assert results[calibration.JUDGE]["accuracy"]["value"] == pytest.approx(accuracy)
+    # kpqa compare reads KPQA-judge's decisions of the two systems, made by KPQA-judge+wrong on these rows
+    other = pd.DataFrame(rows).assign(answer=lambda f: [f"it is blue{i} red{i}" for i in range(len(f))])
+    other.to_csv(tmp_path / "b.csv", index=False)
+    assert main(["compare", str(tmp_path / "w.csv"), str(tmp_path / "b.csv"), "--metrics", "F1,Contains",
+                 "--calibration", str(tmp_path / "c.json"), "--json", str(tmp_path / "cmp.json")]) == 0
+    compared = json.loads((tmp_path / "cmp.json").read_text())
+    assert f"{calibration.JUDGE}-correct" in json.dumps(compared) and calibration.WRONG_JUDGE not in json.dumps(compared)
