@@ -24,19 +24,6 @@ from sklearn.metrics import roc_auc_score
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {"evouna_nq_train.csv": "NQ", "evouna_tq_dev.csv": "TQ", "truthfulqa_train.csv": "TruthfulQA"}
-#: tests/test_calibration.py's SWAPS: question, reference, right answer, key, swapped-in values
-CI_SWAPS = [
-    ("How many moons does Mars have?", "Mars has two moons, Phobos and Deimos.", "Two moons orbit Mars.", "Two",
-     ["Three", "Five", "Seven"]),
-    ("When did the Berlin Wall fall?", "The Berlin Wall fell in November 1989.", "It fell in 1989.", "1989",
-     ["1979", "1991", "1961"]),
-    ("Who painted the Mona Lisa?", "Leonardo da Vinci painted the Mona Lisa.",
-     "The Mona Lisa is a work of Leonardo da Vinci.", "Leonardo da Vinci", ["Michelangelo", "Raphael"]),
-    ("What is the capital of Australia?", "Canberra is the capital of Australia.",
-     "Australia's capital city is Canberra.", "Canberra", ["Sydney", "Melbourne"]),
-    ("How many players are on a soccer team on the field?", "Each team has eleven players on the field.",
-     "There are 11 players per side.", "11", ["9", "15"]),
-]
 
 
 def figures(labels: np.ndarray, logits: np.ndarray) -> dict[str, float]:
@@ -130,9 +117,12 @@ def measure(args: argparse.Namespace) -> dict:
                 mask = rows.source_row.str.startswith(source + ":").to_numpy()
                 out["swaps"][f"{who} {SETS.get(source, source)}"] = {
                     "rows": int(mask.sum()), "rejected": float((logits[mask] < 0).mean())}
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_calibration import SWAPS  # the CI swap test's rows, one list for both
+
     for who, model in (("new", new), ("human", human)):
         lines = []
-        for question, reference, answer, key, others in CI_SWAPS:
+        for question, reference, answer, key, others in SWAPS:
             answers = [answer, *(answer.replace(key, o) for o in others)]
             logits = model.best([question] * len(answers), [[reference]] * len(answers), answers)
             lines.append({"question": question, "right": round(float(logits[0]), 3),

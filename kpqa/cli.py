@@ -181,7 +181,7 @@ def _wrote(path: str, what: str = "") -> None:
 
 def _run_score(args: argparse.Namespace) -> int:
     from kpqa.output import STDOUT, OutputWriter, write_text
-    from kpqa.scoring import SIGNATURES_SUFFIX, Scorer, settle_tokenizer, signature_record
+    from kpqa.scoring import SIGNATURES_SUFFIX, Scorer, settle, signature_record
 
     scorer = Scorer(
         args.metrics,
@@ -204,14 +204,10 @@ def _run_score(args: argparse.Namespace) -> int:
     if (args.input is None) == (args.answer_files is None):
         raise UsageError("give INPUT or --answers FILE with --references FILE, not both")
     args.input = args.input or args.answer_files
-    if not args.answer_files:  # the output's columns are known before the first row is scored
-        from kpqa.input import has_wrong_answers
-
-        scorer.known_wrong = has_wrong_answers(args.input, scorer.fields)
     inputs = [args.input, *args.reference_files, *([args.question_file] if args.question_file else [])]
     output = args.output or (None if sys.stdout.isatty() else STDOUT)
-    if not args.answer_files:
-        settle_tokenizer(scorer, args.input)  # 'auto' taken once, before the resume key reads the signatures
+    if not args.answer_files:  # the -wrong columns and 'auto''s tokenizer, before the output's columns and resume key
+        settle(scorer, args.input)
     writer, resume = None, _resume(args, scorer, output)
     if output and scorer.is_main:
         writer = resume.writer(output, scorer.columns, inputs=inputs, force=args.force) if resume else \

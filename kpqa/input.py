@@ -371,16 +371,6 @@ def count_rows(source: str | os.PathLike | Any) -> int | None:
         return None
 
 
-def has_wrong_answers(path: str | os.PathLike, columns: ColumnMap | None = None) -> bool:
-    """Whether the input file has a :data:`WRONG_COLUMN` column (or the column ``columns`` maps to it; its first
-    rows read by its format; False when they cannot be read: the run that reads them says why)."""
-    try:
-        frame, _ = next(iter(input_format(Path(path)).read(Path(path), 1)))
-    except (OSError, UnicodeDecodeError, KpqaError, ImportError, ValueError, StopIteration):
-        return False
-    return (columns or {}).get(WRONG_COLUMN, WRONG_COLUMN) in {str(c).strip() for c in frame.columns}
-
-
 def iter_input(source: str | os.PathLike | pd.DataFrame | Any, chunk_rows: int,
                on_error: str = "raise", max_chars: int | None = MAX_CHARS,
                columns: ColumnMap | None = None) -> Iterator[Table]:

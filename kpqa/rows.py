@@ -89,8 +89,8 @@ WRONG_SUFFIX = "-wrong"
 def against_wrong(rows: Rows) -> tuple[Rows, list[int]]:
     """The rows that have known-wrong answers, each with those answers as its references (labels and entities
     dropped), and their indices in ``rows``: what a metric scores to say how close an answer is to a wrong one."""
-    have = [i for i, w in enumerate(rows.wrong or []) if w]
     wrong = rows.wrong or []
+    have = [i for i, w in enumerate(wrong) if w]
     return Rows([rows.questions[i] for i in have], [rows.candidates[i] for i in have],
                 [list(wrong[i]) for i in have]), have
 

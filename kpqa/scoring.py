@@ -32,7 +32,7 @@ fit: :mod:`kpqa.calibration.fitness`; ``Result.unfit`` the others); ``prior``: t
 answers (:mod:`kpqa.calibration`; recorded as ``prior`` in the decisions' signatures). ``columns``: which of the
 input's columns holds which field (``{"answer": "Answer"}``: :func:`kpqa.input.frame_to_table`); an input column
 that scoring would write (``F1``) is an error, not overwritten. ``tokenize="auto"`` is settled once, on the first
-:data:`CHUNK_ROWS` rows of a file (:func:`settle_tokenizer`).
+:data:`CHUNK_ROWS` rows of a file (:func:`settle`).
 """
 from __future__ import annotations
 
@@ -305,21 +305,28 @@ class Scorer:
         return self.score_stream(file_chunks(self, source, chunk_rows), write, total, run, done)
 
 
-def settle_tokenizer(scorer: Scorer, source: Any) -> str:
-    """The scorer's tokenizer, ``auto`` resolved once on the first :data:`CHUNK_ROWS` rows of ``source`` (whatever
-    the chunks it is then scored in), before anything needs the signatures (a resume key, the calibration)."""
+def settle(scorer: Scorer, source: Any) -> None:
+    """What the first rows of ``source`` decide, settled once, before anything needs it (the output's columns, a
+    resume key, the signatures), whatever the chunks it is then scored in: :attr:`Scorer.known_wrong` when None (the
+    input has an ``incorrect_answers`` column: its first row tells), and ``tokenize="auto"`` (on the first
+    :data:`CHUNK_ROWS` rows)."""
     from kpqa.text import AUTO
 
-    if scorer.tokenize == AUTO:
-        first = next(iter(Chunks(source, CHUNK_ROWS, "skip", None, scorer.fields)), None)
-        if first is not None:
-            scorer.tokenize, scorer._warned_cjk = check_text(first.rows, scorer.tokenize, scorer._warned_cjk)
-    return scorer.tokenize
+    auto = scorer.tokenize == AUTO
+    if not auto and scorer.known_wrong is not None:
+        return
+    first = next(iter(Chunks(source, CHUNK_ROWS if auto else 1, "skip", None, scorer.fields)), None)
+    if first is None:
+        return
+    if scorer.known_wrong is None:
+        scorer.known_wrong = first.rows.wrong is not None
+    if auto:
+        scorer.tokenize, scorer._warned_cjk = check_text(first.rows, scorer.tokenize, scorer._warned_cjk)
 
 
 def file_chunks(scorer: Scorer, source: Any, chunk_rows: int) -> Chunks:
-    """The chunks :meth:`Scorer.score_file` scores, its tokenizer settled first (:func:`settle_tokenizer`)."""
-    settle_tokenizer(scorer, source)
+    """The chunks :meth:`Scorer.score_file` scores, what their first rows decide settled first (:func:`settle`)."""
+    settle(scorer, source)
     return Chunks(source, chunk_rows, scorer.on_error, scorer.max_chars, scorer.fields)
 
 

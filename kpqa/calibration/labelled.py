@@ -100,8 +100,11 @@ def _numbers(table: Table, column: str, before: tuple[Part, ...], after: str, bl
     """The column as numbers; InputError naming the first cell that is not one (``before`` its value ``after``);
     ``blanks``: an empty cell is NaN (a row without known-wrong answers has no ``M-wrong`` score)."""
     values = pd.to_numeric(table.frame[column], errors="coerce").to_numpy(dtype=float)
-    empty = table.frame[column].isna().to_numpy() | (table.frame[column].astype(str).str.strip() == "").to_numpy()
-    bad = np.flatnonzero(~np.isfinite(values) & ~(empty if blanks else False))
+    missing = ~np.isfinite(values)
+    if blanks:
+        cells = table.frame[column]
+        missing &= ~(cells.isna().to_numpy() | (cells.astype(str).str.strip() == "").to_numpy())
+    bad = np.flatnonzero(missing)
     if len(bad):
         i = int(bad[0])
         raise InputError(*before, f"{table.frame[column].iloc[i]!r}{after}", file=table.source,
