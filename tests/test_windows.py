@@ -42,6 +42,23 @@ def test_batches_bound_the_padded_tokens_of_a_forward_pass():
     assert [len(b) for b in batches(list(range(100)), [30] * 100, 64)] == [64, 36]  # short texts: batch_size rules
 
 
+def test_a_tokenizer_that_drops_overflowing_tokens_is_refused(tokenizer):
+    """tokenizers 0.23.2 returns two windows however long the text: the rest would silently weigh nothing."""
+    from kpqa.errors import CheckpointError
+
+    class TwoWindows:  # the bug: only the first two windows come back
+        def __call__(self, *args, **kwargs):
+            enc = tokenizer(*args, **kwargs)
+            if kwargs.get("return_overflowing_tokens"):
+                for key in list(enc.keys()):
+                    enc[key] = enc[key][:2]
+            return enc
+
+    with pytest.raises(CheckpointError, match="tokenizers .* drops overflowing tokens"):
+        encode(TwoWindows(), ["who?"], ["word " * 300], 64)
+    assert len(encode(TwoWindows(), ["who?"], ["word " * 70], 64)) == 2  # two windows were all it needed
+
+
 def test_encode_repeats_the_question_in_every_window(tokenizer):
     windows = encode(tokenizer, ["who?"], ["word " * 300], 64)
     assert len(windows) > 5

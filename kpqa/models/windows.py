@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
-from kpqa.errors import KpqaWarning
+from kpqa.errors import CheckpointError, KpqaWarning
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -101,7 +101,27 @@ def encode(tokenizer, questions: Sequence[str] | None, texts: Sequence[str], max
             first=i == 0 or samples[i - 1] != sample,
             last=i == len(samples) - 1 or samples[i + 1] != sample,
         ))
+    _check_whole(tokenizer, texts, windows)
     return windows
+
+
+def _check_whole(tokenizer, texts: Sequence[str], windows: Sequence[Window]) -> None:
+    """CheckpointError unless every text that overflowed its first window ends in its last window. tokenizers 0.23.2
+    returns two windows however long the text (seen on a GPU machine, 2026-11-27): the rest would be scored as if it
+    were not there. Only the texts with more than one window are tokenized again, to find their last piece."""
+    counts = np.bincount([w.sample for w in windows], minlength=len(texts))
+    long = [i for i in range(len(texts)) if counts[i] > 1]
+    if not long:
+        return
+    whole = tokenizer([texts[i] for i in long], add_special_tokens=False, return_offsets_mapping=True)
+    ends = {w.sample: int(w.offsets[-1][1]) for w in windows if w.last and len(w.offsets)}
+    for i, offsets in zip(long, whole["offset_mapping"]):
+        if offsets and ends.get(i) != offsets[-1][1]:
+            import tokenizers
+
+            raise CheckpointError(f"the tokenizer cut a long text to its first {counts[i]} windows (tokenizers "
+                                  f"{tokenizers.__version__} drops overflowing tokens): install another version, "
+                                  "e.g. pip install 'tokenizers!=0.23.2'")
 
 
 def _shorten(tokenizer, questions: Sequence[str], limit: int) -> list[str]:
