@@ -38,10 +38,13 @@ import numpy as np
 from kpqa.errors import UsageError
 from kpqa.metrics.base import Context, Metric, Rows, Totals, register_pattern
 from kpqa.metrics.ngrams import clipped_matches, closest_ref_length, max_ref_counts, ngram_counts
-from kpqa.metrics.spec import base_name, parse_spec
+from kpqa.metrics.spec import Option, base_name, read_options
 from kpqa.stopwords import NLTK_ENGLISH_STOPWORDS
 
 STOPWORD_LISTS: dict[str, frozenset[str]] = {"nltk": NLTK_ENGLISH_STOPWORDS, "none": frozenset()}
+STEMMERS = ("porter", "none")
+#: the paper's restrictions: brevity factor B of PS's penalty and wordiness factor W of RS's
+BREVITY, WORDINESS = 1.0, 2.0
 
 
 @lru_cache(maxsize=None)
@@ -133,7 +136,7 @@ def _geometric(match: np.ndarray, total: np.ndarray, n: int) -> np.ndarray:
     return np.where(ok, np.exp(np.where(ok[:, None], logs, 0.0).mean(axis=1)), 0.0)
 
 
-def precision_score(counts: AEvCounts, n: int, brevity: float = 1.0) -> np.ndarray:
+def precision_score(counts: AEvCounts, n: int, brevity: float = BREVITY) -> np.ndarray:
     """PS(N) per row of ``counts``."""
     if not 1 <= n <= counts.max_n:
         raise ValueError(f"N must be in 1..{counts.max_n}")
@@ -143,7 +146,7 @@ def precision_score(counts: AEvCounts, n: int, brevity: float = 1.0) -> np.ndarr
     return np.where(c > 0, bp, 0.0) * _geometric(counts.cand_match, counts.cand_total, n)
 
 
-def recall_score(counts: AEvCounts, n: int, wordiness: float = 2.0) -> np.ndarray:
+def recall_score(counts: AEvCounts, n: int, wordiness: float = WORDINESS) -> np.ndarray:
     """RS(N) per row of ``counts``."""
     if not 1 <= n <= counts.max_n:
         raise ValueError(f"N must be in 1..{counts.max_n}")
@@ -167,8 +170,8 @@ def aev_grid(
     counts: AEvCounts,
     alphas: Sequence[float],
     ns: Sequence[int],
-    brevity: float = 1.0,
-    wordiness: float = 2.0,
+    brevity: float = BREVITY,
+    wordiness: float = WORDINESS,
 ) -> np.ndarray:
     """AEv for every (N, alpha): shape ``(len(ns), len(alphas), rows of counts)``; use ``counts.corpus()`` for
     corpus scores (one row)."""
@@ -180,7 +183,7 @@ def aev_grid(
     return out
 
 
-def aev(counts: AEvCounts, alpha: float, n: int, brevity: float = 1.0, wordiness: float = 2.0) -> np.ndarray:
+def aev(counts: AEvCounts, alpha: float, n: int, brevity: float = BREVITY, wordiness: float = WORDINESS) -> np.ndarray:
     """AEv(alpha, N) per row of ``counts`` (``counts.corpus()``: the corpus score as a one-element array)."""
     return aev_grid(counts, [alpha], [n], brevity, wordiness)[0, 0]
 
@@ -196,16 +199,19 @@ class AEv(Metric):
     """
 
     requires = frozenset()
+    spec_options = (Option("B", float, BREVITY, arg="brevity"), Option("W", float, WORDINESS, arg="wordiness"),
+                    Option("stop", default="nltk", choices=tuple(STOPWORD_LISTS), arg="stopwords"),
+                    Option("stem", default=STEMMERS[0], choices=STEMMERS))
 
     def __init__(
         self,
         alpha: float,
         n: int,
         *,
-        brevity: float = 1.0,
-        wordiness: float = 2.0,
+        brevity: float = BREVITY,
+        wordiness: float = WORDINESS,
         stopwords: str = "nltk",
-        stem: str = "porter",
+        stem: str = STEMMERS[0],
         name: str | None = None,
     ):
         if not 0 <= alpha <= 1:
@@ -214,7 +220,7 @@ class AEv(Metric):
             raise UsageError(f"AEv N must be at least 1, got {n}")
         if stopwords not in STOPWORD_LISTS:
             raise UsageError(f"AEv stop words must be one of {', '.join(STOPWORD_LISTS)}, got {stopwords!r}")
-        if stem not in ("porter", "none"):
+        if stem not in STEMMERS:
             raise UsageError(f"AEv stem must be porter or none, got {stem!r}")
         if brevity <= 0 or wordiness < 0 or math.isnan(brevity) or math.isnan(wordiness):
             raise UsageError(f"AEv needs B > 0 and W >= 0, got B={brevity}, W={wordiness}")
@@ -223,7 +229,7 @@ class AEv(Metric):
         self.name = name or self._canonical_name()  # type: ignore[misc]  # each AEv names itself
 
     def _canonical_name(self) -> str:
-        defaults = {"B": 1.0, "W": 2.0, "stop": "nltk", "stem": "porter"}
+        defaults = {o.key: o.default for o in self.spec_options}
         opts = "".join(f":{k}={v:g}" if isinstance(v, float) else f":{k}={v}" for k, v in self.options().items()
                        if v != defaults[k])
         return f"AEv-{self.alpha:g}-{self.n}{opts}"
@@ -239,7 +245,7 @@ class AEv(Metric):
             from kpqa.text import get_tokenizer
 
             tok = get_tokenizer(ctx.tokenizer).tokenize
-            sw, stem = STOPWORD_LISTS[self.stopwords], self.stem == "porter"
+            sw, stem = STOPWORD_LISTS[self.stopwords], self.stem == STEMMERS[0]
             cands = [preprocess(tok(c), sw, stem) for c in rows.candidates]
             refs = [[preprocess(tok(r), sw, stem) for r in rs] for rs in rows.references]
             return aev_counts(cands, refs, self.n)
@@ -260,24 +266,13 @@ class AEv(Metric):
 
 
 def build(name: str) -> AEv:
-    """The metric named ``AEv-<alpha>-<N>[:B=..][:W=..][:stop=..][:stem=..]``."""
-    keys = {"B": ("brevity", float), "W": ("wordiness", float), "stop": ("stopwords", str), "stem": ("stem", str)}
+    """The metric named ``AEv-<alpha>-<N>`` with the options :attr:`AEv.spec_options` declares."""
     m = _NAME.match(base_name(name))
-    spec = parse_spec(name, known=f"known: {', '.join(keys)}")
-    if m is None or any(not value for _, value in spec.options):
-        raise UsageError(
-            f"bad AEv name {name!r}; expected AEv-<alpha>-<N>[:B=<b>][:W=<w>][:stop=nltk|none][:stem=porter|none]"
-        )
-    kwargs: dict[str, Any] = {}
-    for key, value in spec.options:
-        if key not in keys:
-            raise UsageError(f"unknown AEv option {key!r} in {name!r}; known: {', '.join(keys)}")
-        field, cast = keys[key]
-        try:
-            kwargs[field] = cast(value)
-        except ValueError:
-            raise UsageError(f"bad value {value!r} for AEv option {key} in {name!r}") from None
-    return AEv(float(m.group("alpha")), int(m.group("n")), name=name, **kwargs)
+    if m is None:
+        raise UsageError(f"bad AEv name {name!r}; expected AEv-<alpha>-<N> then any of "
+                         f"{' '.join(':' + o.show() for o in AEv.spec_options)}")
+    options, _ = read_options(name, AEv.spec_options)
+    return AEv(float(m.group("alpha")), int(m.group("n")), name=name, **options)  # type: ignore[arg-type]
 
 
 register_pattern(lambda name: name.startswith("AEv-"), build, "AEv-<alpha>-<N>",

@@ -38,17 +38,22 @@ from typing import ClassVar, Hashable, Sequence
 import numpy as np
 
 from kpqa.errors import InputError, KpqaWarning, UsageError
-from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Metric, Rows, Totals, register, register_pattern
+from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Metric, Rows, Totals, register
 from kpqa.metrics.bleu import BleuStats, bleu_stats
 from kpqa.metrics.labels import SPAN_THRESHOLD, find_labels, language
 from kpqa.metrics.ngrams import clipped_matches, f_measure, lcs_length, max_ref_counts, ngram_counts
+from kpqa.metrics.rouge import BETA as ROUGE_BETA
+from kpqa.metrics.spec import Option
 from kpqa.signature import Signature
 
 Tokens = Sequence[Hashable]
 
 DEFAULT_ALPHA = 2.0
 DEFAULT_BETA = 1.0
-DEFAULT_GAMMA = 1.2
+#: the F-measure's weight of recall: ROUGE-L's beta
+DEFAULT_GAMMA = ROUGE_BETA
+#: where the labels come from: the input's (the default) or found where the input lacks them
+LABELS = ("gold", "auto")
 
 
 def _norm(label: str | None) -> str | None:
@@ -203,14 +208,21 @@ class _Adapted(Metric):
     ``requires`` stays empty for gold labels because either column set is enough: the check is in :meth:`inputs`.
     """
 
-    spec_help = ":labels=gold|auto:alpha=A:beta=B"
+    spec_options = (Option("labels", default=LABELS[0], choices=LABELS), Option("alpha", float, DEFAULT_ALPHA),
+                    Option("beta", float, DEFAULT_BETA))
     #: where the labels come from: "gold" (the input's columns) or "auto" (gold where present, found elsewhere)
-    labels: ClassVar[str] = "gold"
-    spec: str = ""  # the ``:key=value`` part of the name it was asked by
+    labels: ClassVar[str] = LABELS[0]
 
-    def __init__(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA):
+    def __init__(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA, spec: str | None = None):
         self.alpha, self.beta = float(alpha), float(beta)
+        self.spec = spec if spec is not None else "" if self.labels == LABELS[0] else f":labels={self.labels}"
         self._warned = False
+
+    @classmethod
+    def from_options(cls, spec: str = "", **options: object) -> Metric:
+        """The gold-label or the automatic-label form, as ``labels`` says."""
+        labels = options.pop("labels")
+        return _CLASSES[cls.name][labels == "auto"](spec=spec, **options)  # type: ignore[arg-type]
 
     def columns(self) -> list[str]:
         return [self.name + self.spec]
@@ -318,13 +330,17 @@ class AdaptedBleu(_Adapted):
 
 @register("ROUGE-L-adapted")
 class AdaptedRougeL(_Adapted, MeanMetric):
-    """Yang et al.'s ROUGE-L with yes-no and entity bonuses (gamma 1.2); the corpus score is the per-row mean."""
+    """Yang et al.'s ROUGE-L with yes-no and entity bonuses (gamma: ROUGE-L's beta); the corpus score is the per-row
+    mean."""
 
     name = "ROUGE-L-adapted"
     max_chars = LCS_MAX_CHARS
 
-    def __init__(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA, gamma: float = DEFAULT_GAMMA):
-        super().__init__(alpha, beta)
+    spec_options = (*_Adapted.spec_options, Option("gamma", float, DEFAULT_GAMMA))
+
+    def __init__(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA, gamma: float = DEFAULT_GAMMA,
+                 spec: str | None = None):
+        super().__init__(alpha, beta, spec)
         self.gamma = float(gamma)
 
     def options(self) -> dict[str, object]:
@@ -341,39 +357,11 @@ class AdaptedRougeL(_Adapted, MeanMetric):
 class AutoAdaptedBleu(_Auto, AdaptedBleu):
     """BLEU-4-adapted with the labels the input lacks found automatically (kpqa.metrics.labels)."""
 
-    spec = ":labels=auto"
-
 
 class AutoAdaptedRougeL(_Auto, AdaptedRougeL):
     """ROUGE-L-adapted with the labels the input lacks found automatically (kpqa.metrics.labels)."""
 
-    spec = ":labels=auto"
 
-
-LABELS = ("gold", "auto")
+#: each name's gold-label and automatic-label classes (``:labels=``)
 _CLASSES: dict[str, tuple[type[_Adapted], type[_Adapted]]] = {
     "BLEU-4-adapted": (AdaptedBleu, AutoAdaptedBleu), "ROUGE-L-adapted": (AdaptedRougeL, AutoAdaptedRougeL)}
-
-
-def build(name: str) -> _Adapted:
-    """``BLEU-4-adapted:labels=auto:alpha=2:beta=1``, ``ROUGE-L-adapted:labels=gold:gamma=1.2`` (defaults:
-    ``labels=gold``, the paper's alpha, beta and gamma)."""
-    from kpqa.metrics.spec import base_name, parse_spec
-
-    base = base_name(name)
-    known = ["labels", "alpha", "beta"] + (["gamma"] if base == "ROUGE-L-adapted" else [])
-    spec = parse_spec(name, known, "known: labels=gold|auto, " + ", ".join(k + "=NUMBER" for k in known[1:]))
-    options = spec.as_dict()
-    labels = options.pop("labels", "gold")
-    if labels not in LABELS:
-        raise UsageError(f"bad option in {name!r}: the labels option takes gold or auto, not {labels!r}")
-    try:
-        numbers = {k: float(v) for k, v in options.items()}
-    except ValueError:
-        raise UsageError(f"{name!r}: alpha, beta and gamma are numbers") from None
-    metric = _CLASSES[base][labels == "auto"](**numbers)
-    metric.spec = spec.text
-    return metric
-
-
-register_pattern(lambda name: name.partition(":")[0] in _CLASSES and ":" in name, build)
