@@ -85,23 +85,35 @@ class AEvCounts:
     def max_n(self) -> int:
         return self.cand_total.shape[1]
 
+    @staticmethod
+    def statistics(max_n: int) -> tuple[str, ...]:
+        """The names of the columns of :meth:`to_array` (the metric's statistics), in order: ``cand_match_1`` ..
+        ``ref_total_<max_n>``, then the lengths."""
+        return (*(f"{f}_{n}" for f in BY_ORDER for n in range(1, max_n + 1)), *LENGTHS)
+
     def corpus(self) -> "AEvCounts":
         """One row holding the sums over all rows."""
         return AEvCounts(*(getattr(self, f).sum(axis=0, keepdims=True) for f in self.__dataclass_fields__))
 
     def to_array(self) -> np.ndarray:
-        """The counts as one int64 array ``[rows, 4 * max_n + 4]`` (the metric's statistics)."""
-        return np.concatenate([self.cand_match, self.cand_total, self.ref_match, self.ref_total,
-                               np.stack([self.cand_len, self.closest_ref_len, self.ref_len, self.paired_cand_len],
-                                        axis=1)], axis=1).astype(np.int64)
+        """The counts as one int64 array ``[rows, 4 * max_n + 4]`` (the metric's statistics, named by
+        :meth:`statistics`)."""
+        columns = {f"{f}_{n}": getattr(self, f)[:, n - 1] for f in BY_ORDER for n in range(1, self.max_n + 1)}
+        columns.update({f: getattr(self, f) for f in LENGTHS})
+        return np.stack([columns[k] for k in self.statistics(self.max_n)], axis=1).astype(np.int64)
 
     @classmethod
     def from_array(cls, stats: np.ndarray, max_n: int) -> "AEvCounts":
         """The inverse of :meth:`to_array`."""
-        a = np.asarray(stats, dtype=np.int64).reshape(-1, 4 * max_n + 4)
-        n = max_n
-        return cls(a[:, :n], a[:, n : 2 * n], a[:, 2 * n : 3 * n], a[:, 3 * n : 4 * n],
-                   *(a[:, 4 * n + k] for k in range(4)))
+        names = cls.statistics(max_n)
+        column = dict(zip(names, np.asarray(stats, dtype=np.int64).reshape(-1, len(names)).T))
+        return cls(**{f: np.stack([column[f"{f}_{n}"] for n in range(1, max_n + 1)], axis=1) for f in BY_ORDER},
+                   **{f: column[f] for f in LENGTHS})
+
+
+#: the :class:`AEvCounts` held per n-gram order, and those held once per row
+BY_ORDER = ("cand_match", "cand_total", "ref_match", "ref_total")
+LENGTHS = ("cand_len", "closest_ref_len", "ref_len", "paired_cand_len")
 
 
 def aev_counts(
@@ -252,6 +264,9 @@ class AEv(Metric):
 
         return ctx.shared(("aev-counts", ctx.tokenizer, self.stopwords, self.stem, self.n), compute)
 
+    def statistics(self) -> tuple[str, ...]:
+        return AEvCounts.statistics(self.n)
+
     def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
         return self.counts(rows, ctx).to_array()
 
@@ -260,7 +275,8 @@ class AEv(Metric):
         return {self.name: aev(counts, self.alpha, self.n, self.brevity, self.wordiness)}
 
     def corpus(self, totals: Totals) -> dict[str, float]:
-        sums = np.array([[int(totals.exact(k)) for k in range(4 * self.n + 4)]], dtype=np.int64)
+        named = totals.named(self.statistics())
+        sums = np.array([[int(named[k]) for k in self.statistics()]], dtype=np.int64)
         return {self.name: float(aev(AEvCounts.from_array(sums, self.n), self.alpha, self.n, self.brevity,
                                      self.wordiness)[0])}
 

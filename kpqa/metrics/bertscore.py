@@ -51,6 +51,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from kpqa.models.encoder import Encoder, TokenEmbeddings
 
 
+#: the names of the per-row statistics of every BERTScore metric (:func:`score_embeddings`' columns)
+STATISTICS = ("P", "R", "F")
 #: candidate rows of the similarity matrix computed at a time: memory ``BLOCK_ROWS x`` the reference's tokens
 BLOCK_ROWS = 256
 
@@ -235,13 +237,16 @@ class _BERTScoreBase(Metric):
         precision = precision_name(amp_dtype(pick_device(ctx.device), ctx.precision))
         return super().signature(ctx).with_fields([("precision", precision)])
 
-    part = "F"  # the statistics are [P, R, F] per row; the column reports one of them
+    part = "F"  # the statistics are [P, R, F] per row (STATISTICS); the column reports one of them
+
+    def statistics(self) -> tuple[str, ...]:
+        return STATISTICS
 
     def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
-        return {self.columns()[0]: np.asarray(stats)[:, "PRF".index(self.part)]}
+        return {self.columns()[0]: np.asarray(stats)[:, STATISTICS.index(self.part)]}
 
     def corpus(self, totals: Totals) -> dict[str, float]:
-        return {self.columns()[0]: totals.mean("PRF".index(self.part))}
+        return {self.columns()[0]: totals.mean(STATISTICS.index(self.part))}
 
 
 @register("BERTScore")

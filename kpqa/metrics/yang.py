@@ -33,13 +33,13 @@ import math
 import warnings
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar, Hashable, Sequence
+from typing import ClassVar, Hashable, Mapping, Sequence
 
 import numpy as np
 
 from kpqa.errors import InputError, KpqaWarning, UsageError
 from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Metric, Rows, Totals, register
-from kpqa.metrics.bleu import BleuStats, bleu_stats
+from kpqa.metrics.bleu import MAX_N, BleuStats, bleu_stats
 from kpqa.metrics.labels import SPAN_THRESHOLD, find_labels, language
 from kpqa.metrics.ngrams import clipped_matches, f_measure, lcs_length, max_ref_counts, ngram_counts
 from kpqa.metrics.rouge import BETA as ROUGE_BETA
@@ -75,6 +75,10 @@ def same_opinion(
     return [_norm(r) == label for r in reference_labels]
 
 
+#: the :class:`BleuCounts` held per n-gram order (adapted BLEU's statistics are these, then the two lengths)
+BY_ORDER = ("matches", "same", "entity", "totals")
+
+
 @dataclass(frozen=True)
 class BleuCounts(BleuStats):
     """Exact counts of one candidate for adapted BLEU, index ``n - 1`` for order n: BLEU's (:class:`BleuStats`:
@@ -91,7 +95,7 @@ def bleu_counts(
     candidate_label: str | None = None,
     reference_labels: Sequence[str | None] | None = None,
     entities: Sequence[Tokens] = (),
-    max_n: int = 4,
+    max_n: int = MAX_N,
 ) -> BleuCounts:
     """Clipped n-gram counts of ``candidate`` against all references, same-opinion references and entities."""
     if not references:
@@ -145,7 +149,7 @@ def adapted_bleu(
     entities: Sequence[Tokens] = (),
     alpha: float = DEFAULT_ALPHA,
     beta: float = DEFAULT_BETA,
-    max_n: int = 4,
+    max_n: int = MAX_N,
 ) -> float:
     """Sentence-level adapted BLEU-``max_n`` of one candidate."""
     counts = bleu_counts(
@@ -301,30 +305,38 @@ class AdaptedBleu(_Adapted):
     """Yang et al.'s BLEU-4 with yes-no and entity bonuses; per-row sentence BLEU, corpus BLEU over sums."""
 
     name = "BLEU-4-adapted"
-    max_n = 4
+    max_n = MAX_N
+    #: the names of its per-row statistics, in their columns' order: matches, same-opinion matches, entity matches
+    #: and candidate n-grams of each order, the candidate length and the closest reference length
+    STATISTICS = (*(f"{f}_{n}" for f in BY_ORDER for n in range(1, MAX_N + 1)),
+                  "cand_len", "ref_len")
+
+    def statistics(self) -> tuple[str, ...]:
+        return self.STATISTICS
 
     def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
-        """Per row: matches, same-opinion matches, entity matches and candidate n-grams (orders 1..4 each), the
-        candidate length and the closest reference length; int64 ``[rows, 4 * 4 + 2]``."""
-        out = np.zeros((len(rows), 4 * self.max_n + 2), dtype=np.int64)
+        """Per row, :attr:`STATISTICS`; int64 ``[rows, 4 * 4 + 2]``."""
+        out = np.zeros((len(rows), len(self.STATISTICS)), dtype=np.int64)
         for i, kw in enumerate(self.inputs(rows, ctx)):
             c = bleu_counts(**kw, max_n=self.max_n)
-            out[i] = (*c.matches, *c.same, *c.entity, *c.totals, c.cand_len, c.ref_len)
+            named = {"cand_len": c.cand_len, "ref_len": c.ref_len,
+                     **{f"{f}_{n}": v for f in BY_ORDER for n, v in zip(range(1, self.max_n + 1), getattr(c, f))}}
+            out[i] = [named[k] for k in self.STATISTICS]
         return out
 
-    def _counts(self, values: Sequence[int]) -> BleuCounts:
-        n = self.max_n
-        v = [int(x) for x in values]
-        return BleuCounts(matches=tuple(v[:n]), same=tuple(v[n : 2 * n]), entity=tuple(v[2 * n : 3 * n]),
-                          totals=tuple(v[3 * n : 4 * n]), cand_len=v[4 * n], ref_len=v[4 * n + 1])
+    def _counts(self, named: Mapping[str, int | Fraction | float]) -> BleuCounts:
+        orders = range(1, self.max_n + 1)
+        return BleuCounts(**{f: tuple(int(named[f"{f}_{n}"]) for n in orders) for f in BY_ORDER},
+                          cand_len=int(named["cand_len"]), ref_len=int(named["ref_len"]))
 
     def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
-        scores = [bleu_from_counts(self._counts(row), self.alpha, self.beta) for row in stats.tolist()]
+        scores = [bleu_from_counts(self._counts(dict(zip(self.STATISTICS, row))), self.alpha, self.beta)
+                  for row in stats.tolist()]
         return {self.columns()[0]: np.array(scores, dtype=float)}
 
     def corpus(self, totals: Totals) -> dict[str, float]:
         # the sums of the counts give exactly what bleu_from_counts computes over the list of rows
-        counts = self._counts([int(totals.exact(k)) for k in range(4 * self.max_n + 2)])
+        counts = self._counts(totals.named(self.STATISTICS))
         return {self.columns()[0]: bleu_from_counts([counts] if totals.n else [], self.alpha, self.beta)}
 
 
