@@ -43,7 +43,8 @@ def test_every_declared_option_is_a_constructor_keyword_with_the_declared_defaul
 
     available()
     declared = {name: factory for name, factory in _REGISTRY.items() if getattr(factory, "spec_options", ())}
-    assert {"BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore", "BERTScore-KPQA", "BLEU-4-adapted", "Equivalence"} <= set(declared)
+    assert {"BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore", "BERTScore-KPQA", "BLEU-4-adapted",
+            "Equivalence"} <= set(declared)
     from kpqa.metrics.aev import AEv
 
     for factory in [*declared.values(), AEv]:

@@ -218,7 +218,7 @@ class Metric(ABC):
         arithmetic precision and its function-word weight."""
         tok = self.token_unit(ctx)
         fields = ([("tok", tok)] if tok is not None else []) + list(self.options().items())
-        direction = [] if self.higher_is_better else [LOWER_IS_BETTER]
+        direction: list[tuple[str, object]] = [] if self.higher_is_better else [LOWER_IS_BETTER]
         signature = Signature.of(self.signature_name(), fields + direction)
         weighter = ctx.weighter
         if "weights" in self.requires and weighter is not None:

@@ -26,16 +26,16 @@ off, r / rho; the paper's BERTScore, with idf: 0.463 / 0.456 and 0.785 / 0.767):
     mpnet (12 layers): layer 11 .448/.458 and .760/.769 (mean .609; layer 12 .599, layer 6 .571)
 
 idf raises every layer on both sets (minilm layer 6: .465/.472 and .805/.792) but stays off by default, as in
-bert-score. Asked for as ``BERTScore:idf=yes`` (also ``:layer=N``, ``:encoder=NAME``: :attr:`BERTScore.spec_options`), the idf
-comes from every reference of the input, as bert-score's ``idf=True`` computes it from all the references it is
-given: the scorer makes a corpus pass first (:attr:`~kpqa.metrics.base.Metric.reduction`), so a row's score does
+bert-score. Asked for as ``BERTScore:idf=yes`` (also ``:layer=N``, ``:encoder=NAME``:
+:attr:`BERTScore.spec_options`), the idf comes from every reference of the input, as bert-score's ``idf=True``
+computes it from all the references it is given: the scorer makes a corpus pass first (:attr:`~kpqa.metrics.base.Metric.reduction`), so a row's score does
 not depend on how the input is chunked or split across processes. Backbones without a measured layer use
 bert-score's tuned layer for hub names it knows, else 3/4 of the depth read from the config.
 """
 from __future__ import annotations
 
 from math import log
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -210,8 +210,9 @@ class _BERTScoreBase(Metric):
     """Shared options: encoder backbone and layer; ``spec`` is the ``:key=value`` part of the name it was asked by."""
 
     uses_model = True
-    spec_options = (Option("encoder", arg="backbone", default=DEFAULT_BACKBONE, shown="minilm|mpnet|NAME"),
-                    Option("layer", int, default=None))
+    spec_options: ClassVar[tuple[Option, ...]] = (
+        Option("encoder", arg="backbone", default=DEFAULT_BACKBONE, shown="minilm|mpnet|NAME"),
+        Option("layer", int, default=None))
 
     def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None, spec: str = "") -> None:
         from kpqa.models.shipped import require_backbone

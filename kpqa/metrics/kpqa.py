@@ -50,7 +50,7 @@ class _WeightedLexical(MeanMetric):
 
     requires = frozenset({"weights"})
     uses_model = True
-    spec_options = (Option("tok", default=TOKENS[0], choices=TOKENS),)
+    spec_options: ClassVar[tuple[Option, ...]] = (Option("tok", default=TOKENS[0], choices=TOKENS),)
     kp_form = True
     base: ClassVar[str]
 

@@ -212,8 +212,9 @@ class _Adapted(Metric):
     ``requires`` stays empty for gold labels because either column set is enough: the check is in :meth:`inputs`.
     """
 
-    spec_options = (Option("labels", default=LABELS[0], choices=LABELS), Option("alpha", float, DEFAULT_ALPHA),
-                    Option("beta", float, DEFAULT_BETA))
+    spec_options: ClassVar[tuple[Option, ...]] = (
+        Option("labels", default=LABELS[0], choices=LABELS), Option("alpha", float, DEFAULT_ALPHA),
+        Option("beta", float, DEFAULT_BETA))
     #: where the labels come from: "gold" (the input's columns) or "auto" (gold where present, found elsewhere)
     labels: ClassVar[str] = LABELS[0]
 
