@@ -28,8 +28,9 @@ off, r / rho; the paper's BERTScore, with idf: 0.463 / 0.456 and 0.785 / 0.767):
 idf raises every layer on both sets (minilm layer 6: .465/.472 and .805/.792) but stays off by default, as in
 bert-score. Asked for as ``BERTScore:idf=yes`` (also ``:layer=N``, ``:encoder=NAME``:
 :attr:`BERTScore.spec_options`), the idf comes from every reference of the input, as bert-score's ``idf=True``
-computes it from all the references it is given: the scorer makes a corpus pass first (:attr:`~kpqa.metrics.base.Metric.reduction`), so a row's score does
-not depend on how the input is chunked or split across processes. Backbones without a measured layer use
+computes it from all the references it is given: the scorer makes a corpus pass first
+(:attr:`~kpqa.metrics.base.Metric.reduction`), so a row's score does not depend on how the input is chunked or split
+across processes. Backbones without a measured layer use
 bert-score's tuned layer for hub names it knows, else 3/4 of the depth read from the config.
 """
 from __future__ import annotations
