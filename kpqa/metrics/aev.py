@@ -285,12 +285,12 @@ def build(name: str) -> AEv:
     """The metric named ``AEv-<alpha>-<N>`` with the options :attr:`AEv.spec_options` declares."""
     m = _NAME.match(base_name(name))
     if m is None:
-        raise UsageError(f"bad AEv name {name!r}; expected AEv-<alpha>-<N> then any of "
-                         f"{' '.join(':' + o.show() for o in AEv.spec_options)}")
+        raise UsageError(f"bad AEv name {name!r}; expected AEv-<alpha>-<N> then any of {_OPTIONS}")
     options, _ = read_options(name, AEv.spec_options)
     return AEv(float(m.group("alpha")), int(m.group("n")), name=name, **options)  # type: ignore[arg-type]
 
 
+_OPTIONS = " ".join(f":{o.show()}" for o in AEv.spec_options)
 register_pattern(lambda name: name.startswith("AEv-"), build, "AEv-<alpha>-<N>",
                  "Soricut & Brill's family between BLEU-like precision and ROUGE-like recall, e.g. AEv-0.3-2 "
-                 "(options :B= :W= :stop= :stem=)")
+                 f"(options {_OPTIONS})")

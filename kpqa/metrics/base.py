@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable, ClassVar, Hashable, Iterable, Mapping, Sequence
+from typing import Callable, ClassVar, Hashable, Iterable, Sequence
 
 import numpy as np
 
