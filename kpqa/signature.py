@@ -13,6 +13,10 @@ from typing import Iterable
 
 from kpqa.version import __version__
 
+#: the field a lower-is-better metric's signature carries (``Metric.higher_is_better`` False); a signature without it
+#: is of a score that rises with correctness, as every signature written before the field existed
+LOWER_IS_BETTER = ("better", "lower")
+
 
 @dataclass(frozen=True)
 class Signature:
@@ -41,6 +45,11 @@ class Signature:
     def get(self, key: str, default: str | None = None) -> str | None:
         """The value of field ``key`` (``version`` included)."""
         return self.version if key == "version" else dict(self.fields).get(key, default)
+
+    @property
+    def higher_is_better(self) -> bool:
+        """Whether the score it signs rises with correctness (no ``better:lower`` field)."""
+        return self.get(LOWER_IS_BETTER[0]) != LOWER_IS_BETTER[1]
 
     def __str__(self) -> str:
         return "|".join([self.metric, *(f"{k}:{v}" for k, v in self.fields), f"version:{self.version}"])

@@ -756,3 +756,63 @@ def test_a_judge_that_cannot_decide_says_why_in_one_warning():
                           judge_inputs=["ROUGE-L-KPQA", "BLEU-1"])
     with pytest.warns(KpqaWarning, match=r"^KPQA-judge left out: it reads ROUGE-L-KPQA, which this run does not score"):
         Scorer(["BLEU-1"], calibration=cal, no_question=True, weighter=StubWeighter())
+
+
+# ---- a metric whose lower scores are the better answers
+
+
+@pytest.fixture
+def missing_words():
+    """``MissingWords``: the share of the best reference's words the answer leaves out (0 is a perfect answer), a
+    lower-is-better toy metric registered for one test."""
+    from kpqa.metrics import base
+    from kpqa.metrics.base import MeanMetric, register
+
+    class MissingWords(MeanMetric):
+        """The share of the best reference's words the answer leaves out."""
+
+        name = "MissingWords"
+        higher_is_better = False
+
+        def row_scores(self, rows, ctx):
+            def missing(cand, ref):
+                words = ref.lower().split()
+                return sum(w not in cand.lower().split() for w in words) / len(words)
+            return np.array([min(missing(c, r) for r in refs) for c, refs in zip(rows.candidates, rows.references)])
+
+    base._load_builtin()
+    register("MissingWords")(MissingWords)
+    yield MissingWords
+    del base._REGISTRY["MissingWords"]
+
+
+def test_a_lower_is_better_metric_is_calibrated_and_decided_the_right_way_round(missing_words, tmp_path):
+    from kpqa.calibration import Decisions
+    from kpqa.scoring import Scorer
+
+    rng = np.random.default_rng(0)
+    words = "the quick brown fox jumps over a lazy dog".split()
+    refs = [" ".join(rng.choice(words, 4, replace=False)) for _ in range(60)]
+    kept = rng.integers(0, 5, 60)  # how many of the reference's 4 words the answer keeps
+    answers = [" ".join(r.split()[:k]) or "nothing" for r, k in zip(refs, kept)]
+    labels = (kept >= 3).astype(float)  # right when it keeps 3 or 4 words: MissingWords 0.25 or 0
+    rows = pd.DataFrame({"question": ["q"] * 60, "answer": answers, "reference1": refs})
+    result = Scorer(["MissingWords"]).score(rows)
+    scores, signature = result.frame["MissingWords"].to_numpy(), result.signatures["MissingWords"]
+    assert signature.get("better") == "lower" and not signature.higher_is_better
+    cal = calibration.fit({"MissingWords": scores}, {"MissingWords": signature}, labels)
+    entry = cal.metrics["MissingWords"]
+    assert not entry.higher_is_better and 0.25 < entry.threshold < 0.5  # correct at MissingWords <= 0.375
+    assert entry.fit.accuracy == 1.0 and entry.decide([0.0, 0.25, 0.5, 1.0]).tolist() == [1.0, 1.0, 0.0, 0.0]
+    p = entry.prob([0.0, 0.25, 0.5, 0.75, 1.0])
+    assert np.all(np.diff(p) < 0) and p[1] > 0.5 > p[2]  # P(correct) falls as the score rises
+    assert "correct at <= 0.375" in entry.describe()
+    assert cal.rating("MissingWords").p_at_zero is None  # 0 is its best score: the floor-0 rule is not its
+    cal.save(tmp_path / "cal.json")
+    assert json.loads((tmp_path / "cal.json").read_text())["metrics"]["MissingWords"]["higher_is_better"] is False
+    loaded = Calibration.load(tmp_path / "cal.json")
+    assert loaded.metrics["MissingWords"] == entry
+    decided = Decisions.of(loaded, {"MissingWords": signature}).apply({"MissingWords": scores})
+    assert decided["MissingWords-correct"].tolist() == labels.tolist()
+    scored = Scorer(["MissingWords"], decide=True, calibration=loaded).score(rows)
+    assert scored.frame["MissingWords-correct"].tolist() == labels.tolist()

@@ -123,7 +123,7 @@ def test_pieces_are_the_weighters_and_words_map_through_them():
     p = r = 0.9 / 1.4
     words = get_metric("ROUGE-L-KPQA:tok=words").score(rows, ctx)["ROUGE-L-KPQA:tok=words"][0]
     assert words == pytest.approx(p)
-    with pytest.raises(UsageError, match="tok must be pieces or words"):
+    with pytest.raises(UsageError, match="the tok option takes pieces or words"):
         get_metric("ROUGE-L-KPQA:tok=chars")
     with pytest.raises(UsageError, match="bad option"):
         get_metric("BLEU-1-KPQA:beta=2")

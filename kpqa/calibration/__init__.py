@@ -3,7 +3,9 @@
 Per metric, a calibration holds a strictly increasing map score -> P(correct) (``isotonic``: scikit-learn's isotonic
 regression with each plateau slightly tilted, :class:`IsotonicMap`, so that P(correct) ranks answers as their scores
 do; ``logistic``: a one-feature logistic regression) and a decision threshold: a row is judged correct when its
-score is >= ``threshold``, the threshold its ``rule`` picks on the fitting data: highest ``balanced`` accuracy (the
+score is >= ``threshold`` (for a lower-is-better metric, whose signature says ``better:lower``, the map reads the
+negated score and a row is correct when its score is <= ``threshold``), the threshold its ``rule`` picks on the
+fitting data: highest ``balanced`` accuracy (the
 mean of the recall of correct and of wrong answers; the default), highest ``accuracy``, or highest Cohen's
 ``kappa``; all three are recorded. Accuracy depends on the share of correct answers in the fitting data (85.5% in
 EVOUNA-TQ): its threshold is the lowest and judges too many wrong answers correct on a set with fewer correct ones;

@@ -59,11 +59,15 @@ def check_labels(labels: np.ndarray, source: str = "the calibration data") -> No
         raise InputError(f"every label is {which}: a calibration needs both classes", file=source)
 
 
-def thresholds(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def thresholds(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None,
+               higher_is_better: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(candidate thresholds, accuracy, kappa, balanced accuracy) of the rules ``score >= t``: the lowest score
     (all correct), the midpoints between adjacent distinct scores, and just above the highest (none correct).
-    ``weights``: what each row counts for (default 1)."""
+    ``weights``: what each row counts for (default 1). Not ``higher_is_better``: the rules ``score <= t`` (the
+    highest score, the midpoints, just below the lowest)."""
+    if not higher_is_better:
+        cut, acc, kap, bal = thresholds(-np.asarray(scores, dtype=float), labels, weights)
+        return -cut + 0.0, acc, kap, bal  # + 0.0: no -0.0 thresholds
     w = np.ones(len(labels)) if weights is None else np.asarray(weights, dtype=float)
     values, inverse = np.unique(scores, return_inverse=True)
     pos = np.bincount(inverse, labels * w, minlength=len(values))
@@ -122,23 +126,26 @@ def _check_finite(scores: np.ndarray, owner: str, of: str = "") -> None:
 
 def fit_metric(metric: str, signature: Signature | str, scores: Floats, labels: Floats,
                method: str = "isotonic", rule: str = RULES[0], weights: Floats | None = None) -> MetricCalibration:
-    """Fit one metric's map and thresholds (deciding by ``rule``'s); InputError with fewer than ``MIN_ROWS`` rows,
-    one class, or non-finite scores."""
+    """Fit one metric's map and thresholds (deciding by ``rule``'s), in the direction its ``signature`` says
+    (:attr:`~kpqa.signature.Signature.higher_is_better`: a ``better:lower`` score is fitted negated, and decided
+    correct at or below its threshold); InputError with fewer than ``MIN_ROWS`` rows, one class, or non-finite
+    scores."""
     if rule not in RULES:
         raise UsageError(f"unknown threshold rule {rule!r}; one of {', '.join(RULES)}")
+    higher = (Signature.parse(signature) if isinstance(signature, str) else signature).higher_is_better
     s, y = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
     check_labels(y)
     w = balanced_weights(y) if weights is None else np.asarray(weights, dtype=float)
     _check_finite(s, metric)
-    params = _fit_map(method, s, y, w)
-    cut, acc, kap, bal = thresholds(s, y, None if weights is None else w)
+    params = _fit_map(method, s if higher else -s, y, w)
+    cut, acc, kap, bal = thresholds(s, y, None if weights is None else w, higher)
     best = {"balanced": int(np.argmax(bal)), "accuracy": int(np.argmax(acc)), "kappa": int(np.nanargmax(kap))}
     quality = {r: Quality(float(acc[i]), float(kap[i]), float(bal[i])) for r, i in best.items()}
     chosen = quality[rule]
     fitted = Fit(len(y), int(y.sum()), chosen.accuracy, chosen.kappa, chosen.balanced_accuracy,
                  quality["balanced"], quality["accuracy"], quality["kappa"])
     return MetricCalibration(metric, str(signature), method, rule, float(cut[best[rule]]),
-                             {r: float(cut[i]) for r, i in best.items()}, params, fitted)
+                             {r: float(cut[i]) for r, i in best.items()}, params, fitted, higher)
 
 
 def _check_kind(kind: str) -> None:

@@ -56,8 +56,11 @@ class Fitness:
 
 
 def floor_zero(entry: "MetricCalibration") -> bool:
-    """Whether the entry's scores have 0 as their floor: no fitted score below 0 (an isotonic map's lowest knot;
-    a logistic map, which keeps no scores, is taken to be of such a score)."""
+    """Whether the entry's scores have 0 as their floor, the worst score of an overlap metric: no fitted score below
+    0 (an isotonic map's lowest knot; a logistic map, which keeps no scores, is taken to be of such a score). Never
+    for a lower-is-better metric's (0 is its best)."""
+    if not entry.higher_is_better:
+        return False
     xs = getattr(entry.params, "x", None)
     return xs is None or float(xs[0]) >= 0.0
 

@@ -213,11 +213,27 @@ class MetricCalibration:
     thresholds: dict[str, float]
     params: IsotonicMap | LogisticMap
     fit: Fit
+    #: whether its metric's score rises with correctness (its signature has no ``better:lower``); when not, the map
+    #: reads the negated score (:meth:`oriented`) and a row is correct at or below ``threshold``
+    higher_is_better: bool = True
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> "MetricCalibration":
         """The calibration a file's entry holds (its ``params`` as the map of its ``method``, one of ``MAPS``)."""
         return cls(**{**raw, "params": MAPS[raw["method"]](**raw["params"]), "fit": Fit.from_dict(raw["fit"])})
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: ``higher_is_better`` only when false (the entries of files written before it, all of
+        higher-is-better scores, read back to the same text and digest)."""
+        fields = asdict(self)
+        if self.higher_is_better:
+            del fields["higher_is_better"]
+        return fields
+
+    def oriented(self, scores: Floats) -> np.ndarray:
+        """The scores as the map reads them: rising with correctness (negated for a lower-is-better metric)."""
+        s = np.asarray(scores, dtype=float)
+        return s if self.higher_is_better else -s
 
     @cached_property
     def fitted_on(self) -> Signature:
@@ -226,20 +242,22 @@ class MetricCalibration:
 
     def prob(self, scores: Floats, prior: float | None = None) -> np.ndarray:
         """P(correct) of each score, with half the answers correct (:data:`PRIOR`) or a share ``prior``."""
-        p = self.params(np.asarray(scores, dtype=float))
+        p = self.params(self.oriented(scores))
         return p if prior is None else with_prior(p, prior)
 
     def decide(self, scores: Floats, prior: float | None = None) -> np.ndarray:
-        """1.0 where a score is judged correct, else 0.0: at or above the threshold, or, given ``prior``, where
-        P(correct) at that prior is at least 0.5."""
+        """1.0 where a score is judged correct, else 0.0: at or above the threshold (at or below it for a
+        lower-is-better metric), or, given ``prior``, where P(correct) at that prior is at least 0.5."""
         if prior is not None:
             return (self.prob(scores, prior) >= 0.5).astype(float)
-        return (np.asarray(scores, dtype=float) >= self.threshold).astype(float)
+        s = np.asarray(scores, dtype=float)
+        return (s >= self.threshold if self.higher_is_better else s <= self.threshold).astype(float)
 
     def describe(self, width: int = 0) -> str:
         """One line: the threshold, its rule, its quality on the fitting data and the other rules' thresholds."""
         others = ", ".join(f"max-{r} {t:.4g}" for r, t in self.thresholds.items() if r != self.rule)
-        return (f"{self.metric:<{width}}  correct at >= {self.threshold:.4g}, max-{self.rule} (fit accuracy "
+        at = ">=" if self.higher_is_better else "<="
+        return (f"{self.metric:<{width}}  correct at {at} {self.threshold:.4g}, max-{self.rule} (fit accuracy "
                 f"{self.fit.accuracy:.3f}, kappa {self.fit.kappa:.3f}, balanced {self.fit.balanced_accuracy:.3f}; "
                 f"{others})")
 
@@ -281,7 +299,7 @@ class JudgeCalibration:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (what the file holds): ``kind`` first, but for the logistic judges that files held before
         kinds existed, which name none (so their text, and the digest of a file of them, did not change)."""
-        fields = asdict(self)  # type: ignore[call-overload]
+        fields = {**asdict(self), "calibration": self.calibration.to_dict()}  # type: ignore[call-overload]
         if fields["replaces"] is None:  # files written before judges could replace one another name none
             del fields["replaces"]
         return fields if self.kind == JUDGE_KIND else {"kind": self.kind, **fields}
@@ -438,7 +456,7 @@ class Calibration:
         before them reads back to the same text and digest)."""
         return {"format": self.format, "kpqa_version": self.kpqa_version, "labels": self.labels,
                 "data": [asdict(d) for d in self.data],
-                "metrics": {name: asdict(m) for name, m in self.metrics.items()},
+                "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
                 "judges": {name: j.to_dict() for name, j in self.judges.items()},
                 **({"fitness": {name: asdict(f) for name, f in self.fitness.items()}} if self.fitness else {})}
 

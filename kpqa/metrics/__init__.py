@@ -6,6 +6,7 @@ The built-in metric modules register themselves when the registry is first asked
 from kpqa.metrics.base import (
     Context, MeanMetric, Metric, Rows, Totals, available, get_metric, register, register_pattern,
 )
+from kpqa.metrics.spec import Option
 
-__all__ = ["Context", "MeanMetric", "Metric", "Rows", "Totals", "available", "get_metric", "register",
+__all__ = ["Context", "MeanMetric", "Metric", "Option", "Rows", "Totals", "available", "get_metric", "register",
            "register_pattern"]

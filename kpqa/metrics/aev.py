@@ -38,10 +38,13 @@ import numpy as np
 from kpqa.errors import UsageError
 from kpqa.metrics.base import Context, Metric, Rows, Totals, register_pattern
 from kpqa.metrics.ngrams import clipped_matches, closest_ref_length, max_ref_counts, ngram_counts
-from kpqa.metrics.spec import base_name, parse_spec
+from kpqa.metrics.spec import Option, base_name, read_options
 from kpqa.stopwords import NLTK_ENGLISH_STOPWORDS
 
 STOPWORD_LISTS: dict[str, frozenset[str]] = {"nltk": NLTK_ENGLISH_STOPWORDS, "none": frozenset()}
+STEMMERS = ("porter", "none")
+#: the paper's restrictions: brevity factor B of PS's penalty and wordiness factor W of RS's
+BREVITY, WORDINESS = 1.0, 2.0
 
 
 @lru_cache(maxsize=None)
@@ -82,23 +85,35 @@ class AEvCounts:
     def max_n(self) -> int:
         return self.cand_total.shape[1]
 
+    @staticmethod
+    def statistics(max_n: int) -> tuple[str, ...]:
+        """The names of the columns of :meth:`to_array` (the metric's statistics), in order: ``cand_match_1`` ..
+        ``ref_total_<max_n>``, then the lengths."""
+        return (*(f"{f}_{n}" for f in BY_ORDER for n in range(1, max_n + 1)), *LENGTHS)
+
     def corpus(self) -> "AEvCounts":
         """One row holding the sums over all rows."""
         return AEvCounts(*(getattr(self, f).sum(axis=0, keepdims=True) for f in self.__dataclass_fields__))
 
     def to_array(self) -> np.ndarray:
-        """The counts as one int64 array ``[rows, 4 * max_n + 4]`` (the metric's statistics)."""
-        return np.concatenate([self.cand_match, self.cand_total, self.ref_match, self.ref_total,
-                               np.stack([self.cand_len, self.closest_ref_len, self.ref_len, self.paired_cand_len],
-                                        axis=1)], axis=1).astype(np.int64)
+        """The counts as one int64 array ``[rows, 4 * max_n + 4]`` (the metric's statistics, named by
+        :meth:`statistics`)."""
+        columns = {f"{f}_{n}": getattr(self, f)[:, n - 1] for f in BY_ORDER for n in range(1, self.max_n + 1)}
+        columns.update({f: getattr(self, f) for f in LENGTHS})
+        return np.stack([columns[k] for k in self.statistics(self.max_n)], axis=1).astype(np.int64)
 
     @classmethod
     def from_array(cls, stats: np.ndarray, max_n: int) -> "AEvCounts":
         """The inverse of :meth:`to_array`."""
-        a = np.asarray(stats, dtype=np.int64).reshape(-1, 4 * max_n + 4)
-        n = max_n
-        return cls(a[:, :n], a[:, n : 2 * n], a[:, 2 * n : 3 * n], a[:, 3 * n : 4 * n],
-                   *(a[:, 4 * n + k] for k in range(4)))
+        names = cls.statistics(max_n)
+        column = dict(zip(names, np.asarray(stats, dtype=np.int64).reshape(-1, len(names)).T))
+        return cls(**{f: np.stack([column[f"{f}_{n}"] for n in range(1, max_n + 1)], axis=1) for f in BY_ORDER},
+                   **{f: column[f] for f in LENGTHS})
+
+
+#: the :class:`AEvCounts` held per n-gram order, and those held once per row
+BY_ORDER = ("cand_match", "cand_total", "ref_match", "ref_total")
+LENGTHS = ("cand_len", "closest_ref_len", "ref_len", "paired_cand_len")
 
 
 def aev_counts(
@@ -133,7 +148,7 @@ def _geometric(match: np.ndarray, total: np.ndarray, n: int) -> np.ndarray:
     return np.where(ok, np.exp(np.where(ok[:, None], logs, 0.0).mean(axis=1)), 0.0)
 
 
-def precision_score(counts: AEvCounts, n: int, brevity: float = 1.0) -> np.ndarray:
+def precision_score(counts: AEvCounts, n: int, brevity: float = BREVITY) -> np.ndarray:
     """PS(N) per row of ``counts``."""
     if not 1 <= n <= counts.max_n:
         raise ValueError(f"N must be in 1..{counts.max_n}")
@@ -143,7 +158,7 @@ def precision_score(counts: AEvCounts, n: int, brevity: float = 1.0) -> np.ndarr
     return np.where(c > 0, bp, 0.0) * _geometric(counts.cand_match, counts.cand_total, n)
 
 
-def recall_score(counts: AEvCounts, n: int, wordiness: float = 2.0) -> np.ndarray:
+def recall_score(counts: AEvCounts, n: int, wordiness: float = WORDINESS) -> np.ndarray:
     """RS(N) per row of ``counts``."""
     if not 1 <= n <= counts.max_n:
         raise ValueError(f"N must be in 1..{counts.max_n}")
@@ -167,8 +182,8 @@ def aev_grid(
     counts: AEvCounts,
     alphas: Sequence[float],
     ns: Sequence[int],
-    brevity: float = 1.0,
-    wordiness: float = 2.0,
+    brevity: float = BREVITY,
+    wordiness: float = WORDINESS,
 ) -> np.ndarray:
     """AEv for every (N, alpha): shape ``(len(ns), len(alphas), rows of counts)``; use ``counts.corpus()`` for
     corpus scores (one row)."""
@@ -180,7 +195,7 @@ def aev_grid(
     return out
 
 
-def aev(counts: AEvCounts, alpha: float, n: int, brevity: float = 1.0, wordiness: float = 2.0) -> np.ndarray:
+def aev(counts: AEvCounts, alpha: float, n: int, brevity: float = BREVITY, wordiness: float = WORDINESS) -> np.ndarray:
     """AEv(alpha, N) per row of ``counts`` (``counts.corpus()``: the corpus score as a one-element array)."""
     return aev_grid(counts, [alpha], [n], brevity, wordiness)[0, 0]
 
@@ -196,16 +211,19 @@ class AEv(Metric):
     """
 
     requires = frozenset()
+    spec_options = (Option("B", float, BREVITY, arg="brevity"), Option("W", float, WORDINESS, arg="wordiness"),
+                    Option("stop", default="nltk", choices=tuple(STOPWORD_LISTS), arg="stopwords"),
+                    Option("stem", default=STEMMERS[0], choices=STEMMERS))
 
     def __init__(
         self,
         alpha: float,
         n: int,
         *,
-        brevity: float = 1.0,
-        wordiness: float = 2.0,
+        brevity: float = BREVITY,
+        wordiness: float = WORDINESS,
         stopwords: str = "nltk",
-        stem: str = "porter",
+        stem: str = STEMMERS[0],
         name: str | None = None,
     ):
         if not 0 <= alpha <= 1:
@@ -214,7 +232,7 @@ class AEv(Metric):
             raise UsageError(f"AEv N must be at least 1, got {n}")
         if stopwords not in STOPWORD_LISTS:
             raise UsageError(f"AEv stop words must be one of {', '.join(STOPWORD_LISTS)}, got {stopwords!r}")
-        if stem not in ("porter", "none"):
+        if stem not in STEMMERS:
             raise UsageError(f"AEv stem must be porter or none, got {stem!r}")
         if brevity <= 0 or wordiness < 0 or math.isnan(brevity) or math.isnan(wordiness):
             raise UsageError(f"AEv needs B > 0 and W >= 0, got B={brevity}, W={wordiness}")
@@ -223,7 +241,7 @@ class AEv(Metric):
         self.name = name or self._canonical_name()  # type: ignore[misc]  # each AEv names itself
 
     def _canonical_name(self) -> str:
-        defaults = {"B": 1.0, "W": 2.0, "stop": "nltk", "stem": "porter"}
+        defaults = {o.key: o.default for o in self.spec_options}
         opts = "".join(f":{k}={v:g}" if isinstance(v, float) else f":{k}={v}" for k, v in self.options().items()
                        if v != defaults[k])
         return f"AEv-{self.alpha:g}-{self.n}{opts}"
@@ -239,12 +257,15 @@ class AEv(Metric):
             from kpqa.text import get_tokenizer
 
             tok = get_tokenizer(ctx.tokenizer).tokenize
-            sw, stem = STOPWORD_LISTS[self.stopwords], self.stem == "porter"
+            sw, stem = STOPWORD_LISTS[self.stopwords], self.stem == STEMMERS[0]
             cands = [preprocess(tok(c), sw, stem) for c in rows.candidates]
             refs = [[preprocess(tok(r), sw, stem) for r in rs] for rs in rows.references]
             return aev_counts(cands, refs, self.n)
 
         return ctx.shared(("aev-counts", ctx.tokenizer, self.stopwords, self.stem, self.n), compute)
+
+    def statistics(self) -> tuple[str, ...]:
+        return AEvCounts.statistics(self.n)
 
     def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
         return self.counts(rows, ctx).to_array()
@@ -254,32 +275,22 @@ class AEv(Metric):
         return {self.name: aev(counts, self.alpha, self.n, self.brevity, self.wordiness)}
 
     def corpus(self, totals: Totals) -> dict[str, float]:
-        sums = np.array([[int(totals.exact(k)) for k in range(4 * self.n + 4)]], dtype=np.int64)
+        named = totals.named(self.statistics())
+        sums = np.array([[int(named[k]) for k in self.statistics()]], dtype=np.int64)
         return {self.name: float(aev(AEvCounts.from_array(sums, self.n), self.alpha, self.n, self.brevity,
                                      self.wordiness)[0])}
 
 
 def build(name: str) -> AEv:
-    """The metric named ``AEv-<alpha>-<N>[:B=..][:W=..][:stop=..][:stem=..]``."""
-    keys = {"B": ("brevity", float), "W": ("wordiness", float), "stop": ("stopwords", str), "stem": ("stem", str)}
+    """The metric named ``AEv-<alpha>-<N>`` with the options :attr:`AEv.spec_options` declares."""
     m = _NAME.match(base_name(name))
-    spec = parse_spec(name, known=f"known: {', '.join(keys)}")
-    if m is None or any(not value for _, value in spec.options):
-        raise UsageError(
-            f"bad AEv name {name!r}; expected AEv-<alpha>-<N>[:B=<b>][:W=<w>][:stop=nltk|none][:stem=porter|none]"
-        )
-    kwargs: dict[str, Any] = {}
-    for key, value in spec.options:
-        if key not in keys:
-            raise UsageError(f"unknown AEv option {key!r} in {name!r}; known: {', '.join(keys)}")
-        field, cast = keys[key]
-        try:
-            kwargs[field] = cast(value)
-        except ValueError:
-            raise UsageError(f"bad value {value!r} for AEv option {key} in {name!r}") from None
-    return AEv(float(m.group("alpha")), int(m.group("n")), name=name, **kwargs)
+    if m is None:
+        raise UsageError(f"bad AEv name {name!r}; expected AEv-<alpha>-<N> then any of {_OPTIONS}")
+    options, _ = read_options(name, AEv.spec_options)
+    return AEv(float(m.group("alpha")), int(m.group("n")), name=name, **options)  # type: ignore[arg-type]
 
 
+_OPTIONS = " ".join(f":{o.show()}" for o in AEv.spec_options)
 register_pattern(lambda name: name.startswith("AEv-"), build, "AEv-<alpha>-<N>",
                  "Soricut & Brill's family between BLEU-like precision and ROUGE-like recall, e.g. AEv-0.3-2 "
-                 "(options :B= :W= :stop= :stem=)")
+                 f"(options {_OPTIONS})")

@@ -30,14 +30,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Callable, ClassVar, Hashable, Iterable
+from typing import Callable, ClassVar, Hashable, Iterable, Sequence
 
 import numpy as np
 
 from kpqa.context import Context, PieceTokensFn, WordWeightFn  # noqa: F401  (re-exported)
 from kpqa.rows import MAX_CHARS, Rows  # noqa: F401  (re-exported)
-from kpqa.metrics.spec import KPQA_SUFFIX, base_name, kp_name, split_kp
-from kpqa.signature import Signature
+from kpqa.metrics.spec import KPQA_SUFFIX, Option, base_name, kp_name, read_options, split_kp
+from kpqa.signature import LOWER_IS_BETTER, Signature
 
 #: :attr:`Metric.reduction`: per-row statistics summed over chunks and processes
 SUM = "sum"
@@ -84,6 +84,13 @@ class Totals:
         """The sum of column ``k`` (0 when no row was added)."""
         return 0 if self.sums is None else self.sums[k]
 
+    def named(self, names: Sequence[str]) -> dict[str, int | Fraction | float]:
+        """The sums by statistic name (``names``: :meth:`Metric.statistics`, one per column; 0s when no row was
+        added)."""
+        if self.sums is not None and len(self.sums) != len(names):
+            raise ValueError(f"{len(names)} statistic names for {len(self.sums)} columns")
+        return {name: self.exact(k) for k, name in enumerate(names)}
+
     def mean(self, k: int = 0) -> float:
         """The mean of column ``k`` over the rows, correctly rounded; NaN without rows."""
         if not self.n:
@@ -125,8 +132,14 @@ class Metric(ABC):
     reduction: str = SUM
     #: runs a model (encoder or weighter): the scorer checks its device before reading any input
     uses_model: ClassVar[bool] = False
-    #: the ``:key=value`` options the name takes, for ``kpqa metrics``
-    spec_help: ClassVar[str] = ""
+    #: the ``:key=value`` options its name takes (``BERTScore:layer=5``), each a keyword of its constructor: declared
+    #: once here, read by :func:`~kpqa.metrics.spec.read_options` and listed by ``kpqa metrics``
+    spec_options: ClassVar[tuple[Option, ...]] = ()
+    #: the options' text as its name was written (``:layer=5``; it ends the column names): given to the constructor
+    spec: str = ""
+    #: whether a higher score says a better answer (calibration fits and decides the other way round when not; a
+    #: lower-is-better metric's signature says ``better:lower``)
+    higher_is_better: ClassVar[bool] = True
     #: a keyphrase-weighted metric with a -KP form: built with ``question=False`` (by :func:`get_metric`) it reads
     #: the question-free weighter and its columns end in ``-KP``
     kp_form: ClassVar[bool] = False
@@ -136,9 +149,20 @@ class Metric(ABC):
     #: A model metric's is :data:`kpqa.rows.MAX_CHARS` whatever this says (:func:`text_limit`)
     max_chars: ClassVar[int | None] = None
 
+    @classmethod
+    def from_options(cls, spec: str = "", **options: object) -> "Metric":
+        """The metric a name with options asks for: ``options`` are the constructor arguments of its
+        :attr:`spec_options` (:func:`~kpqa.metrics.spec.read_options`), ``spec`` their text as written."""
+        return cls(spec=spec, **options)  # type: ignore[call-arg]
+
     def columns(self) -> list[str]:
         """Output column names, in order."""
         return [self.name]
+
+    def statistics(self) -> tuple[str, ...]:
+        """The names of the columns of :meth:`stats`, in order (for a metric whose statistics are its per-row scores,
+        its columns)."""
+        return tuple(self.columns())
 
     @abstractmethod
     def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
@@ -194,7 +218,8 @@ class Metric(ABC):
         arithmetic precision and its function-word weight."""
         tok = self.token_unit(ctx)
         fields = ([("tok", tok)] if tok is not None else []) + list(self.options().items())
-        signature = Signature.of(self.signature_name(), fields)
+        direction: list[tuple[str, object]] = [] if self.higher_is_better else [LOWER_IS_BETTER]
+        signature = Signature.of(self.signature_name(), fields + direction)
         weighter = ctx.weighter
         if "weights" in self.requires and weighter is not None:
             signature = signature.with_fields([
@@ -292,13 +317,19 @@ def describe() -> list[tuple[str, str, str]]:
     out = []
     for name in available():
         factory = _REGISTRY[name]
-        options = getattr(factory, "spec_help", "")
+        options = spec_help(factory)
         out.append((name, _summary(factory), options))
         if name.endswith(KPQA_SUFFIX):
             out.append((kp_name(name), f"{name} with the weighter trained without the question (the -KP ablation)",
                         options))
     out += [(family, description, "") for _, _, family, description in _PATTERNS if family]
     return out
+
+
+def spec_help(factory: Callable[..., Metric]) -> str:
+    """The options a registered metric's name takes, as ``kpqa metrics`` lists them: ``:tok=pieces|words
+    :lcs=longest|heaviest`` (empty: none)."""
+    return " ".join(f":{o.show()}" for o in getattr(factory, "spec_options", ()))
 
 
 def _canonical(name: str) -> str:
@@ -355,4 +386,9 @@ def get_metric(name: str, no_question: bool = False) -> Metric:
     for matches, build, _, _ in _PATTERNS:
         if matches(registered):
             return build(registered, **kwargs)
-    raise UsageError(f"{name!r}: {base_name(registered)} takes {getattr(_REGISTRY.get(base_name(registered)), 'spec_help', '') or 'no options'} (`kpqa metrics` lists each metric's)")
+    factory = _REGISTRY.get(base_name(registered))
+    declared: tuple[Option, ...] = getattr(factory, "spec_options", ())
+    if factory is None or not declared:
+        raise UsageError(f"{name!r}: {base_name(registered)} takes no options (`kpqa metrics` lists each metric's)")
+    options, text = read_options(registered, declared)
+    return getattr(factory, "from_options")(text, **options, **kwargs)

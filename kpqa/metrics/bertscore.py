@@ -26,25 +26,24 @@ off, r / rho; the paper's BERTScore, with idf: 0.463 / 0.456 and 0.785 / 0.767):
     mpnet (12 layers): layer 11 .448/.458 and .760/.769 (mean .609; layer 12 .599, layer 6 .571)
 
 idf raises every layer on both sets (minilm layer 6: .465/.472 and .805/.792) but stays off by default, as in
-bert-score. Asked for as ``BERTScore:idf=yes`` (also ``:layer=N``, ``:encoder=NAME``; see :func:`build`), the idf
-comes from every reference of the input, as bert-score's ``idf=True`` computes it from all the references it is
-given: the scorer makes a corpus pass first (:attr:`~kpqa.metrics.base.Metric.reduction`), so a row's score does
-not depend on how the input is chunked or split across processes. Backbones without a measured layer use
+bert-score. Asked for as ``BERTScore:idf=yes`` (also ``:layer=N``, ``:encoder=NAME``:
+:attr:`BERTScore.spec_options`), the idf comes from every reference of the input, as bert-score's ``idf=True``
+computes it from all the references it is given: the scorer makes a corpus pass first
+(:attr:`~kpqa.metrics.base.Metric.reduction`), so a row's score does not depend on how the input is chunked or split
+across processes. Backbones without a measured layer use
 bert-score's tuned layer for hub names it knows, else 3/4 of the depth read from the config.
 """
 from __future__ import annotations
 
 from math import log
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar, Mapping, Sequence
 
 import numpy as np
 
 from kpqa.errors import UsageError
 from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION
-from kpqa.metrics.base import (
-    CORPUS_PASS, SUM, Context, DocFreq, Metric, Rows, Totals, register, register_pattern,
-)
-from kpqa.metrics.spec import base_name, kp_suffix, parse_spec
+from kpqa.metrics.base import CORPUS_PASS, SUM, Context, DocFreq, Metric, Rows, Totals, register
+from kpqa.metrics.spec import Option, kp_suffix
 from kpqa.models.backbone import DEFAULT_BACKBONE
 from kpqa.rows import regroup, weighted_pairs
 from kpqa.signature import Signature
@@ -53,6 +52,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from kpqa.models.encoder import Encoder, TokenEmbeddings
 
 
+#: the names of the per-row statistics of every BERTScore metric (:func:`score_embeddings`' columns)
+STATISTICS = ("P", "R", "F")
 #: candidate rows of the similarity matrix computed at a time: memory ``BLOCK_ROWS x`` the reference's tokens
 BLOCK_ROWS = 256
 
@@ -209,15 +210,16 @@ def bertscore(
 class _BERTScoreBase(Metric):
     """Shared options: encoder backbone and layer; ``spec`` is the ``:key=value`` part of the name it was asked by."""
 
-    spec = ""
     uses_model = True
-    spec_help = ":encoder=minilm|mpnet|NAME :layer=N :idf=yes|no"
+    spec_options: ClassVar[tuple[Option, ...]] = (
+        Option("encoder", arg="backbone", default=DEFAULT_BACKBONE, shown="minilm|mpnet|NAME"),
+        Option("layer", int, default=None))
 
-    def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None) -> None:
+    def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None, spec: str = "") -> None:
         from kpqa.models.shipped import require_backbone
 
         require_backbone(backbone, f"BERTScore with encoder={backbone}")  # before any input is read
-        self.backbone, self.layer = backbone, layer
+        self.backbone, self.layer, self.spec = backbone, layer, spec
 
     def _layer(self) -> int | str:
         from kpqa.models.encoder import DEFAULT_LAYERS
@@ -237,13 +239,16 @@ class _BERTScoreBase(Metric):
         precision = precision_name(amp_dtype(pick_device(ctx.device), ctx.precision))
         return super().signature(ctx).with_fields([("precision", precision)])
 
-    part = "F"  # the statistics are [P, R, F] per row; the column reports one of them
+    part = "F"  # the statistics are [P, R, F] per row (STATISTICS); the column reports one of them
+
+    def statistics(self) -> tuple[str, ...]:
+        return STATISTICS
 
     def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
-        return {self.columns()[0]: np.asarray(stats)[:, "PRF".index(self.part)]}
+        return {self.columns()[0]: np.asarray(stats)[:, STATISTICS.index(self.part)]}
 
     def corpus(self, totals: Totals) -> dict[str, float]:
-        return {self.columns()[0]: totals.mean("PRF".index(self.part))}
+        return {self.columns()[0]: totals.mean(STATISTICS.index(self.part))}
 
 
 @register("BERTScore")
@@ -251,9 +256,11 @@ class BERTScore(_BERTScoreBase):
     """BERTScore F (``part="F"``), or its P / R (registered as ``BERTScore-P`` / ``BERTScore-R``)."""
 
     name = "BERTScore"
+    spec_options = (*_BERTScoreBase.spec_options, Option("idf", bool, default=False))
 
-    def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None, idf: bool = False) -> None:
-        super().__init__(backbone, layer)
+    def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None, idf: bool = False,
+                 spec: str = "") -> None:
+        super().__init__(backbone, layer, spec)
         self.idf = idf
         self.reduction = CORPUS_PASS if idf else SUM  # the idf comes from every reference of the input
 
@@ -306,11 +313,11 @@ class BERTScoreKPQA(_BERTScoreBase):
 
     name = "BERTScore-KPQA"
     requires = frozenset({"weights"})
-    spec_help = ":encoder=minilm|mpnet|NAME :layer=N"
     kp_form = True
 
-    def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None, question: bool = True) -> None:
-        super().__init__(backbone, layer)
+    def __init__(self, backbone: str = DEFAULT_BACKBONE, layer: int | None = None, question: bool = True,
+                 spec: str = "") -> None:
+        super().__init__(backbone, layer, spec)
         self.question = question
         self.suffix = kp_suffix(question)
 
@@ -331,38 +338,3 @@ class BERTScoreKPQA(_BERTScoreBase):
         flat = [e for g in refs for e in g]
         rw = regroup([align(e.offsets, *kpw[len(rows) + k]) for k, e in enumerate(flat)], rows.references)
         return score_embeddings(cands, refs, cw, rw)
-
-
-_CLASSES = {"BERTScore": BERTScore, "BERTScore-P": BERTScorePrecision, "BERTScore-R": BERTScoreRecall,
-            "BERTScore-KPQA": BERTScoreKPQA}
-
-
-def build(name: str, question: bool = True) -> _BERTScoreBase:
-    """``BERTScore[-P|-R|-KPQA]:key=value...`` with keys ``encoder`` (backbone), ``layer`` (int) and, except for
-    BERTScore-KPQA, ``idf`` (yes/no); e.g. ``BERTScore:idf=yes`` or ``BERTScore-KPQA:encoder=mpnet:layer=10``."""
-    base = base_name(name)
-    if base not in _CLASSES:
-        raise UsageError(f"unknown metric {name!r}: options follow BERTScore, BERTScore-P, -R or -KPQA")
-    cls = _CLASSES[base]
-    kwargs: dict[str, object] = {}
-    allowed = {"encoder", "layer"} | ({"idf"} if cls is not BERTScoreKPQA else set())
-    spec = parse_spec(name, allowed, f"known: {', '.join(sorted(allowed))}=VALUE")
-    for key, value in spec.options:
-        if key == "layer":
-            if not value.isdigit():
-                raise UsageError(f"layer must be a non-negative integer in {name!r}, not {value!r}")
-            kwargs["layer"] = int(value)
-        elif key == "idf":
-            if value not in ("yes", "no"):
-                raise UsageError(f"idf must be yes or no in {name!r}, not {value!r}")
-            kwargs["idf"] = value == "yes"
-        else:
-            kwargs["backbone"] = value
-    if not question:
-        kwargs["question"] = False  # only BERTScore-KPQA has a -KP form (get_metric checks)
-    metric = cls(**kwargs)  # type: ignore[arg-type]
-    metric.spec = spec.text
-    return metric
-
-
-register_pattern(lambda name: name.startswith("BERTScore") and ":" in name, build)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Hashable, Sequence
+from fractions import Fraction
+from typing import Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -27,6 +28,10 @@ from kpqa.metrics.ngrams import clipped_matches, closest_ref_length, max_ref_cou
 TINY = 1e-15  # added to matches (COCO)
 SMALL = 1e-9  # added to n-gram counts and lengths (COCO)
 MAX_N = 4
+ORDERS = range(1, MAX_N + 1)
+#: the names of BLEU-1..4's per-row statistics (:func:`row_stats`), in their columns' order: candidate length,
+#: closest reference length, clipped matches and candidate n-grams of each order
+STATISTICS = ("cand_len", "ref_len", *(f"matches_{n}" for n in ORDERS), *(f"totals_{n}" for n in ORDERS))
 
 
 @dataclass(frozen=True)
@@ -120,25 +125,31 @@ def weighted_bleu1(
     return p * math.exp(1 - 1 / ratio) if ratio < 1 else p
 
 
+def named_stats(s: BleuStats) -> dict[str, int]:
+    """One row's :class:`BleuStats` by the names of :data:`STATISTICS`."""
+    return {"cand_len": s.cand_len, "ref_len": s.ref_len, **{f"matches_{n}": m for n, m in zip(ORDERS, s.matches)},
+            **{f"totals_{n}": t for n, t in zip(ORDERS, s.totals)}}
+
+
 def row_stats(rows: Rows, ctx: Context) -> np.ndarray:
-    """Statistics of every row for orders 1..4, ``[rows, 2 + 2 * MAX_N]`` int64: candidate length, closest reference
-    length, clipped matches per order, candidate n-grams per order (shared by BLEU-1..4 through ``ctx.shared``)."""
+    """Statistics of every row for orders 1..4, ``[rows, len(STATISTICS)]`` int64, named by :data:`STATISTICS`
+    (shared by BLEU-1..4 through ``ctx.shared``)."""
 
     def compute() -> np.ndarray:
         cands, refs = tokenize_rows(rows, ctx)
-        out = np.zeros((len(rows), 2 + 2 * MAX_N), dtype=np.int64)
+        out = np.zeros((len(rows), len(STATISTICS)), dtype=np.int64)
         for i, (c, r) in enumerate(zip(cands, refs)):
-            s = bleu_stats(c, r, MAX_N)
-            out[i] = (s.cand_len, s.ref_len, *s.matches, *s.totals)
+            named = named_stats(bleu_stats(c, r, MAX_N))
+            out[i] = [named[k] for k in STATISTICS]
         return out
 
     return ctx.shared(("bleu-stats", ctx.tokenizer), compute)
 
 
-def _unpack(stats: Sequence[int]) -> tuple[list[int], list[int], int, int]:
-    """(matches, totals, cand_len, ref_len) of one row of :func:`row_stats` (or of their sums)."""
-    values = [int(v) for v in stats]
-    return values[2 : 2 + MAX_N], values[2 + MAX_N :], values[0], values[1]
+def _unpack(stats: Mapping[str, int | Fraction | float]) -> tuple[list[int], list[int], int, int]:
+    """(matches, totals, cand_len, ref_len) of one row of :func:`row_stats` (or of their sums) by name."""
+    return ([int(stats[f"matches_{n}"]) for n in ORDERS], [int(stats[f"totals_{n}"]) for n in ORDERS],
+            int(stats["cand_len"]), int(stats["ref_len"]))
 
 
 class _Bleu(Metric):
@@ -149,19 +160,21 @@ class _Bleu(Metric):
     def options(self) -> dict[str, object]:
         return {"ref_len": "closest", "smooth": "coco"}
 
+    def statistics(self) -> tuple[str, ...]:
+        return STATISTICS
+
     def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
         return row_stats(rows, ctx)
 
     def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
         k = self.n - 1  # BLEU-n depends on orders 1..n only: scoring all orders at once changes nothing
-        values = [bleu_from_stats(*_unpack(row))[k] for row in stats.tolist()]
+        values = [bleu_from_stats(*_unpack(dict(zip(STATISTICS, row))))[k] for row in stats.tolist()]
         return {self.name: np.array(values, dtype=float)}
 
     def corpus(self, totals: Totals) -> dict[str, float]:
         if not totals.n:
             return {self.name: float("nan")}
-        sums = [int(totals.exact(k)) for k in range(2 + 2 * MAX_N)]
-        return {self.name: bleu_from_stats(*_unpack(sums))[self.n - 1]}
+        return {self.name: bleu_from_stats(*_unpack(totals.named(STATISTICS)))[self.n - 1]}
 
 
 @register("BLEU-1")

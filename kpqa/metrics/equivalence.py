@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kpqa.metrics.base import Context, MeanMetric, Rows, register, register_pattern
-from kpqa.metrics.spec import base_name, parse_spec
+from kpqa.metrics.base import Context, MeanMetric, Rows, register
+from kpqa.metrics.spec import Option
 from kpqa.signature import Signature
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,11 +28,10 @@ class Equivalence(MeanMetric):
 
     name = NAME
     uses_model = True
-    spec_help = ":model=DIR"
-    spec: str = ""
+    spec_options = (Option("model", default=None, shown="DIR"),)
 
-    def __init__(self, model: str | None = None) -> None:
-        self.model = model
+    def __init__(self, model: str | None = None, spec: str = "") -> None:
+        self.model, self.spec = model, spec
 
     def columns(self) -> list[str]:
         return [f"{NAME}{self.spec}"]
@@ -58,13 +57,3 @@ class Equivalence(MeanMetric):
         model = self._model(ctx)
         return Signature.of(NAME, [("model", model.checkpoint_hash), ("backbone", model.backbone),
                                    ("precision", model.precision)])
-
-
-def _build(name: str) -> Equivalence:
-    spec = parse_spec(name, allowed={"model"}, known="known: model=DIR")
-    metric = Equivalence(spec.as_dict().get("model"))
-    metric.spec = spec.text
-    return metric
-
-
-register_pattern(lambda name: base_name(name) == NAME and ":" in name, _build)

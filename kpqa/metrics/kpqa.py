@@ -17,15 +17,21 @@ from typing import ClassVar, Sequence
 import numpy as np
 
 from kpqa.errors import UsageError
-from kpqa.metrics.base import Context, MeanMetric, Rows, register, register_pattern
+from kpqa.metrics.base import Context, MeanMetric, Rows, register
 from kpqa.metrics.bleu import weighted_bleu1
 from kpqa.metrics.lexical import tokenize_rows
-from kpqa.metrics.rouge import SUBSEQUENCES, weighted_rouge_l
-from kpqa.metrics.spec import base_name, kp_suffix, parse_spec
+from kpqa.metrics.rouge import BETA, SUBSEQUENCES, weighted_rouge_l
+from kpqa.metrics.spec import Option, kp_suffix
 from kpqa.numbers import SMALL
 from kpqa.rows import regroup, weighted_pairs
 from kpqa.stopwords import NLTK_ENGLISH_STOPWORDS
 from kpqa.text import Tokenizer, get_tokenizer
+
+
+#: the tokens a KPQA metric weighs (``:tok=``): the weighter's word pieces (the default) or the tokenizer's words
+TOKENS = ("pieces", "words")
+#: ROUGE-L-KPQA's default subsequence (``:lcs=``)
+HEAVIEST = SUBSEQUENCES[1]
 
 
 def row_weights(rows: Rows, ctx: Context, tokenizer: Tokenizer,
@@ -44,17 +50,17 @@ class _WeightedLexical(MeanMetric):
 
     requires = frozenset({"weights"})
     uses_model = True
-    spec_help = ":tok=pieces|words"
+    spec_options: ClassVar[tuple[Option, ...]] = (Option("tok", default=TOKENS[0], choices=TOKENS),)
     kp_form = True
     base: ClassVar[str]
-    spec: str = ""  # the ``:tok=...`` part of the name it was asked by
 
-    def __init__(self, tok: str = "pieces", question: bool = True) -> None:
+    def __init__(self, tok: str = TOKENS[0], question: bool = True, spec: str = "") -> None:
         if tok not in TOKENS:
             raise UsageError(f"tok must be {' or '.join(TOKENS)}, not {tok!r}")
         self.tok = tok
         self.question = question
         self.suffix = kp_suffix(question)
+        self.spec = spec
 
     def columns(self) -> list[str]:
         return [f"{self.base}-{self.suffix}{self.spec}"]
@@ -103,7 +109,7 @@ class Bleu1KPQA(_WeightedLexical):
 
 @register("ROUGE-L-KPQA")
 class RougeLKPQA(_WeightedLexical):
-    """KPW-weighted ROUGE-L F (eq. 2-5, beta 1.2), the best over the references.
+    """KPW-weighted ROUGE-L F (eq. 2-5, ROUGE-L's beta), the best over the references.
 
     ``lcs="heaviest"`` (default) counts the common subsequence whose matches carry the most keyphrase weight
     (:func:`kpqa.metrics.rouge.heaviest_common_subsequence`); ``lcs="longest"`` is the paper's eq. 5, a longest
@@ -112,9 +118,11 @@ class RougeLKPQA(_WeightedLexical):
 
     name = "ROUGE-L-KPQA"
     base = "ROUGE-L"
+    spec_options = (*_WeightedLexical.spec_options, Option("lcs", default=HEAVIEST, choices=SUBSEQUENCES))
 
-    def __init__(self, tok: str = "pieces", beta: float = 1.2, lcs: str = "heaviest", question: bool = True) -> None:
-        super().__init__(tok, question)
+    def __init__(self, tok: str = TOKENS[0], beta: float = BETA, lcs: str = HEAVIEST, question: bool = True,
+                 spec: str = "") -> None:
+        super().__init__(tok, question, spec)
         if lcs not in SUBSEQUENCES:
             raise UsageError(f"lcs must be {' or '.join(SUBSEQUENCES)}, not {lcs!r}")
         self.beta, self.lcs = beta, lcs
@@ -191,21 +199,3 @@ class KeyFactKPQA(_WeightedLexical):
 
     def _score_one(self, cand, cand_w, refs, refs_w) -> float:
         return key_fact(cand, refs, refs_w)
-
-
-TOKENS = ("pieces", "words")
-_CLASSES = {"BLEU-1-KPQA": Bleu1KPQA, "ROUGE-L-KPQA": RougeLKPQA, "KeyFact-KPQA": KeyFactKPQA}
-
-
-def build(name: str, question: bool = True) -> _WeightedLexical:
-    """``BLEU-1-KPQA:tok=words``, ``ROUGE-L-KPQA:tok=words``, ``ROUGE-L-KPQA:lcs=longest`` (defaults:
-    ``tok=pieces``, ``lcs=heaviest``); ``question=False`` builds the -KP form."""
-    base = base_name(name)
-    known = {"tok": "pieces|words"} | ({"lcs": "|".join(SUBSEQUENCES)} if base == "ROUGE-L-KPQA" else {})
-    spec = parse_spec(name, known, "known: " + ", ".join(f"{k}={v}" for k, v in known.items()))
-    metric = _CLASSES[base](**spec.as_dict(), question=question)
-    metric.spec = spec.text
-    return metric
-
-
-register_pattern(lambda name: base_name(name) in _CLASSES and ":" in name, build)

@@ -33,22 +33,27 @@ import math
 import warnings
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import ClassVar, Hashable, Sequence
+from typing import ClassVar, Hashable, Mapping, Sequence
 
 import numpy as np
 
 from kpqa.errors import InputError, KpqaWarning, UsageError
-from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Metric, Rows, Totals, register, register_pattern
-from kpqa.metrics.bleu import BleuStats, bleu_stats
+from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Metric, Rows, Totals, register
+from kpqa.metrics.bleu import MAX_N, BleuStats, bleu_stats
 from kpqa.metrics.labels import SPAN_THRESHOLD, find_labels, language
 from kpqa.metrics.ngrams import clipped_matches, f_measure, lcs_length, max_ref_counts, ngram_counts
+from kpqa.metrics.rouge import BETA as ROUGE_BETA
+from kpqa.metrics.spec import Option
 from kpqa.signature import Signature
 
 Tokens = Sequence[Hashable]
 
 DEFAULT_ALPHA = 2.0
 DEFAULT_BETA = 1.0
-DEFAULT_GAMMA = 1.2
+#: the F-measure's weight of recall: ROUGE-L's beta
+DEFAULT_GAMMA = ROUGE_BETA
+#: where the labels come from: the input's (the default) or found where the input lacks them
+LABELS = ("gold", "auto")
 
 
 def _norm(label: str | None) -> str | None:
@@ -70,6 +75,10 @@ def same_opinion(
     return [_norm(r) == label for r in reference_labels]
 
 
+#: the :class:`BleuCounts` held per n-gram order (adapted BLEU's statistics are these, then the two lengths)
+BY_ORDER = ("matches", "same", "entity", "totals")
+
+
 @dataclass(frozen=True)
 class BleuCounts(BleuStats):
     """Exact counts of one candidate for adapted BLEU, index ``n - 1`` for order n: BLEU's (:class:`BleuStats`:
@@ -86,7 +95,7 @@ def bleu_counts(
     candidate_label: str | None = None,
     reference_labels: Sequence[str | None] | None = None,
     entities: Sequence[Tokens] = (),
-    max_n: int = 4,
+    max_n: int = MAX_N,
 ) -> BleuCounts:
     """Clipped n-gram counts of ``candidate`` against all references, same-opinion references and entities."""
     if not references:
@@ -140,7 +149,7 @@ def adapted_bleu(
     entities: Sequence[Tokens] = (),
     alpha: float = DEFAULT_ALPHA,
     beta: float = DEFAULT_BETA,
-    max_n: int = 4,
+    max_n: int = MAX_N,
 ) -> float:
     """Sentence-level adapted BLEU-``max_n`` of one candidate."""
     counts = bleu_counts(
@@ -203,14 +212,22 @@ class _Adapted(Metric):
     ``requires`` stays empty for gold labels because either column set is enough: the check is in :meth:`inputs`.
     """
 
-    spec_help = ":labels=gold|auto:alpha=A:beta=B"
+    spec_options: ClassVar[tuple[Option, ...]] = (
+        Option("labels", default=LABELS[0], choices=LABELS), Option("alpha", float, DEFAULT_ALPHA),
+        Option("beta", float, DEFAULT_BETA))
     #: where the labels come from: "gold" (the input's columns) or "auto" (gold where present, found elsewhere)
-    labels: ClassVar[str] = "gold"
-    spec: str = ""  # the ``:key=value`` part of the name it was asked by
+    labels: ClassVar[str] = LABELS[0]
 
-    def __init__(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA):
+    def __init__(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA, spec: str | None = None):
         self.alpha, self.beta = float(alpha), float(beta)
+        self.spec = spec if spec is not None else "" if self.labels == LABELS[0] else f":labels={self.labels}"
         self._warned = False
+
+    @classmethod
+    def from_options(cls, spec: str = "", **options: object) -> Metric:
+        """The gold-label or the automatic-label form, as ``labels`` says."""
+        labels = options.pop("labels")
+        return _CLASSES[cls.name][labels == "auto"](spec=spec, **options)  # type: ignore[arg-type]
 
     def columns(self) -> list[str]:
         return [self.name + self.spec]
@@ -289,42 +306,54 @@ class AdaptedBleu(_Adapted):
     """Yang et al.'s BLEU-4 with yes-no and entity bonuses; per-row sentence BLEU, corpus BLEU over sums."""
 
     name = "BLEU-4-adapted"
-    max_n = 4
+    max_n = MAX_N
+    #: the names of its per-row statistics, in their columns' order: matches, same-opinion matches, entity matches
+    #: and candidate n-grams of each order, the candidate length and the closest reference length
+    STATISTICS = (*(f"{f}_{n}" for f in BY_ORDER for n in range(1, MAX_N + 1)),
+                  "cand_len", "ref_len")
+
+    def statistics(self) -> tuple[str, ...]:
+        return self.STATISTICS
 
     def stats(self, rows: Rows, ctx: Context) -> np.ndarray:
-        """Per row: matches, same-opinion matches, entity matches and candidate n-grams (orders 1..4 each), the
-        candidate length and the closest reference length; int64 ``[rows, 4 * 4 + 2]``."""
-        out = np.zeros((len(rows), 4 * self.max_n + 2), dtype=np.int64)
+        """Per row, :attr:`STATISTICS`; int64 ``[rows, 4 * 4 + 2]``."""
+        out = np.zeros((len(rows), len(self.STATISTICS)), dtype=np.int64)
         for i, kw in enumerate(self.inputs(rows, ctx)):
             c = bleu_counts(**kw, max_n=self.max_n)
-            out[i] = (*c.matches, *c.same, *c.entity, *c.totals, c.cand_len, c.ref_len)
+            named = {"cand_len": c.cand_len, "ref_len": c.ref_len,
+                     **{f"{f}_{n}": v for f in BY_ORDER for n, v in zip(range(1, self.max_n + 1), getattr(c, f))}}
+            out[i] = [named[k] for k in self.STATISTICS]
         return out
 
-    def _counts(self, values: Sequence[int]) -> BleuCounts:
-        n = self.max_n
-        v = [int(x) for x in values]
-        return BleuCounts(matches=tuple(v[:n]), same=tuple(v[n : 2 * n]), entity=tuple(v[2 * n : 3 * n]),
-                          totals=tuple(v[3 * n : 4 * n]), cand_len=v[4 * n], ref_len=v[4 * n + 1])
+    def _counts(self, named: Mapping[str, int | Fraction | float]) -> BleuCounts:
+        orders = range(1, self.max_n + 1)
+        return BleuCounts(**{f: tuple(int(named[f"{f}_{n}"]) for n in orders) for f in BY_ORDER},
+                          cand_len=int(named["cand_len"]), ref_len=int(named["ref_len"]))
 
     def per_row(self, stats: np.ndarray) -> dict[str, np.ndarray]:
-        scores = [bleu_from_counts(self._counts(row), self.alpha, self.beta) for row in stats.tolist()]
+        scores = [bleu_from_counts(self._counts(dict(zip(self.STATISTICS, row))), self.alpha, self.beta)
+                  for row in stats.tolist()]
         return {self.columns()[0]: np.array(scores, dtype=float)}
 
     def corpus(self, totals: Totals) -> dict[str, float]:
         # the sums of the counts give exactly what bleu_from_counts computes over the list of rows
-        counts = self._counts([int(totals.exact(k)) for k in range(4 * self.max_n + 2)])
+        counts = self._counts(totals.named(self.STATISTICS))
         return {self.columns()[0]: bleu_from_counts([counts] if totals.n else [], self.alpha, self.beta)}
 
 
 @register("ROUGE-L-adapted")
 class AdaptedRougeL(_Adapted, MeanMetric):
-    """Yang et al.'s ROUGE-L with yes-no and entity bonuses (gamma 1.2); the corpus score is the per-row mean."""
+    """Yang et al.'s ROUGE-L with yes-no and entity bonuses (gamma: ROUGE-L's beta); the corpus score is the per-row
+    mean."""
 
     name = "ROUGE-L-adapted"
     max_chars = LCS_MAX_CHARS
 
-    def __init__(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA, gamma: float = DEFAULT_GAMMA):
-        super().__init__(alpha, beta)
+    spec_options = (*_Adapted.spec_options, Option("gamma", float, DEFAULT_GAMMA))
+
+    def __init__(self, alpha: float = DEFAULT_ALPHA, beta: float = DEFAULT_BETA, gamma: float = DEFAULT_GAMMA,
+                 spec: str | None = None):
+        super().__init__(alpha, beta, spec)
         self.gamma = float(gamma)
 
     def options(self) -> dict[str, object]:
@@ -341,39 +370,11 @@ class AdaptedRougeL(_Adapted, MeanMetric):
 class AutoAdaptedBleu(_Auto, AdaptedBleu):
     """BLEU-4-adapted with the labels the input lacks found automatically (kpqa.metrics.labels)."""
 
-    spec = ":labels=auto"
-
 
 class AutoAdaptedRougeL(_Auto, AdaptedRougeL):
     """ROUGE-L-adapted with the labels the input lacks found automatically (kpqa.metrics.labels)."""
 
-    spec = ":labels=auto"
 
-
-LABELS = ("gold", "auto")
+#: each name's gold-label and automatic-label classes (``:labels=``)
 _CLASSES: dict[str, tuple[type[_Adapted], type[_Adapted]]] = {
     "BLEU-4-adapted": (AdaptedBleu, AutoAdaptedBleu), "ROUGE-L-adapted": (AdaptedRougeL, AutoAdaptedRougeL)}
-
-
-def build(name: str) -> _Adapted:
-    """``BLEU-4-adapted:labels=auto:alpha=2:beta=1``, ``ROUGE-L-adapted:labels=gold:gamma=1.2`` (defaults:
-    ``labels=gold``, the paper's alpha, beta and gamma)."""
-    from kpqa.metrics.spec import base_name, parse_spec
-
-    base = base_name(name)
-    known = ["labels", "alpha", "beta"] + (["gamma"] if base == "ROUGE-L-adapted" else [])
-    spec = parse_spec(name, known, "known: labels=gold|auto, " + ", ".join(k + "=NUMBER" for k in known[1:]))
-    options = spec.as_dict()
-    labels = options.pop("labels", "gold")
-    if labels not in LABELS:
-        raise UsageError(f"bad option in {name!r}: the labels option takes gold or auto, not {labels!r}")
-    try:
-        numbers = {k: float(v) for k, v in options.items()}
-    except ValueError:
-        raise UsageError(f"{name!r}: alpha, beta and gamma are numbers") from None
-    metric = _CLASSES[base][labels == "auto"](**numbers)
-    metric.spec = spec.text
-    return metric
-
-
-register_pattern(lambda name: name.partition(":")[0] in _CLASSES and ":" in name, build)
