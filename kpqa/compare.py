@@ -3,8 +3,9 @@
 with a percentile bootstrap interval and a two-sided p-value, over resamples of the rows that both systems share
 (:func:`kpqa.meta.bootstrap_chunks`: the same resamples for every column).
 
-The p-value is the paired bootstrap's (Koehn 2004; Efron & Tibshirani's shift method): the resampled differences
-``d_i`` are moved by ``delta`` to centre them on zero (the null hypothesis of no difference), and
+The test is :func:`kpqa.meta.paired_test`, meta-eval's too, and so is the p-value's convention
+(:func:`kpqa.meta.shift_p_value`: Koehn 2004, Efron & Tibshirani's shift method): the resampled differences ``d_i``
+are moved by ``delta`` to centre them on zero (the null hypothesis of no difference), and
 ``p = (1 + #{|d_i - delta| >= |delta|}) / (1 + R)``: two-sided, never 0 with ``R`` resamples.
 """
 from __future__ import annotations
@@ -80,11 +81,8 @@ def paired_difference(a: Floats, b: Floats, resamples: int = 1000, seed: int | N
     delta = float(diff.mean())
     if resamples < 1:
         return Difference(column, float(x.mean()), float(y.mean()), delta, None, None, None)
-    means = np.concatenate([diff[idx].mean(axis=1) for idx in meta.bootstrap_chunks(len(diff), resamples, seed)])
-    low, high = np.percentile(means, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
-    extreme = int(np.sum(np.abs(means - delta) >= abs(delta)))
-    return Difference(column, float(x.mean()), float(y.mean()), delta, float(low), float(high),
-                      (extreme + 1) / (len(means) + 1))
+    found = meta.paired_test(lambda idx: diff[idx].mean(axis=1), len(diff), delta, resamples, seed, confidence)
+    return Difference(column, float(x.mean()), float(y.mean()), delta, found.ci_low, found.ci_high, found.p_value)
 
 
 def compare(a: Mapping[str, Floats], b: Mapping[str, Floats], names: tuple[str, str] = ("A", "B"),
