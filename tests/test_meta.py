@@ -119,7 +119,7 @@ def test_meta_eval_and_compare_give_the_same_p_value_on_the_same_paired_data(mon
     """One paired test (kpqa.meta.paired_test, one p-value convention) behind both: meta-eval's paired bootstrap of
     two metrics, with its statistic made the mean score (so that it measures what kpqa compare does), gives the
     p-value and interval kpqa compare gives for the same two columns of paired rows."""
-    from kpqa import compare
+    from kpqa import comparison
 
     rng = np.random.default_rng(5)
     a = rng.random(200)
@@ -130,7 +130,7 @@ def test_meta_eval_and_compare_give_the_same_p_value_on_the_same_paired_data(mon
     human = rng.random(200)  # not read by the mean
     for seed in (0, 1, 2):
         tested = meta.paired_bootstrap(human, b, a, resamples=400, seed=seed)  # B - A, as compare says it
-        compared = compare.paired_difference(a, b, resamples=400, seed=seed)
+        compared = comparison.paired_difference(a, b, resamples=400, seed=seed)
         assert 0 < tested.p_value < 1 and tested.p_value == compared.p_value
         # mean(B) - mean(A) here, mean(B - A) there: the same up to rounding
         assert (tested.delta, tested.ci_low, tested.ci_high) == pytest.approx((compared.delta, compared.ci_low,
@@ -391,7 +391,7 @@ def cli(monkeypatch):
     """kpqa.cli.main with only the meta-eval and explain subcommands (the others are tested elsewhere)."""
     from kpqa import cli as module
 
-    monkeypatch.setattr(module, "SUBCOMMANDS", [module._add_meta_eval, module._add_explain])
+    monkeypatch.setattr(module, "SUBCOMMANDS", [module.meta_eval.add, module.explain.add])
     return module.main
 
 
