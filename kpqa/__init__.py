@@ -1,7 +1,8 @@
 """kpqa: keyphrase-weighted metrics for judging generated answers to questions.
 
-The scoring API (:func:`score`, :class:`Scorer`, :class:`Result`, ``DEFAULT_METRICS``) is imported on first use, so
-that importing a low-level module (``kpqa.metrics.ngrams``, ``kpqa.text``) does not load pandas and every metric.
+The scoring API (:func:`score`, :class:`Scorer`, :class:`Result`, ``DEFAULT_METRICS``, :class:`ScorerOptions`) and
+:func:`compare` (two systems, :func:`kpqa.comparison.compare`) are imported on first use, so that importing a
+low-level module (``kpqa.metrics.ngrams``, ``kpqa.text``) does not load pandas and every metric.
 """
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from typing import TYPE_CHECKING, Any
 from kpqa.version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
+    from kpqa.comparison import compare
+    from kpqa.context import ScorerOptions
     from kpqa.scoring import DEFAULT_METRICS, Result, Scorer, score
 
-__all__ = ["DEFAULT_METRICS", "Result", "Scorer", "evaluate_path", "score", "__version__"]
+__all__ = ["DEFAULT_METRICS", "Result", "Scorer", "ScorerOptions", "compare", "evaluate_path", "score", "__version__"]
 
 
 def evaluate_path() -> str:
@@ -28,6 +31,14 @@ def __getattr__(name: str) -> Any:
         from kpqa import scoring
 
         return getattr(scoring, name)
+    if name == "ScorerOptions":
+        from kpqa.context import ScorerOptions
+
+        return ScorerOptions
+    if name == "compare":
+        from kpqa.comparison import compare
+
+        return compare
     raise AttributeError(f"module 'kpqa' has no attribute {name!r}")
 
 

@@ -10,7 +10,8 @@ context it builds, not to the process.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterator, Mapping, Protocol, Sequence, TypeVar
 
 import numpy as np
@@ -51,6 +52,39 @@ def check_function_word_weight(value: float) -> float:
     if not 0.0 <= value <= 1.0:
         raise UsageError(Param("function_word_weight", value), ": must be between 0 and 1")
     return float(value)
+
+
+@dataclass(frozen=True)
+class ScorerOptions:
+    """How a run's scorers are built, one object for every command and API entry that scores rows (``kpqa score``,
+    ``meta-eval``, ``calibrate``, ``compare``, the Hugging Face ``evaluate`` wrapper): the
+    :class:`~kpqa.scoring.Scorer` keywords that do not depend on the metrics or on what is done with the scores.
+    :func:`kpqa.scoring.build` makes a scorer of them (``Scorer(metrics, **options.kwargs(), **more)``), so no caller
+    copies the keywords by hand."""
+
+    tokenize: str = DEFAULT_TOKENIZER
+    checkpoint: str | os.PathLike | None = None
+    no_question: bool = False
+    device: str = DEFAULT_DEVICE
+    batch_size: int = DEFAULT_BATCH_SIZE
+    precision: str = DEFAULT_PRECISION
+    function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT
+    #: a longer question, answer or reference is a bad row; None: the limit of the metrics scored
+    max_chars: int | None = None
+    #: which input column holds which field (:func:`kpqa.input.frame_to_table`)
+    columns: Mapping[str, str] | None = None
+    progress: bool = False
+
+    def kwargs(self) -> dict[str, Any]:
+        """The options as :class:`~kpqa.scoring.Scorer` keywords."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def split(cls, options: Mapping[str, Any]) -> tuple["ScorerOptions", dict[str, Any]]:
+        """``options`` (Scorer keywords) as the options object of the keywords it has and the rest."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in options.items() if k in names}), \
+            {k: v for k, v in options.items() if k not in names}
 
 
 Pair = tuple[str, str]

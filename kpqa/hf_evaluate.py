@@ -13,8 +13,9 @@
 (with ``decide=True`` also each ``-prob`` column's mean P(correct) and each ``-correct`` column's share judged
 correct), ``"signatures"`` (column -> signature) and, with ``per_row=True``, ``"per_row"`` (column -> one value per
 prediction). Its other options are :class:`kpqa.Scorer`'s (``metrics``, ``no_question`` for the -KP form, whose
-``questions`` may be left out, ``decide``, ``checkpoint``, ``device`` ...); a scorer is kept per set of options, so
-its models load once.
+``questions`` may be left out, ``decide``, ``checkpoint``, ``device``, ``precision`` ...): those of
+:class:`kpqa.context.ScorerOptions`, the options object every command that scores shares, and the rest passed on
+(:func:`kpqa.scoring.build`); a scorer is kept per set of options, so its models load once.
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from typing import Any, Sequence
 import datasets
 import evaluate
 
-from kpqa.scoring import Scorer, records
+from kpqa.context import DEFAULT_PRECISION, ScorerOptions
+from kpqa.scoring import Scorer, build, records
 
 _DESCRIPTION = "KPQA: keyphrase-weighted BLEU-1, ROUGE-L and BERTScore for answers to questions, and their baselines."
 _CITATION = """@inproceedings{lee2021kpqa,
@@ -33,7 +35,8 @@ _CITATION = """@inproceedings{lee2021kpqa,
   booktitle={NAACL}, year={2021}}"""
 _INPUTS = """predictions: generated answers; references: a reference or a list of references per prediction;
 questions: the question of each prediction (may be left out with no_question=True or lexical metrics only).
-Options: metrics (names or a comma-separated string), per_row, and the options of kpqa.Scorer."""
+Options: metrics (names or a comma-separated string), per_row, precision (auto, fp32, bf16, fp16: the models'
+arithmetic), and the options of kpqa.Scorer."""
 
 
 def _features(references: Any) -> datasets.Features:
@@ -70,11 +73,13 @@ class KPQA(evaluate.Metric):
         return super().compute(predictions=predictions, references=as_lists(references), **kwargs)
 
     def _compute(self, predictions: Sequence[str], references: Sequence[Any], questions: Sequence[str],
-                 metrics: str | Sequence[str] | None = None, per_row: bool = False, **options: Any) -> dict:
+                 metrics: str | Sequence[str] | None = None, per_row: bool = False,
+                 precision: str = DEFAULT_PRECISION, **options: Any) -> dict:
         names = metrics.split(",") if isinstance(metrics, str) else metrics
-        key = repr((None if names is None else tuple(names), sorted(options.items())))
+        shared, more = ScorerOptions.split({**options, "precision": precision})
+        key = repr((None if names is None else tuple(names), shared, sorted(more.items())))
         if key not in self._scorers:
-            self._scorers[key] = Scorer(names, **options)
+            self._scorers[key] = build(shared, names, **more)
         result = self._scorers[key].score(records(questions, predictions, references))
         out: dict[str, Any] = dict(result.corpus)
         out["signatures"] = {c: str(s) for c, s in result.signatures.items()}

@@ -3,7 +3,9 @@
 - :func:`correlate`: Pearson, Spearman and Kendall (tau-b) with scipy's p-values and percentile bootstrap intervals
   (rows resampled with replacement).
 - :func:`paired_bootstrap`: Koehn (2004)'s paired bootstrap test of one metric against another on the same
-  resamples: the p-value is the share of resamples where the first metric's correlation is *not* higher.
+  resamples (their correlations' difference), through :func:`paired_test`, the one paired test of kpqa (``kpqa
+  compare`` tests two systems' mean scores with it too): a percentile interval of the difference and the two-sided
+  p-value of :func:`shift_p_value`.
 - :func:`pair_rows` / :func:`rank_pairs`: the KPQA paper's rank-pair agreement (Table 7).
 - :func:`overall_level`: Yang et al. (2018, sec. 4.2)'s "overall" level, a correlation of per-system means over
   sampled question sets.
@@ -153,12 +155,52 @@ def correlate(
     return out
 
 
+def shift_p_value(differences: np.ndarray, delta: float) -> float:
+    """The paired bootstrap's p-value, kpqa's one convention (meta-eval's paired tests and ``kpqa compare``): the
+    resampled differences ``d_i`` shifted by the observed ``delta`` to centre them on zero (the null hypothesis of no
+    difference; Koehn 2004, Efron & Tibshirani's shift method) and ``p = (1 + #{|d_i - delta| >= |delta|}) / (1 +
+    R)``. Two-sided, because a test of "A differs from B" should not depend on which one is named first (swapping
+    them gives the same p) and matches the two-sided interval printed beside it; the +1 counts the observed sample
+    as one of the resamples, so p is never 0 with ``R`` resamples (its resolution is ``1 / (R + 1)``), as
+    sacrebleu's paired bootstrap reports it. A tie (``delta == 0``) gives p = 1."""
+    extreme = int(np.sum(np.abs(differences - delta) >= abs(delta)))
+    return (extreme + 1) / (len(differences) + 1)
+
+
+@dataclass
+class Bootstrapped:
+    """What :func:`paired_test` finds: the interval of the difference, its p-value and the resamples it counted
+    (those where the difference is finite); all None / 0 when no resample gives a finite difference."""
+
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    resamples: int
+
+
+def paired_test(difference: Callable[[np.ndarray], np.ndarray], n: int, delta: float, resamples: int = 1000,
+                seed: int | None = 0, confidence: float = 0.95) -> Bootstrapped:
+    """The one paired bootstrap test: ``difference(indices)`` gives the statistic's difference (A - B, or B - A)
+    on each resample of a ``[k, n]`` block of row indices (:func:`bootstrap_chunks`: the same resamples for every
+    test with this ``n`` and ``seed``), ``delta`` the difference on the rows themselves. Non-finite resampled
+    differences (a correlation of a constant resample) are left out; the interval is the percentile one at
+    ``confidence``, the p-value :func:`shift_p_value`'s."""
+    parts = [difference(idx) for idx in bootstrap_chunks(n, resamples, seed)]
+    diffs = np.concatenate(parts) if parts else np.empty(0)
+    diffs = diffs[np.isfinite(diffs)]
+    if len(diffs) == 0:
+        return Bootstrapped(None, None, None, 0)
+    low, high = _interval(diffs, confidence)
+    return Bootstrapped(low, high, shift_p_value(diffs, delta), len(diffs))
+
+
 @dataclass
 class PairedTest:
     """Paired bootstrap test of metric A against metric B (same resamples).
 
-    ``delta`` is A's correlation minus B's on the data; ``p_value`` the share of resamples where A's correlation is
-    not higher than B's (small: A is significantly better). ``None`` with a ``note`` when undefined."""
+    ``delta`` is A's correlation minus B's on the data; ``p_value`` the two-sided p-value of no difference
+    (:func:`shift_p_value`: small, A and B differ; ``delta``'s sign says which is better). ``None`` with a ``note``
+    when undefined."""
 
     statistic: str
     a: str
@@ -186,19 +228,18 @@ def paired_bootstrap(
     names: tuple[str, str] = ("A", "B"),
     confidence: float = 0.95,
 ) -> PairedTest:
-    """Koehn (2004)'s paired bootstrap: resample rows, compare the two correlations on each resample."""
+    """Koehn (2004)'s paired bootstrap: resample rows, compare the two correlations on each resample
+    (:func:`paired_test`)."""
     h, x, y = (np.asarray(v, dtype=float) for v in (human, a, b))
     reason = undefined_reason(h, x) or undefined_reason(h, y)
     if reason is not None or resamples < 1:
         return PairedTest(statistic, *names, None, None, resamples, note=reason or "no resamples")
     delta = point(statistic, h, x)[0] - point(statistic, h, y)[0]
-    diff = np.concatenate([resampled(statistic, h, x, idx) - resampled(statistic, h, y, idx)
-                           for idx in bootstrap_chunks(len(h), resamples, seed)])
-    diff = diff[np.isfinite(diff)]
-    if len(diff) == 0:
+    found = paired_test(lambda idx: resampled(statistic, h, x, idx) - resampled(statistic, h, y, idx), len(h), delta,
+                        resamples, seed, confidence)
+    if found.p_value is None:
         return PairedTest(statistic, *names, delta, None, resamples, note="every resample is constant")
-    low, high = _interval(diff, confidence)
-    return PairedTest(statistic, *names, delta, float(np.mean(diff <= 0)), len(diff), low, high)
+    return PairedTest(statistic, *names, delta, found.p_value, found.resamples, found.ci_low, found.ci_high)
 
 
 # ---------------------------------------------------------------------------------------------------- rank pairs

@@ -7,7 +7,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,20 @@ def signature_record(signatures: dict[str, Signature], calibration: Calibration 
     if calibration is not None:
         record["calibration"] = {"path": calibration.path, "digest": calibration.digest}
     return record
+
+
+def write_signatures(output: str | os.PathLike, signatures: dict[str, Signature],
+                     calibration: Calibration | None = None, inputs: Sequence[str | os.PathLike] = (),
+                     force: bool = False) -> str:
+    """Write the signatures file of the scores written to ``output`` (``output`` + :data:`SIGNATURES_SUFFIX`,
+    :func:`signature_record`, atomically as every output: :func:`kpqa.output.write_text`, which refuses to replace one
+    of ``inputs`` unless ``force``), which :func:`read_signatures` reads back; its path."""
+    from kpqa.output import write_text
+
+    sidecar = f"{output}{SIGNATURES_SUFFIX}"
+    write_text(sidecar, json.dumps(signature_record(signatures, calibration), indent=2, ensure_ascii=False) + "\n",
+               inputs=list(inputs), force=force)
+    return sidecar
 
 
 def read_signatures(path: str | os.PathLike) -> dict[str, str]:

@@ -51,7 +51,7 @@ from kpqa.calibration import (  # noqa: F401  (DECISION_SUFFIXES, decided_metric
 )
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
-    KeyphraseWeighter, Models, check_function_word_weight,
+    KeyphraseWeighter, Models, ScorerOptions, check_function_word_weight,
 )
 from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa.context import check_max_chars, check_on_error
@@ -303,6 +303,25 @@ class Scorer:
 
         total = count_rows(source) if self.progress and self.is_main else None
         return self.score_stream(file_chunks(self, source, chunk_rows), write, total, run, done)
+
+
+def build(options: ScorerOptions, metrics: Sequence[str] | None = None, **more: Any) -> Scorer:
+    """A :class:`Scorer` of ``metrics`` built with the shared ``options`` (:class:`~kpqa.context.ScorerOptions`)
+    and the keywords ``more`` that are the caller's own (``decide``, ``calibration``, ``on_error``...)."""
+    return Scorer(metrics, **options.kwargs(), **more)
+
+
+def factory(options: ScorerOptions, **more: Any) -> Callable[[list[str]], Scorer]:
+    """Scorers of ``options`` (:func:`build`), one per distinct list of metrics, built on first use and reused
+    (meta-eval scores each file's missing metrics with it, ``kpqa calibrate`` its metrics and held-out ones)."""
+    cache: dict[tuple[str, ...], Scorer] = {}
+
+    def scorer(names: list[str]) -> Scorer:
+        if tuple(names) not in cache:
+            cache[tuple(names)] = build(options, names, **more)
+        return cache[tuple(names)]
+
+    return scorer
 
 
 def settle(scorer: Scorer, source: Any) -> None:

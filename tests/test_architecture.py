@@ -38,7 +38,9 @@ def _modules() -> dict[str, Path]:
 
 MODULES = _modules()
 #: the library: kpqa/ but the CLI (training is beside it)
-LIBRARY = {m: p for m, p in MODULES.items() if m != "kpqa.cli" and not m.startswith("kpqa.train")}
+LIBRARY = {m: p for m, p in MODULES.items() if m != "kpqa.cli" and not m.startswith(("kpqa.cli.", "kpqa.train"))}
+#: the command line: one module a subcommand (kpqa/cli/)
+CLI = {m: p for m, p in MODULES.items() if m == "kpqa.cli" or m.startswith("kpqa.cli.")}
 
 
 def _section(title: str, page: str | None = None) -> str:
@@ -215,6 +217,21 @@ def test_training_imports_only_the_first_stages_and_nothing_imports_training():
     assert too_far == []
     into = [f"{m} imports {t}" for m, t in edges if _stage(m) != BESIDE_STAGE and _stage(t) == BESIDE_STAGE]
     assert into == []
+
+
+#: the most lines a module of the command line may have: it parses flags and calls the library, no more
+MAX_CLI_LINES = 300
+
+
+def test_the_cli_is_one_small_module_a_subcommand():
+    """kpqa/cli/: no module over MAX_CLI_LINES lines, and every subcommand in SUBCOMMANDS is one module's ``add``."""
+    from kpqa import cli
+
+    long = {m: n for m, p in CLI.items() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_CLI_LINES}
+    assert long == {}
+    assert {add.__module__ for add in cli.SUBCOMMANDS} == set(CLI) - {"kpqa.cli", "kpqa.cli.__main__",
+                                                                        "kpqa.cli.common"}
+    assert all(add.__name__ == "add" for add in cli.SUBCOMMANDS)
 
 
 def test_the_cli_reaches_training_by_module_name():
@@ -430,7 +447,7 @@ def test_library_messages_name_parameters_not_flags():
     flag = re.compile(r"(^|[\s(`/])--[a-z]")
     found = {m: [t for t in _error_texts(path) if flag.search(t)] for m, path in LIBRARY.items()}
     assert {m: t for m, t in found.items() if t} == {}
-    assert any(flag.search(t) for t in _error_texts(PACKAGE / "cli.py"))  # the check sees a flag where there is one
+    assert any(flag.search(t) for path in CLI.values() for t in _error_texts(path))  # it sees a flag where one is
 
 
 #: library error texts that say a parameter in plain words: the page's "Not yet" under "Errors and flags"

@@ -1,4 +1,4 @@
-"""Two systems compared on the same rows (`kpqa/compare.py`, `kpqa compare`): the paired bootstrap against a hand
+"""Two systems compared on the same rows (`kpqa/comparison.py`, `kpqa.compare`, `kpqa compare`): the paired bootstrap against a hand
 computation, plain-text inputs, the paired-rows check and the CLI's table and JSON."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from kpqa import compare
+from kpqa import comparison
 from kpqa.cli import main
 from kpqa.errors import InputError, UsageError
 from kpqa.input import read_input, text_files
@@ -15,7 +15,7 @@ from kpqa.input import read_input, text_files
 
 def test_paired_bootstrap_matches_a_hand_computation_on_a_small_fixed_sample():
     a, b = [0.2, 0.5, 0.9, 0.4, 0.0], [0.6, 0.5, 1.0, 0.1, 0.3]
-    d = compare.paired_difference(a, b, resamples=7, seed=3)
+    d = comparison.paired_difference(a, b, resamples=7, seed=3)
     # by hand: the same 7 resamples of the 5 rows (numpy's generator, seed 3), the mean difference on each
     draws = np.random.default_rng(3).integers(0, 5, size=(7, 5))
     diff = [b[i] - a[i] for i in range(5)]
@@ -31,7 +31,7 @@ def test_paired_bootstrap_matches_a_hand_computation_on_a_small_fixed_sample():
 def test_paired_bootstrap_of_two_rows_has_the_exact_distribution():
     # differences 0 and 1: a resample's mean is 0, 0.5 or 1 with probabilities 1/4, 1/2, 1/4, so the 95 % interval is
     # [0, 1], and shifted by the observed 0.5 a mean is as far from 0 as 0.5 is when it is 0 or 1: p = 1/2
-    d = compare.paired_difference([0.0, 0.0], [0.0, 1.0], resamples=20000, seed=0)
+    d = comparison.paired_difference([0.0, 0.0], [0.0, 1.0], resamples=20000, seed=0)
     assert d.delta == 0.5 and (d.ci_low, d.ci_high) == (0.0, 1.0)
     assert d.p_value == pytest.approx(0.5, abs=0.01)
 
@@ -39,9 +39,9 @@ def test_paired_bootstrap_of_two_rows_has_the_exact_distribution():
 def test_a_clear_difference_has_a_small_p_value_and_none_a_large_one():
     rng = np.random.default_rng(0)
     a = rng.random(300)
-    clear = compare.paired_difference(a, a + 0.05 + rng.normal(0, 0.02, 300), resamples=500)
+    clear = comparison.paired_difference(a, a + 0.05 + rng.normal(0, 0.02, 300), resamples=500)
     assert clear.p_value < 0.01 and clear.ci_low > 0
-    same = compare.paired_difference(a, a + rng.normal(0, 0.02, 300), resamples=500)
+    same = comparison.paired_difference(a, a + rng.normal(0, 0.02, 300), resamples=500)
     assert same.p_value > 0.05 and same.ci_low < 0 < same.ci_high
 
 
@@ -67,7 +67,7 @@ def test_the_two_files_must_answer_the_same_items(tmp_path):
     (tmp_path / "a.csv").write_text("question,answer,reference1\nq1,x,r1\nq2,y,r2\n")
     (tmp_path / "b.csv").write_text("question,answer,reference1\nq1,x,r1\nq3,y,r2\n")
     with pytest.raises(InputError, match=r"a.csv, row 2, column 'question': another question than .*b.csv's"):
-        compare.check_paired(read_input(tmp_path / "a.csv"), read_input(tmp_path / "b.csv"))
+        comparison.check_paired(read_input(tmp_path / "a.csv"), read_input(tmp_path / "b.csv"))
 
 
 def test_kpqa_compare_prints_the_table_and_writes_json(tmp_path, capsys):
@@ -85,6 +85,30 @@ def test_kpqa_compare_prints_the_table_and_writes_json(tmp_path, capsys):
     assert f1["b"] == 0.0 and f1["delta"] == pytest.approx(-f1["a"]) and f1["ci_high"] < 0
     human = data["differences"][-1]  # the human column both files have, compared beside the metrics
     assert human["column"] == "scores (human)" and (human["a"], human["b"]) == (1.0, pytest.approx(1 / 3))
+
+
+def test_kpqa_compare_from_python_returns_what_the_command_prints(tmp_path, capsys):
+    """``kpqa.compare(...)`` is the command's library function: its table is what ``kpqa compare`` prints and its
+    JSON what ``--json`` writes, to the byte (two files, and one file of two systems paired by a key)."""
+    import kpqa
+    from kpqa.context import ScorerOptions
+
+    rows = [("who wrote hamlet", "william shakespeare"), ("capital of france", "paris"), ("largest planet", "jupiter"),
+            ("author of dune", "frank herbert")]
+    (tmp_path / "a.csv").write_text("question,answer,reference1,scores\n" +
+                                    "".join(f"{q},{r} it is,{r},1\n" for q, r in rows))
+    (tmp_path / "b.csv").write_text("question,answer,reference1,scores\n" +
+                                    "".join(f"{q},no idea,{r},{int(k == 0)}\n" for k, (q, r) in enumerate(rows[::-1])))
+    a, b = str(tmp_path / "a.csv"), str(tmp_path / "b.csv")
+    assert main(["compare", a, b, "--metrics", "F1,ROUGE-L", "--no-judge", "--bootstrap", "300", "--seed", "4",
+                 "--key", "question", "--tokenize", "whitespace", "--json", str(tmp_path / "c.json"), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    result = kpqa.compare([a, b], ["F1", "ROUGE-L"], judge=False, resamples=300, seed=4, key=["question"],
+                          options=ScorerOptions(tokenize="whitespace"))
+    assert isinstance(result, comparison.Comparison) and kpqa.compare is comparison.compare
+    assert result.to_json() == (tmp_path / "c.json").read_text(encoding="utf-8")
+    assert printed == result.table() + "\n"
+    assert json.loads(result.to_json())["rows"] == 4
 
 
 def test_two_systems_inside_one_file_compare_as_two_files(tmp_path, capsys):
@@ -108,18 +132,18 @@ def test_two_systems_inside_one_file_compare_as_two_files(tmp_path, capsys):
     # three systems and none named; a system that is not there; rows that do not pair
     table = read_input(tmp_path / "both.csv")
     with pytest.raises(UsageError, match=r"system='system': 3 systems .*\(sysA, sysB, sysC\); name two with systems=A,B"):
-        compare.split_systems(table, "system")
+        comparison.split_systems(table, "system")
     capsys.readouterr()
     assert main(["compare", str(tmp_path / "both.csv"), "--system", "system", *common]) == 2
     err = capsys.readouterr().err  # the CLI says it in its flags
     assert "kpqa: error: --system system: 3 systems" in err and err.rstrip().endswith("name two with --systems A,B")
     with pytest.raises(UsageError, match=r"systems='sysA,sysB,sysC': 3 systems named; name two"):
-        compare.split_systems(table, "system", ["sysA", "sysB", "sysC"])
+        comparison.split_systems(table, "system", ["sysA", "sysB", "sysC"])
     with pytest.raises(InputError, match=r"no row of system 'sysD'"):
-        compare.split_systems(table, "system", ["sysA", "sysD"])
+        comparison.split_systems(table, "system", ["sysA", "sysD"])
     with pytest.raises(InputError, match=r"no column 'model'"):
-        compare.split_systems(table, "model")
-    tables, _ = compare.split_systems(table, "system", ["sysA", "sysC"])
+        comparison.split_systems(table, "model")
+    tables, _ = comparison.split_systems(table, "system", ["sysA", "sysC"])
     assert tables[1].numbers == [7]  # rows keep their numbers in the file
     with pytest.raises(InputError, match=r"3 rows, but .*both.csv \(sysC\) has 1"):
-        compare.check_paired(*tables)
+        comparison.check_paired(*tables)

@@ -62,6 +62,14 @@ def test_one_reference_per_prediction_as_strings_and_no_per_row_by_default(metri
     assert "per_row" not in out
 
 
+def test_precision_is_an_option_of_the_shared_options_object(metric):
+    out = metric.compute(predictions=PREDICTIONS, references=REFERENCES, questions=QUESTIONS, metrics="F1",
+                         precision="bf16")
+    _same(out, kpqa.score(QUESTIONS, PREDICTIONS, REFERENCES, metrics=["F1"], precision="bf16", return_result=True),
+          per_row=False)
+    assert any(s.precision == "bf16" for s in metric._scorers.values())
+
+
 @pytest.mark.model
 def test_the_kp_form_needs_no_questions(metric):
     metrics = ["BLEU-1-KPQA", "ROUGE-L-KPQA"]

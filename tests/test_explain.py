@@ -175,7 +175,7 @@ def test_explain_command(tmp_path, monkeypatch, capsys):
     from kpqa import cli
     from kpqa.models import weighter as weighter_module
 
-    monkeypatch.setattr(cli, "SUBCOMMANDS", [cli._add_explain])
+    monkeypatch.setattr(cli, "SUBCOMMANDS", [cli.explain.add])
     loads = []
     monkeypatch.setattr(weighter_module.Weighter, "load",
                         classmethod(lambda cls, checkpoint=None, **kw: loads.append((checkpoint, kw)) or FakeWeighter()))

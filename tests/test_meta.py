@@ -97,11 +97,11 @@ def test_paired_bootstrap_human_equal_metric_beats_a_random_one():
     good = h.copy()
     noise = rng.uniform(size=150)
     test = meta.paired_bootstrap(h, good, noise, resamples=500, seed=0, names=("good", "noise"))
-    assert test.delta > 0.8 and test.p_value == 0.0 and test.ci_low > 0.5
+    assert test.delta > 0.8 and test.p_value == 1 / 501 and test.ci_low > 0.5  # never 0: (0 + 1) / (500 + 1)
     reverse = meta.paired_bootstrap(h, noise, good, resamples=500, seed=0)
-    assert reverse.p_value == 1.0
+    assert reverse.delta == -test.delta and reverse.p_value == test.p_value  # two-sided: the order named is no matter
     same = meta.paired_bootstrap(h, good, good, resamples=100, seed=0)
-    assert same.delta == 0 and same.p_value == 1.0  # a tie is "not higher"
+    assert same.delta == 0 and same.p_value == 1.0  # a tie: no difference at all
 
 
 def test_paired_bootstrap_detects_a_small_real_gain_and_reports_undefined():
@@ -113,6 +113,36 @@ def test_paired_bootstrap_detects_a_small_real_gain_and_reports_undefined():
     assert test.delta > 0.1 and test.p_value < 0.05
     constant = meta.paired_bootstrap(h, better, np.zeros(400), resamples=10)
     assert constant.p_value is None and "constant" in constant.note
+
+
+def test_meta_eval_and_compare_give_the_same_p_value_on_the_same_paired_data(monkeypatch):
+    """One paired test (kpqa.meta.paired_test, one p-value convention) behind both: meta-eval's paired bootstrap of
+    two metrics, with its statistic made the mean score (so that it measures what kpqa compare does), gives the
+    p-value and interval kpqa compare gives for the same two columns of paired rows."""
+    from kpqa import comparison
+
+    rng = np.random.default_rng(5)
+    a = rng.random(200)
+    b = np.clip(a + rng.normal(0.02, 0.1, 200), 0, 1)
+    mean = lambda statistic, human, metric, idx=None: metric.mean() if idx is None else metric[idx].mean(axis=1)
+    monkeypatch.setattr(meta, "resampled", mean)
+    monkeypatch.setattr(meta, "point", lambda statistic, human, metric: (mean(statistic, human, metric), None))
+    human = rng.random(200)  # not read by the mean
+    for seed in (0, 1, 2):
+        tested = meta.paired_bootstrap(human, b, a, resamples=400, seed=seed)  # B - A, as compare says it
+        compared = comparison.paired_difference(a, b, resamples=400, seed=seed)
+        assert 0 < tested.p_value < 1 and tested.p_value == compared.p_value
+        # mean(B) - mean(A) here, mean(B - A) there: the same up to rounding
+        assert (tested.delta, tested.ci_low, tested.ci_high) == pytest.approx((compared.delta, compared.ci_low,
+                                                                               compared.ci_high), abs=1e-12)
+
+
+def test_the_p_value_convention_is_two_sided_and_never_zero():
+    diffs = np.array([0.1, 0.2, 0.3, -0.05, 0.25])
+    # shifted by the observed 0.1: |d - 0.1| >= 0.1 for 0.2, 0.3, -0.05 and 0.25 -> (4 + 1) / (5 + 1)
+    assert meta.shift_p_value(diffs, 0.1) == 5 / 6
+    assert meta.shift_p_value(-diffs, -0.1) == 5 / 6
+    assert meta.shift_p_value(np.full(9, 5.0), 5.0) == 1 / 10
 
 
 # ------------------------------------------------------------------------------------------------ rank pairs
@@ -361,7 +391,7 @@ def cli(monkeypatch):
     """kpqa.cli.main with only the meta-eval and explain subcommands (the others are tested elsewhere)."""
     from kpqa import cli as module
 
-    monkeypatch.setattr(module, "SUBCOMMANDS", [module._add_meta_eval, module._add_explain])
+    monkeypatch.setattr(module, "SUBCOMMANDS", [module.meta_eval.add, module.explain.add])
     return module.main
 
 

@@ -367,3 +367,19 @@ def test_a_missing_input_file_is_said_before_the_heavy_imports():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     # before: the scorer was built first, which imported torch and every metric (seconds)
     assert run.stdout.split() == ["2", "False", "False"] and run.stderr == "kpqa: error: no-such-file.csv: no such file\n"
+
+
+@pytest.mark.parametrize("command", [["score", "in.csv"], ["meta-eval", "in.csv"], ["calibrate", "in.csv", "-o", "c.json"],
+                                     ["compare", "a.csv", "b.csv"]])
+def test_every_scoring_command_makes_the_one_options_object_with_precision(command):
+    """score, meta-eval, calibrate and compare share their scoring flags (--precision among them), made into one
+    kpqa.context.ScorerOptions (kpqa.cli.common.scorer_options)."""
+    from kpqa.cli.common import scorer_options
+    from kpqa.context import ScorerOptions
+
+    args = build_parser().parse_args([*command, "--precision", "bf16", "--device", "cpu", "--batch-size", "8",
+                                      "--function-words", "0.5", "--max-chars", "900", "--tokenize", "whitespace",
+                                      "--columns", "answer=Answer", "--checkpoint", "ck", "--quiet"])
+    assert scorer_options(args) == ScorerOptions(tokenize="whitespace", checkpoint="ck", device="cpu", batch_size=8,
+                                                 precision="bf16", function_word_weight=0.5, max_chars=900,
+                                                 columns={"answer": "Answer"}, progress=False)

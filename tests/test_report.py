@@ -293,3 +293,14 @@ def test_the_judges_auroc_is_that_of_its_probability(scored_csv):
     judge = re.search(r"<td>KPQA-judge</td>(.*?)</tr>", table).group(1)
     auroc = roc_auc_score(ROWS["scores"], ROWS["KPQA-judge-prob"])
     assert f"<td>{auroc:.3f}</td>" in judge and "–" not in judge
+
+
+def test_the_signatures_file_is_written_and_read_in_one_home(tmp_path):
+    """kpqa.results.write_signatures (what ``kpqa score -o`` calls) and read_signatures (report's and meta-eval's)."""
+    from kpqa.results import SIGNATURES_SUFFIX, read_signatures, write_signatures
+    from kpqa.scoring import Scorer
+
+    result = Scorer(["BLEU-1", "F1"]).score([{"question": "q", "answer": "a b", "references": ["a c"]}])
+    path = write_signatures(tmp_path / "out.csv", result.signatures)
+    assert path == f"{tmp_path / 'out.csv'}{SIGNATURES_SUFFIX}"
+    assert read_signatures(tmp_path / "out.csv") == {c: str(s) for c, s in result.signatures.items()}

@@ -228,3 +228,21 @@ def test_a_kept_run_of_other_settings_is_started_over(tmp_path, monkeypatch, cap
     assert main(_score_args(path, out, "BLEU-1,ROUGE-L")) == 0  # other metrics: not the same run
     assert "another input or other settings: starting over" in capsys.readouterr().err
     assert list(pd.read_csv(out).columns)[-2:] == ["BLEU-1", "ROUGE-L"] and len(pd.read_csv(out)) == len(ROWS)
+
+
+def test_the_resume_key_is_the_scorers_and_an_api_user_can_carry_on_too(tmp_path, capsys):
+    """Resume.for_scorer (what ``kpqa score`` calls): the key holds what the scorer writes, so other metrics are
+    another run; no output file, or no input file, is nothing to carry on (a UsageError when required)."""
+    from kpqa.errors import UsageError
+    from kpqa.resume import Resume
+
+    path, out = _csv(tmp_path), tmp_path / "out.csv"
+    bleu, rouge = Scorer(["BLEU-1"]), Scorer(["ROUGE-L"])
+    one, same, other = (Resume.for_scorer(s, str(path), str(out), 2) for s in (bleu, Scorer(["BLEU-1"]), rouge))
+    assert one is not None and one.key == same.key != other.key
+    assert Resume.for_scorer(bleu, str(path), str(out), 3).key != one.key  # the chunk size makes the run too
+    assert Resume.for_scorer(bleu, str(path), None, 2) is None and Resume.for_scorer(bleu, None, str(out), 2) is None
+    with pytest.raises(UsageError, match="resume=True"):
+        Resume.for_scorer(bleu, None, str(out), 2, required=True)
+    with pytest.raises(UsageError, match="no interrupted run"):
+        Resume.for_scorer(bleu, str(path), str(out), 2, required=True)

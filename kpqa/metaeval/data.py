@@ -2,7 +2,7 @@
 items, systems). See :mod:`kpqa.metaeval` for the layout of a human-judgment file."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Hashable, Sequence
 
@@ -11,31 +11,19 @@ import numpy as np
 from kpqa import meta
 from kpqa.calibration import as_binary
 from kpqa.calibration.labelled import ScorerFactory, human_column, metric_scores, read_labelled
-from kpqa.context import (
-    DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
-)
+from kpqa.context import ScorerOptions
 from kpqa.errors import InputError, Param
 from kpqa.rows import WRONG_SUFFIX
 from kpqa.input import Table
-from kpqa.scoring import Scorer
+from kpqa.scoring import factory
 from kpqa.signature import Signature
 
 
 @dataclass
-class ScorerOptions:
-    """The :class:`~kpqa.scoring.Scorer` options the metrics a file has no column of are scored with."""
-
-    checkpoint: str | None = None
-    device: str = DEFAULT_DEVICE
-    batch_size: int = DEFAULT_BATCH_SIZE
-    precision: str = DEFAULT_PRECISION
-    function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT
-    progress: bool = False
-
-
-@dataclass
 class Settings:
-    """Options of one meta-evaluation run (the CLI's flags)."""
+    """Options of one meta-evaluation run (the CLI's flags); ``scorer_options`` (:class:`~kpqa.context.ScorerOptions`,
+    the one options object of every command that scores) those the metrics a file has no column of are scored with,
+    its ``columns`` also how its files are read, its ``tokenize`` also the AEv grid's."""
 
     metrics: list[str]
     human_column: str = "scores"
@@ -49,12 +37,9 @@ class Settings:
     overall_questions: int = 30
     overall_draws: int = 100
     aev_grid: bool = False
-    tokenize: str = DEFAULT_TOKENIZER
     scorer_options: ScorerOptions = field(default_factory=ScorerOptions)
     positive_above: float | None = None
     calibration: str | None = None
-    max_chars: int | None = None  # a longer text is an error; None: the limit of the metrics scored (Scorer)
-    columns: dict[str, str] | None = None  # which input column holds which field (kpqa.input.frame_to_table)
 
 
 @dataclass
@@ -116,16 +101,9 @@ SYSTEM_COLUMN = "system"
 
 
 def scorer_factory(settings: Settings) -> ScorerFactory:
-    """Builds one :class:`~kpqa.scoring.Scorer` per distinct list of metrics to score, reused across files."""
-    cache: dict[tuple[str, ...], Scorer] = {}
-
-    def build(names: list[str]) -> Scorer:
-        if tuple(names) not in cache:
-            cache[tuple(names)] = Scorer(names, tokenize=settings.tokenize, max_chars=settings.max_chars,
-                                         **asdict(settings.scorer_options))
-        return cache[tuple(names)]
-
-    return build
+    """Builds one :class:`~kpqa.scoring.Scorer` per distinct list of metrics to score, reused across files
+    (:func:`kpqa.scoring.factory` of the run's options)."""
+    return factory(settings.scorer_options)
 
 
 def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | None = None,
@@ -133,7 +111,7 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     """Read a human-judgment file and get every requested metric's per-row scores: from the file's column of that
     name when there is one, else from ``scorers(missing names)`` (default: :func:`scorer_factory`)
     (:func:`kpqa.calibration.labelled.metric_scores`)."""
-    table, human = read_labelled(path, settings.human_column, columns=settings.columns)
+    table, human = read_labelled(path, settings.human_column, columns=settings.scorer_options.columns)
     _enough(table, human)
     if settings.by is not None and settings.by not in table.frame.columns:
         raise InputError(Param("by", settings.by),

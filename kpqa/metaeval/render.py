@@ -116,12 +116,12 @@ def _dataset_markdown(d: DatasetReport) -> list[str]:
 
 def _paired_section(paired: list[meta.PairedTest]) -> list[str]:
     out = ["### Paired bootstrap (Koehn 2004)", "",
-           "p: share of resamples where the metric's correlation is not higher than the base metric's.", "",
+           "p: two-sided, of no difference between the two correlations (the resampled differences shifted by the "
+           "observed one, (1 + extreme) / (1 + resamples): kpqa.meta.shift_p_value, as kpqa compare's).", "",
            "| metric | against | statistic | Δ [95% CI] | p |", "| --- | --- | --- | --- | --- |"]
     for t in paired:
         delta = "undefined" if t.delta is None else f"{t.delta:+.3f} [{_num(t.ci_low)}, {_num(t.ci_high)}]"
-        p = f"<{1 / t.resamples:.2g}" if t.p_value == 0 else p_text(t.p_value)  # resolution: 1/B
-        out.append(f"| {t.a} | {t.b} | {t.statistic} | {delta} | {p} |")
+        out.append(f"| {t.a} | {t.b} | {t.statistic} | {delta} | {p_text(t.p_value)} |")
     return out + [""]
 
 

@@ -263,7 +263,7 @@ def evaluate(data: Dataset, settings: Settings) -> DatasetReport:
     if settings.by is not None:
         report.by = _breakdown(data, settings)
     if settings.aev_grid:
-        scores = aev_scores(data.table, settings.tokenize, meta.ALPHAS, meta.ORDERS)
+        scores = aev_scores(data.table, settings.scorer_options.tokenize, meta.ALPHAS, meta.ORDERS)
         report.aev_grid = meta.grid_from_scores(h, scores, meta.ALPHAS, meta.ORDERS)
     labels = as_binary(h, settings.positive_above)
     if labels is not None:

@@ -1,24 +1,29 @@
-"""Two systems compared on the same rows (``kpqa compare A B``), as sacrebleu's paired bootstrap does: per metric
-(the mean of its per-row scores) and for the judge's accuracy (the share it judges correct), the difference B - A
-with a percentile bootstrap interval and a two-sided p-value, over resamples of the rows that both systems share
-(:func:`kpqa.meta.bootstrap_chunks`: the same resamples for every column).
+"""Two systems compared on the same rows (``kpqa compare A B``; :func:`compare`, which is ``kpqa.compare``), as
+sacrebleu's paired bootstrap does: per metric (the mean of its per-row scores) and for the judge's accuracy (the
+share it judges correct), the difference B - A with a percentile bootstrap interval and a two-sided p-value, over
+resamples of the rows that both systems share (:func:`kpqa.meta.bootstrap_chunks`: the same resamples for every
+column).
 
-The p-value is the paired bootstrap's (Koehn 2004; Efron & Tibshirani's shift method): the resampled differences
-``d_i`` are moved by ``delta`` to centre them on zero (the null hypothesis of no difference), and
+The test is :func:`kpqa.meta.paired_test`, meta-eval's too, and so is the p-value's convention
+(:func:`kpqa.meta.shift_p_value`: Koehn 2004, Efron & Tibshirani's shift method): the resampled differences ``d_i``
+are moved by ``delta`` to centre them on zero (the null hypothesis of no difference), and
 ``p = (1 + #{|d_i - delta| >= |delta|}) / (1 + R)``: two-sided, never 0 with ``R`` resamples.
 """
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import asdict, dataclass, field
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from kpqa import meta
+from kpqa.context import ScorerOptions
 from kpqa.errors import InputError, Param, UsageError
-from kpqa.input import Table, frame_to_table
-from kpqa.scoring import Scorer
+from kpqa.input import Table, frame_to_table, read_input
+from kpqa.scoring import Scorer, build
 from kpqa.types import Floats
 
 #: the share of rows a confidence interval leaves out on both sides together
@@ -55,6 +60,10 @@ class Comparison:
         """JSON-ready form."""
         return asdict(self)
 
+    def to_json(self) -> str:
+        """The JSON text ``kpqa compare --json FILE`` writes."""
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
     def table(self) -> str:
         """An aligned plain-text table: column, A, B, B - A, its interval and p-value; ``*`` marks p < 0.05."""
         width = max([len(d.column) for d in self.differences] + [6])
@@ -80,15 +89,51 @@ def paired_difference(a: Floats, b: Floats, resamples: int = 1000, seed: int | N
     delta = float(diff.mean())
     if resamples < 1:
         return Difference(column, float(x.mean()), float(y.mean()), delta, None, None, None)
-    means = np.concatenate([diff[idx].mean(axis=1) for idx in meta.bootstrap_chunks(len(diff), resamples, seed)])
-    low, high = np.percentile(means, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
-    extreme = int(np.sum(np.abs(means - delta) >= abs(delta)))
-    return Difference(column, float(x.mean()), float(y.mean()), delta, float(low), float(high),
-                      (extreme + 1) / (len(means) + 1))
+    found = meta.paired_test(lambda idx: diff[idx].mean(axis=1), len(diff), delta, resamples, seed, confidence)
+    return Difference(column, float(x.mean()), float(y.mean()), delta, found.ci_low, found.ci_high, found.p_value)
 
 
-def compare(a: Mapping[str, Floats], b: Mapping[str, Floats], names: tuple[str, str] = ("A", "B"),
-            resamples: int = 1000, seed: int | None = 0, confidence: float = CONFIDENCE) -> Comparison:
+def compare(inputs: Sequence[str | os.PathLike | Table | Any], metrics: Sequence[str] | None = None, *,
+            options: ScorerOptions | None = None, judge: bool = True, calibration: str | os.PathLike | None = None,
+            system: str | None = None, systems: Sequence[str] = (), key: Sequence[str] | None = None,
+            human_column: str = "scores", resamples: int = 1000, seed: int | None = 0) -> Comparison:
+    """Two systems' answers to the same rows compared (``kpqa compare``, which prints this result's :meth:`table`
+    and writes its :meth:`to_json`): ``inputs`` are the two systems' files (or tables, :func:`kpqa.input.read_input`'s
+    sources), or with ``system`` one file whose column ``system`` names each row's system (:func:`split_systems`;
+    ``systems``: which two). Rows pair in order, checked to answer the same items (:func:`check_paired`), or by
+    ``key`` (:func:`align`). Each system's rows are scored with ``metrics`` (default: the decision suite) and, with
+    ``judge``, the judges of ``calibration`` (default: the weighter's), by a scorer of ``options``; a file that has
+    every one of those columns (``kpqa score --decide -o``) is read instead, and a note says so. A human score
+    column both have (``human_column``) is compared too. The comparison: :func:`compare_scores`."""
+    options = options or ScorerOptions()
+    if systems and not system:
+        raise UsageError(Param("systems", ",".join(systems)), ": needs ", Param("system", metavar="COLUMN"))
+    if len(inputs) != (1 if system else 2):
+        raise UsageError(Param("inputs", metavar="A B"), f": {len(inputs)} given; "
+                         f"{'one file holding both systems' if system else 'two systems to compare'}")
+    scorer = build(options, metrics, decide=judge, calibration=calibration if judge else None)
+    tables = [i if isinstance(i, Table) else read_input(i, max_chars=scorer.max_chars, columns=options.columns)
+              for i in inputs]
+    names = [i.source if isinstance(i, Table) else str(i) if isinstance(i, (str, os.PathLike)) else "AB"[k]
+             for k, i in enumerate(inputs)]
+    if system:
+        tables, names = split_systems(tables[0], system, systems)
+    if key:
+        tables = [tables[0], align(tables[0], tables[1], key)]
+    check_paired(*tables)
+    tables = [scorer.prepare(t) for t in tables]
+    (a, read_a), (b, read_b) = (system_scores(t, scorer) for t in tables)
+    human_a, human_b = (human_scores(t, human_column) for t in tables)
+    if human_a is not None and human_b is not None:
+        a[f"{human_column} (human)"], b[f"{human_column} (human)"] = human_a, human_b
+    result = compare_scores(a, b, (str(names[0]), str(names[1])), resamples, seed)
+    result.notes += [f"{n}: scores read from its columns (their signatures unchecked)"
+                     for n, read in zip(names, (read_a, read_b)) if read]
+    return result
+
+
+def compare_scores(a: Mapping[str, Floats], b: Mapping[str, Floats], names: tuple[str, str] = ("A", "B"),
+                   resamples: int = 1000, seed: int | None = 0, confidence: float = CONFIDENCE) -> Comparison:
     """Every column ``a`` and ``b`` both have (in ``a``'s order), compared on the same bootstrap resamples."""
     columns = [c for c in a if c in b]
     if not columns:
