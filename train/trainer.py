@@ -35,6 +35,7 @@ from kpqa.models.tagger import KeyphraseTagger
 from kpqa.models.weighter import load_encoder
 from kpqa.models.windows import Window, encode, pad
 
+from . import batches
 from .examples import TaggedExample
 from .forms import AnswerForms, build_examples, choice_copies
 from .loop import optimizer_and_schedule, step
@@ -152,28 +153,20 @@ def split_examples(examples: list[TaggedExample], forms: AnswerForms, config: Tr
 
 
 class LengthGroupedBatches(Sampler[list[int]]):
-    """Shuffled batches of similar lengths (less padding); the order depends on ``seed`` and ``epoch`` only."""
+    """Shuffled batches of similar lengths (:func:`kpqa.train.batches.length_grouped`); the order depends on
+    ``seed`` and ``epoch`` only."""
 
-    def __init__(self, lengths: Sequence[int], batch_size: int, seed: int, group: int = 50):
+    def __init__(self, lengths: Sequence[int], batch_size: int, seed: int, group: int = batches.GROUP):
         self.lengths, self.batch_size, self.seed, self.group = list(lengths), batch_size, seed, group
         self.epoch = 0
 
     def __iter__(self) -> Iterator[list[int]]:
         rng = random.Random(self.seed * 1000 + self.epoch)
-        order = list(range(len(self.lengths)))
-        rng.shuffle(order)
-        size = self.batch_size * self.group
-        batches = []
-        for start in range(0, len(order), size):
-            chunk = sorted(order[start:start + size], key=self.lengths.__getitem__)
-            batches += [chunk[i:i + self.batch_size] for i in range(0, len(chunk), self.batch_size)]
-        rng.shuffle(batches)
-        return iter(batches)
+        return iter(batches.length_grouped(range(len(self.lengths)), self.lengths.__getitem__, self.batch_size, rng,
+                                           self.group))
 
     def __len__(self) -> int:
-        size = self.batch_size * self.group
-        return sum(math.ceil(min(size, len(self.lengths) - s) / self.batch_size)
-                   for s in range(0, len(self.lengths), size))
+        return batches.count(len(self.lengths), self.batch_size, self.group)
 
 
 def _collate(tokenizer):
