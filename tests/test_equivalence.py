@@ -70,11 +70,13 @@ def small_model(minilm):
     """An EquivalenceRunner over a copy of the MiniLM with a seeded random head, top two layers trainable."""
     import torch
 
+    from kpqa.models import checkpoint as ckpt
     from kpqa.models.equivalence import EquivalenceModel, EquivalenceRunner
 
     torch.manual_seed(0)
     model = EquivalenceModel(copy.deepcopy(minilm[0]), trained_layers=2)
-    metadata = {"kind": "equivalence", "backbone": {"name": "minilm"}, "max_length": 128}
+    metadata = ckpt.Metadata.of({"kind": "equivalence", "backbone": {"name": "minilm"}, "max_length": 128,
+                                 "use_question": True})
     return EquivalenceRunner(model, minilm[1], metadata, "test", torch.device("cpu"), batch_size=2, precision="fp32")
 
 
@@ -134,6 +136,17 @@ def test_checkpoint_holds_the_top_layers_and_head_and_loads_back(small_model, tm
     loaded = EquivalenceRunner.load(tmp_path, device="cpu", precision="fp32")
     small_model.clear_cache()
     np.testing.assert_allclose(loaded.logits(TRIPLES), small_model.logits(TRIPLES), atol=0.05)  # fp16 storage
+
+
+def test_one_typed_metadata_says_each_checkpoints_kind():
+    from kpqa.models import metadata, shipped
+    from kpqa.models.equivalence import KIND, default_folder
+    from kpqa.models.weighter import Weighter
+
+    weighter, model = metadata.read(shipped.resolve("default")), metadata.read(default_folder())
+    assert (weighter.kind, model.kind, model.pooling) == (None, KIND, "mean") and weighter.lora is None
+    with pytest.raises(CheckpointError, match="not a keyphrase weighter \\(metadata kind 'equivalence'\\)"):
+        Weighter.load(default_folder(), device="cpu")
 
 
 def test_a_weighter_checkpoint_is_refused():
@@ -345,8 +358,8 @@ def test_the_candidate_trained_on_peoples_judgments_loads_and_ranks_the_right_an
     from kpqa.models.equivalence import EquivalenceRunner
 
     model = EquivalenceRunner.load(shipped.root() / "equivalence-human", device="cpu")
-    files = [f["path"].rsplit("/", 1)[-1] for f in model.metadata["data"]["files"]]
-    assert files == ["evouna_nq_train.csv", "evouna_tq_dev.csv"] and model.metadata["init"]["weights_sha256"]
+    files = [f["path"].rsplit("/", 1)[-1] for f in model.metadata.raw["data"]["files"]]
+    assert files == ["evouna_nq_train.csv", "evouna_tq_dev.csv"] and model.metadata.raw["init"]["weights_sha256"]
     right, wrong = model.best(["What is the capital of Australia?"] * 2, [["Canberra"]] * 2,
                               ["It is Canberra.", "It is Sydney."])
     assert right > 0 and right > wrong  # (the wrong one still scores above 0: docs/decisions.md, issue 48)
@@ -461,9 +474,9 @@ def test_the_mixed_candidate_puts_every_swapped_key_fact_below_the_right_answer(
     from kpqa.models.equivalence import EquivalenceRunner
 
     model = EquivalenceRunner.load(shipped.root() / "equivalence-mixed", device="cpu", precision="fp32")
-    files = [f["path"].rsplit("/", 1)[-1] for f in model.metadata["data"]["files"]]
+    files = [f["path"].rsplit("/", 1)[-1] for f in model.metadata.raw["data"]["files"]]
     assert files == ["evouna_nq_train.csv", "evouna_tq_dev.csv", "truthfulqa_train.csv", "swaps.csv", "train.csv"]
-    assert model.metadata["mix"]["sources"][3]["weight"] == 0.5 and model.metadata["config"]["fold"] is None
+    assert model.metadata.raw["mix"]["sources"][3]["weight"] == 0.5 and model.metadata.raw["config"]["fold"] is None
     # the swap test's sentences (tests/test_calibration.py): every swapped answer below its right one, 10 of 12
     # under logit 0 (equivalence-human: 11 of 12 below, 8 under 0; docs/equivalence-cv/README.md)
     from test_calibration import SWAPS

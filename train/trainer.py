@@ -283,14 +283,15 @@ def _warm_start(tagger: KeyphraseTagger, config: TrainConfig) -> dict:
     assert config.init is not None
     tensors, metadata, digest = ckpt.load(shipped.resolve(config.init, no_question=not config.use_question))
     wanted = {"backbone": backbones.describe(config.backbone)["name"], "lora": tagger.adaptation,
-              "trained_layers": tagger.train_layers, "use_question": config.use_question}
-    found = {"backbone": metadata["backbone"]["name"], "lora": metadata["lora"],
-             "trained_layers": metadata.get("trained_layers"), "use_question": metadata["use_question"]}
+              "trained_layers": tagger.train_layers, "use_question": config.use_question, "kind": None}
+    found = {"backbone": metadata.backbone, "lora": metadata.raw["lora"], "trained_layers": metadata.trained_layers,
+             "use_question": metadata.use_question, "kind": metadata.kind}
     if found != wanted:
         raise UsageError(f"--init {config.init}: checkpoint has {found}, this run needs {wanted}")
     tagger.load_trained({k: v.float() for k, v in tensors.items()})
-    return {"checkpoint": str(config.init), "hash": digest, "command": metadata.get("command"),
-            "sources": [s["spec"] for s in metadata.get("sources", [])], "dev": metadata.get("dev")}
+    raw = metadata.raw
+    return {"checkpoint": str(config.init), "hash": digest, "command": raw.get("command"),
+            "sources": [s["spec"] for s in raw.get("sources", [])], "dev": raw.get("dev")}
 
 
 def load_examples(specs: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[TaggedExample], list[dict]]:

@@ -49,12 +49,12 @@ def _start_from(model: EquivalenceModel, folder: str) -> None:
     """Load an answer-equivalence checkpoint's trained tensors into ``model`` (the ``--init`` of a run that goes on
     from it: pre-training on rule-made answers, then people's judgments); CheckpointError when it is not one or
     was trained with another pooling or number of layers."""
-    tensors, raw, _ = ckpt.load(folder)
-    if raw.get("kind") != KIND:
+    tensors, metadata, _ = ckpt.load(folder)
+    if metadata.kind != KIND:
         raise CheckpointError(f"--init {folder}: not an answer-equivalence checkpoint")
-    if (raw.get("pooling", "cls"), raw.get("trained_layers")) != (model.pooling, model.trained_layers):
-        raise CheckpointError(f"--init {folder}: trained with pooling {raw.get('pooling', 'cls')!r} and "
-                              f"{raw.get('trained_layers')} layers, not {model.pooling!r} and {model.trained_layers}")
+    if (metadata.pooling, metadata.trained_layers) != (model.pooling, model.trained_layers):
+        raise CheckpointError(f"--init {folder}: trained with pooling {metadata.pooling!r} and "
+                              f"{metadata.trained_layers} layers, not {model.pooling!r} and {model.trained_layers}")
     model.load_trained(tensors)
 
 
