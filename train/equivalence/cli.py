@@ -19,10 +19,10 @@ from .crossval import cross_validate
 from .training import train
 
 
-def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     """The options of ``kpqa train-equivalence``."""
-    p = parser or argparse.ArgumentParser(prog="kpqa train-equivalence", description=package_doc.split("\n\n")[0],
-                                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = argparse.ArgumentParser(prog="kpqa train-equivalence", description=package_doc.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     d = EquivalenceConfig(data=[], output="")
     p.add_argument("--data", action="append", required=True, metavar="FILE", help="labelled answers, in any input "
                    "format (repeatable)")
