@@ -21,7 +21,7 @@ def text_length(examples: Sequence[Example]) -> Callable[[int], int]:
 
 
 def best_logits(model: EquivalenceModel, tokenizer: Any, batch: Sequence[Example], max_length: int,
-            device: torch.device, dtype: torch.dtype | None) -> torch.Tensor:
+                device: torch.device, dtype: torch.dtype | None) -> torch.Tensor:
     """Each example's best logit over its references, [len(batch)]."""
     triples = [(e.question, r, e.candidate) for e in batch for r in e.references]
     inputs = {k: v.to(device) for k, v in collate(tokenizer, encode(tokenizer, triples, max_length)).items()}
@@ -49,6 +49,8 @@ def evaluate(model: EquivalenceModel, tokenizer: Any, examples: Sequence[Example
     kinds: dict[str, list[bool]] = defaultdict(list)
     for i, ok in zip(indices, right):
         kinds[examples[i].kind].append(bool(ok))
+    # balanced accuracy as kpqa.binary.balanced_accuracy computes it (that module is meta-evaluation, stage 7, out of
+    # training's reach), but the one class's recall when the dev rows have one class
     recall = [right[labels == c].mean() for c in (0, 1) if (labels == c).any()]
     return {"loss": loss, "accuracy": float(right.mean()), "balanced_accuracy": float(np.mean(recall)),
             "rows": len(indices), "per_kind": {k: round(float(np.mean(v)), 4) for k, v in sorted(kinds.items())}}
