@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
 
+from kpqa.columns import binary_labels, numeric_column
 from kpqa.errors import InputError, Param
 from kpqa.input import ColumnMap, Table, read_input
 from kpqa.rows import MAX_CHARS
@@ -68,15 +68,8 @@ class Scored:
 
 def _numbers(table: Table, column: str) -> np.ndarray:
     """A column as floats (blank cells NaN); an InputError naming the first cell that is not a number."""
-    raw = table.frame[column]
-    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, copy=True)
-    blank = raw.isna().to_numpy() | (raw.astype(str).str.strip() == "").to_numpy()
-    bad = np.flatnonzero(~np.isfinite(values) & ~blank)
-    if len(bad):
-        raise InputError(f"{raw.iloc[bad[0]]!r} is not a number", file=table.source, row=table.numbers[bad[0]],
-                         column=column)
-    values[blank] = np.nan
-    return values
+    return numeric_column(table.frame[column], source=table.source, column=column, numbers=table.numbers,
+                          blanks=True)
 
 
 def _in_range(table: Table, column: str, allowed: str) -> np.ndarray:
@@ -111,7 +104,6 @@ def read_scored(path: str | os.PathLike, *, metrics: Sequence[str] | None = None
     """Read a scored file (see the module docstring). ``human_column`` (default: ``scores`` when there is one):
     labels 0/1, or numbers counted correct above ``positive_above``, as ``kpqa calibrate`` reads them; ``columns``:
     which of its columns holds which field (:func:`kpqa.input.frame_to_table`)."""
-    from kpqa.calibration import binary_labels
 
     table = read_input(path, on_error="skip", max_chars=None, columns=columns)
     names = [str(c) for c in table.frame.columns]
@@ -134,7 +126,8 @@ def read_scored(path: str | os.PathLike, *, metrics: Sequence[str] | None = None
         if f"{name}-correct" in names:
             scored.decisions[name] = _in_range(table, f"{name}-correct", "0/1")
     if human is not None:
-        scored.labels = binary_labels(table.frame[human], positive_above, source=table.source, column=human)
+        scored.labels = binary_labels(table.frame[human], positive_above, source=table.source, column=human,
+                                      numbers=table.numbers)
         scored.label_rule = "0/1" if positive_above is None else f"correct above {positive_above:g}"
     return scored
 

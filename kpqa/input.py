@@ -431,7 +431,7 @@ def _lines(path: str | os.PathLike) -> list[str]:
 
 def read_csv_frame(path: str | Path) -> pd.DataFrame:
     """A whole CSV file as text cells, read exactly as input is (:mod:`kpqa.formats.delimited`), for the side files
-    of training and calibration (labelled rows, held-out scores); InputError naming the file when it is missing or
+    of calibration (a cross-validation's held-out scores; labelled rows are input, read by :func:`read_input`); InputError naming the file when it is missing or
     not a readable CSV."""
     from kpqa.formats.delimited import read_whole
 

@@ -712,6 +712,12 @@ def test_calibrate_takes_a_metric_from_heldout_scores(tmp_path, capsys):
     capsys.readouterr()
     _fails(capsys, ["calibrate", str(data), "--metrics", LEXICAL, "--heldout", f"Contains={short}",
                     "-o", str(tmp_path / "x.json")], "row 40: no held-out Contains score in", tmp_path / "x.json")
+    bad = tmp_path / "bad.csv"  # a held-out file's cells read as every numeric column is: the first bad one named
+    pd.read_csv(held).astype({"row": object}).assign(row=lambda f: f.row.where(f.index != 2, "3rd")).to_csv(
+        bad, index=False)
+    _fails(capsys, ["calibrate", str(data), "--metrics", LEXICAL, "--heldout", f"Contains={bad}",
+                    "-o", str(tmp_path / "x.json")], f"{bad}, row 3, column 'row': row number '3rd' is not a number",
+           tmp_path / "x.json")
     _fails(capsys, ["calibrate", str(data), "--metrics", LEXICAL, "--heldout", f"BLEU-1={held}",
                     "-o", str(tmp_path / "x.json")], "--heldout BLEU-1=", tmp_path / "x.json")
     _fails(capsys, ["calibrate", str(data), "--metrics", "Contains", "--heldout", f"Contains={held}",

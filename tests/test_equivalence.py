@@ -70,11 +70,13 @@ def small_model(minilm):
     """An EquivalenceRunner over a copy of the MiniLM with a seeded random head, top two layers trainable."""
     import torch
 
+    from kpqa.models import checkpoint as ckpt
     from kpqa.models.equivalence import EquivalenceModel, EquivalenceRunner
 
     torch.manual_seed(0)
     model = EquivalenceModel(copy.deepcopy(minilm[0]), trained_layers=2)
-    metadata = {"kind": "equivalence", "backbone": {"name": "minilm"}, "max_length": 128}
+    metadata = ckpt.Metadata.of({"kind": "equivalence", "backbone": {"name": "minilm"}, "max_length": 128,
+                                 "use_question": True})
     return EquivalenceRunner(model, minilm[1], metadata, "test", torch.device("cpu"), batch_size=2, precision="fp32")
 
 
@@ -136,6 +138,17 @@ def test_checkpoint_holds_the_top_layers_and_head_and_loads_back(small_model, tm
     np.testing.assert_allclose(loaded.logits(TRIPLES), small_model.logits(TRIPLES), atol=0.05)  # fp16 storage
 
 
+def test_one_typed_metadata_says_each_checkpoints_kind():
+    from kpqa.models import metadata, shipped
+    from kpqa.models.equivalence import KIND, default_folder
+    from kpqa.models.weighter import Weighter
+
+    weighter, model = metadata.read(shipped.resolve("default")), metadata.read(default_folder())
+    assert (weighter.kind, model.kind, model.pooling) == (None, KIND, "mean") and weighter.lora is None
+    with pytest.raises(CheckpointError, match="not a keyphrase weighter \\(metadata kind 'equivalence'\\)"):
+        Weighter.load(default_folder(), device="cpu")
+
+
 def test_a_weighter_checkpoint_is_refused():
     from kpqa.models import shipped
     from kpqa.models.equivalence import EquivalenceRunner
@@ -171,6 +184,77 @@ def test_training_writes_a_checkpoint_that_scores(tmp_path):
     assert str(metric.signature(ctx)).startswith(f"Equivalence|model:{saved['weights_sha256'][:12]}|backbone:minilm")
 
 
+def _labelled_frame(n=12):
+    import pandas as pd
+
+    rows = []
+    for i in range(n):
+        rows.append({"question": f"Is {i} even?", "answer": "Yes." if i % 2 == 0 else "No.", "references": ["Yes"],
+                     "scores": int(i % 2 == 0), "kind": "polar"})
+        rows.append({"question": f"What is {i} plus one?", "answer": f"It is {i + 7}.", "references": [f"{i + 1}",
+                     f"the number {i + 1}"], "scores": 0, "kind": "swap"})
+    return pd.DataFrame(rows)
+
+
+def test_read_examples_reads_every_input_format_alike(tmp_path):
+    from kpqa.train.equivalence import read_examples
+
+    frame = _labelled_frame()
+    frame.to_parquet(tmp_path / "x.parquet")
+    frame.to_json(tmp_path / "x.jsonl", orient="records", lines=True)
+    flat = frame.drop(columns="references").assign(
+        reference1=[r[0] for r in frame.references], reference2=[r[1] if len(r) > 1 else "" for r in frame.references])
+    flat.to_csv(tmp_path / "x.csv", index=False)
+    flat.to_csv(tmp_path / "x.tsv", index=False, sep="\t")
+    read = {suffix: read_examples(tmp_path / f"x.{suffix}") for suffix in ("csv", "tsv", "jsonl", "parquet")}
+    fields = {k: [(e.question, e.references, e.candidate, e.label, e.kind, e.row) for e in v] for k, v in read.items()}
+    assert len(fields["csv"]) == 24 and all(v == fields["csv"] for v in fields.values())
+    assert fields["csv"][1] == ("What is 0 plus one?", ["1", "the number 1"], "It is 7.", 0, "swap", 2)
+
+
+def test_read_examples_names_a_bad_cell_as_the_input_layer_does(tmp_path):
+    from kpqa.train.equivalence import read_examples
+
+    frame = _labelled_frame()
+    frame.loc[3, "scores"] = 2
+    frame.to_parquet(tmp_path / "bad.parquet")
+    with pytest.raises(InputError) as e:
+        read_examples(tmp_path / "bad.parquet")
+    assert str(e.value) == f"{tmp_path / 'bad.parquet'}, row 4, column 'scores': human label 2 is not 0 or 1"
+    path = tmp_path / "labels.csv"
+    path.write_text("question,answer,reference1,reference1_label,scores\nq?,yes,Yes,Maybe,1\n", encoding="utf-8")
+    with pytest.raises(InputError, match="labels.csv, row 1, column 'reference1_label': opinion label 'Maybe'"):
+        read_examples(path)
+
+
+@pytest.mark.model
+def test_train_equivalence_trains_on_a_parquet_file(tmp_path, capsys):
+    from kpqa.cli import main
+
+    data = tmp_path / "train.parquet"
+    _labelled_frame().to_parquet(data)
+    out = tmp_path / "model"
+    assert main(["train-equivalence", "--data", str(data), "--output", str(out), "--trained-layers", "1", "--epochs",
+                 "1", "--batch-size", "8", "--dev-share", "0.25", "--precision", "fp32", "--device", "cpu"]) == 0
+    saved = json.loads((out / "metadata.json").read_text())
+    assert saved["data"]["train_rows"] + saved["data"]["dev_rows"] == 24
+    assert json.loads(capsys.readouterr().out)["output"] == str(out)
+
+
+@pytest.mark.model
+def test_a_csv_with_reference_label_columns_trains(tmp_path):
+    from kpqa.train.equivalence import EquivalenceConfig, read_examples, train
+
+    data = tmp_path / "yang.csv"  # Yang et al.'s opinion labels (docs/io.md): once a ValueError in int("1_label")
+    data.write_text("question,answer,reference1,reference1_label,reference2,reference2_label,answer_label,scores\n" +
+                    "".join(f"Is {i} even?,{'Yes' if i % 2 == 0 else 'No'}.,Yes,Yes,It is.,yes,Yes,{int(i % 2 == 0)}\n"
+                            for i in range(16)), encoding="utf-8")
+    assert read_examples(data)[1].references == ["Yes", "It is."]
+    metadata = train(EquivalenceConfig(data=[str(data)], output=str(tmp_path / "model"), trained_layers=1, epochs=1,
+                                       batch_size=8, dev_share=0.25, precision="fp32", device="cpu"))
+    assert metadata["data"]["train_rows"] + metadata["data"]["dev_rows"] == 16
+
+
 def test_cap_kinds_keeps_at_most_n_of_each_kind_in_order():
     from kpqa.train.equivalence import Example, cap_kinds
 
@@ -183,13 +267,17 @@ def test_cap_kinds_keeps_at_most_n_of_each_kind_in_order():
 
 
 @pytest.mark.parametrize("text", ["", 'question,answer\n"unclosed,a\n'], ids=["empty", "unclosed-quote"])
-def test_read_examples_names_an_unreadable_file(tmp_path, text):
+def test_read_examples_names_an_unreadable_file_as_scoring_does(tmp_path, text):
+    from kpqa.input import read_input
     from kpqa.train.equivalence import read_examples
 
     path = tmp_path / "broken.csv"
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(InputError, match="broken.csv: not a readable CSV"):
+    with pytest.raises(InputError) as scoring:
+        read_input(path)
+    with pytest.raises(InputError, match="broken.csv") as training:
         read_examples(path)
+    assert str(training.value) == str(scoring.value) and "\n" not in str(training.value)
 
 
 def _toy_rows(path, questions=12):
@@ -270,8 +358,8 @@ def test_the_candidate_trained_on_peoples_judgments_loads_and_ranks_the_right_an
     from kpqa.models.equivalence import EquivalenceRunner
 
     model = EquivalenceRunner.load(shipped.root() / "equivalence-human", device="cpu")
-    files = [f["path"].rsplit("/", 1)[-1] for f in model.metadata["data"]["files"]]
-    assert files == ["evouna_nq_train.csv", "evouna_tq_dev.csv"] and model.metadata["init"]["weights_sha256"]
+    files = [f["path"].rsplit("/", 1)[-1] for f in model.metadata.raw["data"]["files"]]
+    assert files == ["evouna_nq_train.csv", "evouna_tq_dev.csv"] and model.metadata.raw["init"]["weights_sha256"]
     right, wrong = model.best(["What is the capital of Australia?"] * 2, [["Canberra"]] * 2,
                               ["It is Canberra.", "It is Sydney."])
     assert right > 0 and right > wrong  # (the wrong one still scores above 0: docs/decisions.md, issue 48)
@@ -325,15 +413,16 @@ def test_mixed_batches_draw_each_source_in_proportion_from_cyclic_shuffles():
 def test_some_references_keeps_the_first_and_a_seeded_sample_in_order():
     import random
 
-    from kpqa.train.equivalence import Example, _some_references
+    from kpqa.train.equivalence import Example
+    from kpqa.train.equivalence.mix import some_references
 
     e = Example("q", [f"r{i}" for i in range(12)], "c", 1)
     rng = random.Random(5)
-    picks = [_some_references(e, 3, rng).references for _ in range(50)]
+    picks = [some_references(e, 3, rng).references for _ in range(50)]
     assert all(len(p) == 3 and p[0] == "r0" and p == sorted(p, key=lambda r: int(r[1:])) for p in picks)
     assert len({tuple(p) for p in picks}) > 20 and {r for p in picks for r in p} == set(e.references)
-    assert _some_references(Example("q", ["a", "b"], "c", 1), 3, rng).references == ["a", "b"]
-    assert [p.references for p in (_some_references(e, 3, random.Random(5)) for _ in range(1))] == [picks[0]]
+    assert some_references(Example("q", ["a", "b"], "c", 1), 3, rng).references == ["a", "b"]
+    assert [p.references for p in (some_references(e, 3, random.Random(5)) for _ in range(1))] == [picks[0]]
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -385,9 +474,9 @@ def test_the_mixed_candidate_puts_every_swapped_key_fact_below_the_right_answer(
     from kpqa.models.equivalence import EquivalenceRunner
 
     model = EquivalenceRunner.load(shipped.root() / "equivalence-mixed", device="cpu", precision="fp32")
-    files = [f["path"].rsplit("/", 1)[-1] for f in model.metadata["data"]["files"]]
+    files = [f["path"].rsplit("/", 1)[-1] for f in model.metadata.raw["data"]["files"]]
     assert files == ["evouna_nq_train.csv", "evouna_tq_dev.csv", "truthfulqa_train.csv", "swaps.csv", "train.csv"]
-    assert model.metadata["mix"]["sources"][3]["weight"] == 0.5 and model.metadata["config"]["fold"] is None
+    assert model.metadata.raw["mix"]["sources"][3]["weight"] == 0.5 and model.metadata.raw["config"]["fold"] is None
     # the swap test's sentences (tests/test_calibration.py): every swapped answer below its right one, 10 of 12
     # under logit 0 (equivalence-human: 11 of 12 below, 8 under 0; docs/equivalence-cv/README.md)
     from test_calibration import SWAPS

@@ -148,3 +148,25 @@ def test_an_empty_or_missing_answer_is_read_as_the_empty_text(tmp_path):
                                       '{"question": "q", "references": ["r"]}\n')
     table = read_input(tmp_path / "a.jsonl")
     assert table.rows.candidates == ["a", "", ""] and table.empty_numbers() == [3, 4]  # JSONL: line numbers
+
+
+def test_one_numeric_column_reader_names_the_first_bad_cell_by_the_tables_row_numbers(tmp_path):
+    from kpqa.columns import binary_labels, numeric_column
+
+    (tmp_path / "a.jsonl").write_text('{"question": "q", "answer": "a", "references": ["r"], "scores": 1}\n\n'
+                                      '{"question": "q", "answer": "b", "references": ["r"], "scores": "x"}\n')
+    table = read_input(tmp_path / "a.jsonl")
+    where = dict(source=table.source, column="scores", numbers=table.numbers)
+    with pytest.raises(InputError) as e:
+        numeric_column(table.frame["scores"], **where, what=("human score ",))
+    assert str(e.value) == f"{tmp_path / 'a.jsonl'}, row 3, column 'scores': human score 'x' is not a number"
+    with pytest.raises(InputError, match="row 3, column 'scores': human label 'x' is not a number"):
+        binary_labels(table.frame["scores"], **where)
+    assert numeric_column(["1", " ", None, "2.5"], source="s", column="c", blanks=True).tolist()[::3] == [1.0, 2.5]
+    with pytest.raises(InputError, match="^s, row 2, column 'c': ' ' is not a number$"):
+        numeric_column(["1", " "], source="s", column="c")
+    with pytest.raises(InputError, match="row 2, column 'c': human label 2 is not 0 or 1; set positive_above"):
+        binary_labels([1, 2], source="s", column="c")
+    with pytest.raises(InputError, match="human label 2 is not 0 or 1$"):
+        binary_labels([1, 2], source="s", column="c", threshold_hint=False)
+    assert binary_labels(["0.2", "0.8"], 0.5, source="s", column="c").tolist() == [0.0, 1.0]

@@ -147,7 +147,7 @@ def test_an_interrupted_run_resumes(tmp_path, monkeypatch, capsys):
     train(small_config(spec, tmp_path / "resumed"))
     assert "resuming at epoch 1, step 2" in capsys.readouterr().out
     _, meta, _ = ckpt.load(tmp_path / "resumed")
-    assert meta["status"] == "finished" and [h["epoch"] for h in meta["history"]] == [1, 2]
+    assert meta.raw["status"] == "finished" and [h["epoch"] for h in meta.raw["history"]] == [1, 2]
     assert not (tmp_path / "resumed" / trainer.STATE).exists()
 
 

@@ -14,10 +14,10 @@ from .forms import YES_NO
 from .trainer import TrainConfig, train
 
 
-def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
-    """Add the training options to ``parser`` (a new one when None)."""
-    p = parser or argparse.ArgumentParser(prog="kpqa train", description=__doc__,
-                                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+def build_parser() -> argparse.ArgumentParser:
+    """The options of ``kpqa train``."""
+    p = argparse.ArgumentParser(prog="kpqa train", description=__doc__,
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     d = TrainConfig(data=[], output="")
     p.add_argument("--data", action="append", required=True, metavar="NAME[@N]:PATH",
                    help="training source, repeatable: squad, squadshifts, policyqa, covidqa (SQuAD layout), "

@@ -99,12 +99,6 @@ def read_records(name: str, where: str | Path) -> Iterator[Any]:
     return _reading(source.from_json(data, str(where)), f"{name}:{Path(where).name}")
 
 
-def examples_from_file(name: str, path: str | Path) -> tuple[list[TaggedExample], Counter]:
-    """Examples from a source file in its official layout, and the kept/skipped counts by reason."""
-    counts: Counter = Counter()
-    return list(_source(name).convert(read_records(name, path), counts)), counts
-
-
 def examples_from_rows(name: str, rows: Iterable[dict[str, Any]], label: str | None = None
                        ) -> tuple[list[TaggedExample], Counter]:
     """Examples from rows in the hub dataset's layout (a ``datasets.Dataset`` or any iterable of dicts)."""

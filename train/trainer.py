@@ -35,6 +35,7 @@ from kpqa.models.tagger import KeyphraseTagger
 from kpqa.models.weighter import load_encoder
 from kpqa.models.windows import Window, encode, pad
 
+from . import batches
 from .examples import TaggedExample
 from .forms import AnswerForms, build_examples, choice_copies
 from .loop import optimizer_and_schedule, step
@@ -152,28 +153,20 @@ def split_examples(examples: list[TaggedExample], forms: AnswerForms, config: Tr
 
 
 class LengthGroupedBatches(Sampler[list[int]]):
-    """Shuffled batches of similar lengths (less padding); the order depends on ``seed`` and ``epoch`` only."""
+    """Shuffled batches of similar lengths (:func:`kpqa.train.batches.length_grouped`); the order depends on
+    ``seed`` and ``epoch`` only."""
 
-    def __init__(self, lengths: Sequence[int], batch_size: int, seed: int, group: int = 50):
+    def __init__(self, lengths: Sequence[int], batch_size: int, seed: int, group: int = batches.GROUP):
         self.lengths, self.batch_size, self.seed, self.group = list(lengths), batch_size, seed, group
         self.epoch = 0
 
     def __iter__(self) -> Iterator[list[int]]:
         rng = random.Random(self.seed * 1000 + self.epoch)
-        order = list(range(len(self.lengths)))
-        rng.shuffle(order)
-        size = self.batch_size * self.group
-        batches = []
-        for start in range(0, len(order), size):
-            chunk = sorted(order[start:start + size], key=self.lengths.__getitem__)
-            batches += [chunk[i:i + self.batch_size] for i in range(0, len(chunk), self.batch_size)]
-        rng.shuffle(batches)
-        return iter(batches)
+        return iter(batches.length_grouped(range(len(self.lengths)), self.lengths.__getitem__, self.batch_size, rng,
+                                           self.group))
 
     def __len__(self) -> int:
-        size = self.batch_size * self.group
-        return sum(math.ceil(min(size, len(self.lengths) - s) / self.batch_size)
-                   for s in range(0, len(self.lengths), size))
+        return batches.count(len(self.lengths), self.batch_size, self.group)
 
 
 def _collate(tokenizer):
@@ -290,14 +283,15 @@ def _warm_start(tagger: KeyphraseTagger, config: TrainConfig) -> dict:
     assert config.init is not None
     tensors, metadata, digest = ckpt.load(shipped.resolve(config.init, no_question=not config.use_question))
     wanted = {"backbone": backbones.describe(config.backbone)["name"], "lora": tagger.adaptation,
-              "trained_layers": tagger.train_layers, "use_question": config.use_question}
-    found = {"backbone": metadata["backbone"]["name"], "lora": metadata["lora"],
-             "trained_layers": metadata.get("trained_layers"), "use_question": metadata["use_question"]}
+              "trained_layers": tagger.train_layers, "use_question": config.use_question, "kind": None}
+    found = {"backbone": metadata.backbone, "lora": metadata.raw["lora"], "trained_layers": metadata.trained_layers,
+             "use_question": metadata.use_question, "kind": metadata.kind}
     if found != wanted:
         raise UsageError(f"--init {config.init}: checkpoint has {found}, this run needs {wanted}")
     tagger.load_trained({k: v.float() for k, v in tensors.items()})
-    return {"checkpoint": str(config.init), "hash": digest, "command": metadata.get("command"),
-            "sources": [s["spec"] for s in metadata.get("sources", [])], "dev": metadata.get("dev")}
+    raw = metadata.raw
+    return {"checkpoint": str(config.init), "hash": digest, "command": raw.get("command"),
+            "sources": [s["spec"] for s in raw.get("sources", [])], "dev": raw.get("dev")}
 
 
 def load_examples(specs: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[TaggedExample], list[dict]]:

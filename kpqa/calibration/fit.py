@@ -1,6 +1,6 @@
 """Fitting calibrations on arrays of scores and human labels: one metric's map and thresholds
-(:func:`fit_metric`), a judge (:func:`fit_judge`), several at once (:func:`fit`); the labels' rule
-(:func:`binary_labels`) and checks. See :mod:`kpqa.calibration`."""
+(:func:`fit_metric`), a judge (:func:`fit_judge`), several at once (:func:`fit`); the labels' checks (their rule,
+:func:`kpqa.columns.binary_labels`, is the input layer's). See :mod:`kpqa.calibration`."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
@@ -13,41 +13,13 @@ from kpqa.calibration.model import (
     DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticMap, MetricCalibration, Quality,
 )
 from kpqa.calibration.fitness import rate
+from kpqa.columns import as_binary, binary_labels  # noqa: F401  (the labels' rule, read as every column is)
 from kpqa.errors import InputError, Param, UsageError
 from kpqa.rows import WRONG_SUFFIX
 from kpqa.signature import Signature
 from kpqa.types import Floats
 
 MIN_ROWS = 20
-
-
-def as_binary(values: Floats, positive_above: float | None = None) -> np.ndarray | None:
-    """Numeric human labels as 0/1: ``value > positive_above`` when it is set, else the values themselves when all
-    are 0 or 1, else None."""
-    numeric = np.asarray(values, dtype=float)
-    if positive_above is not None:
-        return (numeric > positive_above).astype(float)
-    return numeric if np.isin(numeric, (0.0, 1.0)).all() else None
-
-
-def binary_labels(values: Sequence[Any], positive_above: float | None = None, *, source: str = "<labels>",
-                  column: str = "scores") -> np.ndarray:
-    """Human labels as a 0/1 array (:func:`as_binary`); InputError naming the first row that is not a number (or
-    not 0/1 without ``positive_above``)."""
-    import pandas as pd
-
-    raw = pd.Series(list(values), dtype=object)
-    numeric = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(numeric)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise InputError(f"human label {raw.iloc[row]!r} is not a number", file=source, row=row + 1, column=column)
-    labels = as_binary(numeric, positive_above)
-    if labels is None:
-        row = int(np.flatnonzero(~np.isin(numeric, (0.0, 1.0)))[0])
-        raise InputError(f"human label {raw.iloc[row]!r} is not 0 or 1; set ", Param("positive_above"),
-                         " to T to count labels above T as correct", file=source, row=row + 1, column=column)
-    return labels
 
 
 def check_labels(labels: np.ndarray, source: str = "the calibration data") -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
-import pandas as pd
 
-from kpqa.calibration.fit import binary_labels, check_labels, choose_judge_inputs, fit
+from kpqa.calibration.fit import check_labels, choose_judge_inputs, fit
 from kpqa.calibration.model import JUDGE_KIND, RULES, Calibration, DataFile
+from kpqa.columns import binary_labels, numeric_column
 from kpqa.errors import InputError, Param, Part, UsageError
 from kpqa.input import ColumnMap, Table, frame_to_table, read_csv_frame, read_input
 from kpqa.metrics.base import get_metric
@@ -58,13 +58,10 @@ class Heldout:
             if column not in frame.columns:
                 raise InputError(f"no {column!r} column (held-out scores need {', '.join(HELDOUT_COLUMNS)})",
                                  file=path)
-        values = pd.to_numeric(frame["logit"], errors="coerce").to_numpy(dtype=float)
-        bad = np.flatnonzero(~np.isfinite(values))
-        if len(bad):
-            raise InputError(f"held-out score {frame['logit'].iloc[int(bad[0])]!r} is not a number", file=path,
-                             row=int(bad[0]) + 1, column="logit")
-        keys = zip((Path(str(x)).name for x in frame["source"]), frame["row"].astype(int))
-        return cls(metric, path, dict(zip(keys, values.tolist())), signature)
+        logits = numeric_column(frame["logit"], source=path, column="logit", what=("held-out score ",))
+        rows = numeric_column(frame["row"], source=path, column="row", what=("row number ",)).astype(int)
+        keys = zip((Path(str(x)).name for x in frame["source"]), rows.tolist())
+        return cls(metric, path, dict(zip(keys, logits.tolist())), signature)
 
     def take(self, table: Table) -> np.ndarray:
         """The held-out score of each row of ``table``; InputError naming the first row it has none for."""
@@ -97,19 +94,11 @@ def human_column(table: Table, column: str, what: str = "score") -> np.ndarray:
 
 
 def _numbers(table: Table, column: str, before: tuple[Part, ...], after: str, blanks: bool = False) -> np.ndarray:
-    """The column as numbers; InputError naming the first cell that is not one (``before`` its value ``after``);
-    ``blanks``: an empty cell is NaN (a row without known-wrong answers has no ``M-wrong`` score)."""
-    values = pd.to_numeric(table.frame[column], errors="coerce").to_numpy(dtype=float)
-    missing = ~np.isfinite(values)
-    if blanks:
-        cells = table.frame[column]
-        missing &= ~(cells.isna().to_numpy() | (cells.astype(str).str.strip() == "").to_numpy())
-    bad = np.flatnonzero(missing)
-    if len(bad):
-        i = int(bad[0])
-        raise InputError(*before, f"{table.frame[column].iloc[i]!r}{after}", file=table.source,
-                         row=table.numbers[i], column=column)
-    return values
+    """The column as numbers (:func:`kpqa.columns.numeric_column`: the first cell that is not one named, ``before``
+    its value ``after``); ``blanks``: an empty cell is NaN (a row without known-wrong answers has no ``M-wrong``
+    score)."""
+    return numeric_column(table.frame[column], source=table.source, column=column, numbers=table.numbers,
+                          what=before, after=after, blanks=blanks)
 
 
 def metric_scores(table: Table, metrics: Sequence[str], scorers: ScorerFactory, reuse: str = "trust"
@@ -193,8 +182,8 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
     if judge_inputs is not None:
         choose_judge_inputs([*scorer.score_columns, *(h.metric for h in heldout)], judge_inputs)
     tables = [read_labelled(path, human_column, "label", columns)[0] for path in paths]
-    labels = [binary_labels(t.frame[human_column], positive_above, source=t.source, column=human_column)
-              for t in tables]
+    labels = [binary_labels(t.frame[human_column], positive_above, source=t.source, column=human_column,
+                            numbers=t.numbers) for t in tables]
     check_labels(np.concatenate(labels), ", ".join(paths))
     if any(t.rows.wrong is not None for t in tables):  # the judge of rows with known-wrong answers is fitted too
         scorer.known_wrong = True

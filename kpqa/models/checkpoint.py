@@ -1,4 +1,5 @@
-"""Weighter checkpoint files: the trained tensors (safetensors) and ``metadata.json``.
+"""Checkpoint files (a keyphrase weighter's or the answer-equivalence model's): the trained tensors (safetensors) and
+``metadata.json`` (read, typed, by :mod:`kpqa.models.metadata`).
 
 A checkpoint stores only what differs from the pip-shipped backbone, in fp16: the linear K/O head and either the
 LoRA adapter of the encoder (rank, scale and target maps in the metadata's ``lora``) or, when ``lora`` is null, the
@@ -9,9 +10,7 @@ installed backbone is the one the checkpoint was trained on (sha256 of its weigh
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import torch
 from safetensors.torch import load_file, save_file
@@ -19,45 +18,12 @@ from safetensors.torch import load_file, save_file
 from kpqa.models import backbone as backbones
 from kpqa.models.backbone import file_sha256
 from kpqa.errors import CheckpointError
+from kpqa.models.metadata import METADATA, Lora, Metadata, read  # noqa: F401  (the checkpoint's metadata, typed)
 from kpqa.output import output_path, write_text
 
 WEIGHTS = "weights.safetensors"
-METADATA = "metadata.json"
 LABELS = ["O", "K"]
 STORE_DTYPE = torch.float16
-
-
-@dataclass(frozen=True)
-class Lora:
-    """The LoRA adapter a checkpoint holds: rank, alpha (the scale is alpha / rank) and the adapted linear maps."""
-
-    rank: int
-    alpha: float
-    targets: list[str]
-
-
-@dataclass(frozen=True)
-class Metadata:
-    """What inference reads of a checkpoint's ``metadata.json`` (the file holds more: the training data, command and
-    history, kept in ``raw``)."""
-
-    backbone: str
-    use_question: bool
-    max_length: int
-    lora: Lora | None  # None: the top ``trained_layers`` transformer layers were fine-tuned (None: all of them)
-    trained_layers: int | None
-    dev_k_f1: float | None
-    raw: dict[str, Any]
-
-    @classmethod
-    def of(cls, raw: dict[str, Any]) -> "Metadata":
-        """The fields of a metadata dict (as :func:`load` returns it)."""
-        lora = raw.get("lora")
-        k_f1 = (raw.get("dev") or {}).get("k_f1")
-        return cls(backbone=raw["backbone"]["name"], use_question=bool(raw["use_question"]),
-                   max_length=int(raw["max_length"]),
-                   lora=None if lora is None else Lora(int(lora["rank"]), float(lora["alpha"]), list(lora["targets"])),
-                   trained_layers=raw.get("trained_layers"), dev_k_f1=None if k_f1 is None else float(k_f1), raw=raw)
 
 
 def save(folder: str | Path, tensors: dict[str, torch.Tensor], metadata: dict) -> str:
@@ -73,11 +39,13 @@ def save(folder: str | Path, tensors: dict[str, torch.Tensor], metadata: dict) -
     return digest[:12]
 
 
-def load(folder: str | Path) -> tuple[dict[str, torch.Tensor], dict, str]:
-    """(tensors in fp32, metadata, short checkpoint hash) of a checkpoint folder, verified.
+def load(folder: str | Path) -> tuple[dict[str, torch.Tensor], Metadata, str]:
+    """(tensors in fp32, typed metadata, short checkpoint hash) of a checkpoint folder, verified: the one loader of
+    both kinds of checkpoint (a caller checks ``Metadata.kind``).
 
-    Raises CheckpointError when a file is missing, the tensors do not match their recorded sha256, or the
-    installed backbone's weights differ from the ones the checkpoint was trained on.
+    Raises CheckpointError when a file is missing, the metadata is not what :func:`kpqa.models.metadata.read`
+    needs, the tensors do not match their recorded sha256, or the installed backbone's weights differ from the ones
+    the checkpoint was trained on.
     """
     folder = Path(folder)
     if not folder.is_dir():
@@ -85,18 +53,12 @@ def load(folder: str | Path) -> tuple[dict[str, torch.Tensor], dict, str]:
     for name in (WEIGHTS, METADATA):
         if not (folder / name).is_file():
             raise CheckpointError(f"checkpoint {folder}: missing file {name}")
-    try:
-        metadata = json.loads((folder / METADATA).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise CheckpointError(f"checkpoint {folder}: {METADATA} is not valid JSON ({e.msg}, line {e.lineno})") from e
-    for key in ("backbone", "use_question", "lora", "max_length", "weights_sha256"):
-        if key not in metadata:
-            raise CheckpointError(f"checkpoint {folder}: {METADATA} lacks {key!r}")
+    metadata = read(folder)
     digest = file_sha256(folder / WEIGHTS)
-    if digest != metadata["weights_sha256"]:
+    if digest != metadata.raw["weights_sha256"]:
         raise CheckpointError(f"checkpoint {folder}: {WEIGHTS} sha256 {digest[:12]} does not match metadata "
-                              f"{metadata['weights_sha256'][:12]} (file changed or corrupt)")
-    verify_backbone(metadata["backbone"], folder)
+                              f"{metadata.raw['weights_sha256'][:12]} (file changed or corrupt)")
+    verify_backbone(metadata.raw["backbone"], folder)
     tensors = {k: v.float() for k, v in load_file(str(folder / WEIGHTS)).items()}
     return tensors, metadata, digest[:12]
 

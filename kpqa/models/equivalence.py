@@ -114,12 +114,12 @@ def default_folder() -> str:
 class EquivalenceRunner(CachedRunner[Triple, float]):
     """Batched inference of an answer-equivalence checkpoint, cached by (question, reference, candidate)."""
 
-    def __init__(self, model: EquivalenceModel, tokenizer: Any, metadata: dict, checkpoint_hash: str,
+    def __init__(self, model: EquivalenceModel, tokenizer: Any, metadata: ckpt.Metadata, checkpoint_hash: str,
                  device: torch.device, batch_size: int = DEFAULT_BATCH_SIZE,
                  precision: str = DEFAULT_PRECISION) -> None:
         super().__init__(model, tokenizer, checkpoint_hash, device, batch_size, precision)
         self.metadata = metadata
-        self.max_length = int(metadata["max_length"])
+        self.max_length = metadata.max_length
 
     @classmethod
     def load(cls, folder: str | os.PathLike | None = None, *, device: str = DEFAULT_DEVICE,
@@ -127,22 +127,21 @@ class EquivalenceRunner(CachedRunner[Triple, float]):
         """Load a checkpoint folder (default: the shipped one); CheckpointError when it is not an
         answer-equivalence checkpoint or does not fit the installed backbone."""
         folder = default_folder() if folder is None else os.fspath(folder)
-        tensors, raw, digest = ckpt.load(folder)
-        if raw.get("kind") != KIND:
+        tensors, metadata, digest = ckpt.load(folder)
+        if metadata.kind != KIND:
             raise CheckpointError(f"checkpoint {folder}: not an answer-equivalence model (metadata kind "
-                                  f"{raw.get('kind')!r}, expected {KIND!r})")
-        name = raw["backbone"]["name"]
+                                  f"{metadata.kind!r}, expected {KIND!r})")
         from kpqa.models import backbone as backbones
 
-        encoder, tokenizer = load_pretrained(name, backbones.resolve(name))
-        model = EquivalenceModel(encoder, raw.get("trained_layers"), pooling=raw.get("pooling", "cls"))
+        encoder, tokenizer = load_pretrained(metadata.backbone, backbones.resolve(metadata.backbone))
+        model = EquivalenceModel(encoder, metadata.trained_layers, pooling=metadata.pooling)
         model.load_trained(tensors)
-        return cls(model, tokenizer, raw, digest, resolve_device(device), batch_size, precision)
+        return cls(model, tokenizer, metadata, digest, resolve_device(device), batch_size, precision)
 
     @property
     def backbone(self) -> str:
         """The backbone's name (``minilm``)."""
-        return str(self.metadata["backbone"]["name"])
+        return self.metadata.backbone
 
     def logits(self, triples: Sequence[Triple]) -> np.ndarray:
         """The logit of each (question, reference, candidate), float64 [n]; each distinct triple is computed once

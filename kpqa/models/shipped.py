@@ -8,12 +8,11 @@ checkpoint's backbone is not installed, before any input is read.
 """
 from __future__ import annotations
 
-import json
 import os
 from importlib import metadata, util
 from pathlib import Path
 
-from kpqa.errors import UsageError
+from kpqa.errors import CheckpointError, UsageError
 from kpqa.models.backbone import MPNET_PARTS
 
 #: shipped name -> (folder with the question, folder without it)
@@ -68,11 +67,13 @@ def require_backbone(backbone: str, what: str) -> None:
 def require(checkpoint: str | os.PathLike | None = None, no_question: bool = False) -> Path:
     """:func:`resolve`, then check that what the checkpoint's ``metadata.json`` names is installed: its backbone's
     packages and, for a LoRA adapter, peft. A folder without readable metadata is left to the loader's own error."""
+    from kpqa.models.metadata import read
+
     folder = resolve(checkpoint, no_question)
     try:
-        raw = json.loads((folder / "metadata.json").read_text(encoding="utf-8"))
-        backbone, lora = raw["backbone"]["name"], raw.get("lora")
-    except (OSError, ValueError, KeyError, TypeError):
+        metadata = read(folder)
+    except (CheckpointError, OSError, ValueError, KeyError, TypeError):
         return folder
-    _require(f"the {checkpoint} weighter" if checkpoint in NAMES else f"weighter {folder}", backbone, lora is not None)
+    _require(f"the {checkpoint} weighter" if checkpoint in NAMES else f"weighter {folder}", metadata.backbone,
+             metadata.lora is not None)
     return folder

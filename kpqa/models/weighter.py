@@ -29,7 +29,7 @@ from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, Progress,
     check_function_word_weight,
 )
-from kpqa.errors import KpqaWarning, Param, UsageError
+from kpqa.errors import CheckpointError, KpqaWarning, Param, UsageError
 from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
 from kpqa.models import shipped
@@ -78,8 +78,9 @@ class Weighter(CachedRunner[tuple[str, str], tuple[np.ndarray, np.ndarray]]):
         docstring."""
         dev = resolve_device(device)
         folder = shipped.require(checkpoint, no_question)
-        tensors, raw, digest = ckpt.load(folder)
-        metadata = ckpt.Metadata.of(raw)
+        tensors, metadata, digest = ckpt.load(folder)
+        if metadata.kind is not None:
+            raise CheckpointError(f"checkpoint {folder}: not a keyphrase weighter (metadata kind {metadata.kind!r})")
         k_f1 = metadata.dev_k_f1
         if k_f1 is not None and k_f1 < MIN_DEV_K_F1:
             warnings.warn(f"checkpoint {folder}: its dev K-F1 is {k_f1:.4f}, the weighter learned next to nothing; "

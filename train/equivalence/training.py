@@ -1,0 +1,153 @@
+"""The training loop: the model (from the backbone or ``--init``), AdamW under the shared schedule, each epoch's
+batches, the epoch with the lowest dev loss kept as the checkpoint with its metadata."""
+from __future__ import annotations
+
+import json
+import math
+import random
+import sys
+import time
+from collections import defaultdict
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+import torch
+
+from kpqa.errors import CheckpointError
+from kpqa.models import backbone as backbones
+from kpqa.models import checkpoint as ckpt
+from kpqa.models.device import amp_dtype, resolve_device, training_precision
+from kpqa.models.equivalence import KIND, EquivalenceModel
+from kpqa.models.loader import load_pretrained
+
+from ..batches import length_grouped
+from ..loop import optimizer_and_schedule, step
+from .config import EquivalenceConfig
+from .data import Example, load_examples
+from .evaluation import best_logits, evaluate, text_length
+from .folds import split_dev
+from .mix import mixed_plan, some_references
+
+
+def _setup(config: EquivalenceConfig, n_steps: int) -> tuple[EquivalenceModel, Any, list[torch.nn.Parameter], Any,
+                                                              Any]:
+    """The model (seeded head, ``--init``'s tensors loaded), its tokenizer, its trained parameters, AdamW and the
+    schedule over ``n_steps``."""
+    torch.manual_seed(config.seed)
+    encoder, tokenizer = load_pretrained(config.backbone, backbones.resolve(config.backbone))
+    model = EquivalenceModel(encoder, config.trained_layers, pooling=config.pooling)
+    if config.init is not None:
+        _start_from(model, config.init)
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer, scheduler = optimizer_and_schedule(params, config.lr, config.weight_decay, n_steps, config.warmup)
+    return model, tokenizer, params, optimizer, scheduler
+
+
+def _start_from(model: EquivalenceModel, folder: str) -> None:
+    """Load an answer-equivalence checkpoint's trained tensors into ``model`` (the ``--init`` of a run that goes on
+    from it: pre-training on rule-made answers, then people's judgments); CheckpointError when it is not one or
+    was trained with another pooling or number of layers."""
+    tensors, metadata, _ = ckpt.load(folder)
+    if metadata.kind != KIND:
+        raise CheckpointError(f"--init {folder}: not an answer-equivalence checkpoint")
+    if (metadata.pooling, metadata.trained_layers) != (model.pooling, model.trained_layers):
+        raise CheckpointError(f"--init {folder}: trained with pooling {metadata.pooling!r} and "
+                              f"{metadata.trained_layers} layers, not {model.pooling!r} and {model.trained_layers}")
+    model.load_trained(tensors)
+
+
+def train(config: EquivalenceConfig) -> dict[str, Any]:
+    """Train, keep the epoch with the lowest dev loss in ``config.output``; returns the checkpoint's metadata."""
+    return train_on(load_examples(config), config)
+
+
+def train_on(examples: list[Example], config: EquivalenceConfig) -> dict[str, Any]:
+    """Train on ``examples`` (a seeded share of their questions held out as dev), keep the epoch with the lowest
+    dev loss in ``config.output``; returns the checkpoint's metadata. With ``config.mix``, the batches are drawn
+    from the sources in proportion to their weights (:class:`MixedSampler`)."""
+    train_idx, dev_idx = split_dev(examples, config.dev_share, config.seed)
+    if config.mix is not None:
+        return _fit(examples, train_idx, dev_idx, config, *mixed_plan(examples, train_idx, config))
+    rng = random.Random(config.seed)
+    positive = float(np.mean([examples[i].label for i in train_idx]))
+    return _fit(examples, train_idx, dev_idx, config, math.ceil(len(train_idx) / config.batch_size),
+                lambda: length_grouped(train_idx, text_length(examples), config.batch_size, rng), positive, {})
+
+
+def _fit(examples: list[Example], train_idx: list[int], dev_idx: list[int], config: EquivalenceConfig,
+         steps_per_epoch: int, epoch_batches: Callable[[], Iterable[list[int]]], positive: float,
+         extra: dict[str, Any]) -> dict[str, Any]:
+    """The training loop: ``epoch_batches()`` each epoch, the epoch with the lowest dev loss kept."""
+    model, tokenizer, params, optimizer, scheduler = _setup(config, steps_per_epoch * config.epochs)
+    device = resolve_device(config.device)
+    model.to(device)
+    dtype = amp_dtype(str(device), training_precision(config.precision))
+    class_weight = {1: 0.5 / positive, 0: 0.5 / (1 - positive)}
+    ref_rng = random.Random(f"{config.seed}|references")
+    history: list[dict[str, Any]] = []
+    best: dict[str, Any] | None = None
+    started = time.time()
+    from tqdm.auto import tqdm
+
+    for epoch in range(config.epochs):
+        model.train()
+        total, seen = 0.0, 0
+        for batch in tqdm(epoch_batches(), desc=f"epoch {epoch + 1}", mininterval=30, file=sys.stderr):
+            rows = [examples[i] for i in batch]
+            if config.max_references is not None:
+                rows = [some_references(e, config.max_references, ref_rng) for e in rows]
+            logits = best_logits(model, tokenizer, rows, config.max_length, device, dtype)
+            labels = torch.tensor([float(e.label) for e in rows], device=device)
+            weights = torch.tensor([class_weight[e.label] for e in rows], device=device)
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels, weight=weights)
+            step(loss, params, optimizer, scheduler)
+            total, seen = total + float(loss.detach()) * len(rows), seen + len(rows)
+        dev = evaluate(model, tokenizer, examples, dev_idx, config, device, dtype) if dev_idx else {"loss": 0.0}
+        history.append({"epoch": epoch + 1, "train_loss": total / max(seen, 1), "dev": dev,
+                        "seconds": round(time.time() - started, 1)})
+        print(json.dumps({k: v for k, v in history[-1].items() if k != "dev"} |
+                         {"dev_loss": dev["loss"], "dev_accuracy": dev.get("accuracy")}), file=sys.stderr)
+        if best is None or dev["loss"] < best["dev"]["loss"]:
+            best = history[-1]
+            metadata = _metadata(config, examples, train_idx, dev_idx, model, history, best) | extra
+            ckpt.save(config.output, model.trained_state(), metadata)
+    metadata = _metadata(config, examples, train_idx, dev_idx, model, history, best) | extra
+    ckpt.save(config.output, _load_kept(config.output), metadata)
+    return metadata
+
+
+def _load_kept(folder: str) -> dict[str, torch.Tensor]:
+    from safetensors.torch import load_file
+
+    return load_file(str(Path(folder) / ckpt.WEIGHTS))
+
+
+def _metadata(config: EquivalenceConfig, examples: Sequence[Example], train_idx: Sequence[int], dev_idx: Sequence[int],
+              model: EquivalenceModel, history: list, best: dict | None) -> dict[str, Any]:
+    kinds: dict[str, int] = defaultdict(int)
+    for i in train_idx:
+        kinds[examples[i].kind] += 1
+    files = [{"path": p, "sha256": backbones.file_sha256(p)} for p in config.data]
+    return {"kind": KIND, "backbone": backbones.describe(config.backbone), "use_question": True, "lora": None,
+            "max_length": config.max_length, "trained_layers": model.trained_layers, "pooling": model.pooling,
+            "data": {"files": files, "train_rows": len(train_idx), "dev_rows": len(dev_idx),
+                     "train_kinds": dict(sorted(kinds.items()))},
+            "config": {k: v for k, v in asdict(config).items() if k not in ("command", "extra")
+                       and not (k in _NEW_OPTIONS and v is None)},
+            "init": _init_facts(config.init), "command": config.command, "history": history, "best_epoch": best["epoch"] if best else None,
+            "dev": best["dev"] if best else None, "training_seconds": history[-1]["seconds"] if history else 0.0,
+            **config.extra}
+
+
+#: the options added with the mixed sources (issue 53): left out of a run's metadata when not given, so that a run
+#: without them records what it did before
+_NEW_OPTIONS = ("mix", "mix_caps", "steps_per_epoch", "max_references", "fold_by", "train_only")
+
+
+def _init_facts(folder: str | None) -> dict[str, str] | None:
+    """What a run started from (``--init``): the folder and its weights' sha256."""
+    if folder is None:
+        return None
+    return {"path": folder, "weights_sha256": backbones.file_sha256(Path(folder) / ckpt.WEIGHTS)}
