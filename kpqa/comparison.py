@@ -17,11 +17,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from kpqa import meta
 from kpqa.context import ScorerOptions
 from kpqa.errors import InputError, Param, UsageError
+from kpqa.columns import numeric_column
 from kpqa.input import Table, frame_to_table, read_input
 from kpqa.scoring import Scorer, build
 from kpqa.types import Floats
@@ -240,8 +240,10 @@ def human_scores(table: Table, column: str) -> np.ndarray | None:
     if column not in table.frame.columns:
         return None
     kept = np.arange(len(table.frame)) if table.kept_rows is None else np.asarray(table.kept_rows, dtype=int)
-    values = pd.to_numeric(table.frame[column], errors="coerce").to_numpy(dtype=float)[kept]
-    return None if np.isnan(values).any() else values
+    try:
+        return numeric_column(table.frame[column].iloc[kept], source=table.source, column=column)
+    except InputError:
+        return None
 
 
 def system_scores(table: Table, scorer: Scorer) -> tuple[dict[str, np.ndarray], bool]:
@@ -255,10 +257,8 @@ def system_scores(table: Table, scorer: Scorer) -> tuple[dict[str, np.ndarray], 
     read = all(c in table.frame.columns for c in wanted)
     frame = table.frame if read else scorer.score(table).frame
     out = {}
+    numbers = [table.numbers[int(k)] for k in kept]
     for column in wanted:
-        values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)[kept]
-        if np.isnan(values).any():
-            row = table.numbers[int(kept[np.isnan(values).argmax()])]
-            raise InputError("not a score", file=table.source, row=row, column=column)
-        out[column] = values
+        out[column] = numeric_column(frame[column].iloc[kept], source=table.source, column=column, numbers=numbers,
+                                     after=" is not a score")
     return out, read
