@@ -1,14 +1,18 @@
-"""The answer-equivalence model (kpqa/models/equivalence.py), its metric and its trainer (train/equivalence.py): input
+"""The answer-equivalence model (kpqa/models/equivalence.py), its metric and its trainer (train/equivalence/): input
 layout, batching, the (question, reference, candidate) cache, best over references, checkpoints, training."""
 from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kpqa.errors import CheckpointError, InputError
+
+#: candidate checkpoints stay in the repository's checkpoints/ folder, out of the wheel (pyproject.toml)
+CANDIDATES = Path(__file__).resolve().parents[1] / "checkpoints"
 
 
 @pytest.fixture(scope="module")
@@ -357,7 +361,7 @@ def test_the_candidate_trained_on_peoples_judgments_loads_and_ranks_the_right_an
     from kpqa.models import shipped
     from kpqa.models.equivalence import EquivalenceRunner
 
-    model = EquivalenceRunner.load(shipped.root() / "equivalence-human", device="cpu")
+    model = EquivalenceRunner.load(CANDIDATES / "equivalence-human", device="cpu")
     files = [f["path"].rsplit("/", 1)[-1] for f in model.metadata.raw["data"]["files"]]
     assert files == ["evouna_nq_train.csv", "evouna_tq_dev.csv"] and model.metadata.raw["init"]["weights_sha256"]
     right, wrong = model.best(["What is the capital of Australia?"] * 2, [["Canberra"]] * 2,
@@ -473,7 +477,7 @@ def test_the_mixed_candidate_puts_every_swapped_key_fact_below_the_right_answer(
     from kpqa.models import shipped
     from kpqa.models.equivalence import EquivalenceRunner
 
-    model = EquivalenceRunner.load(shipped.root() / "equivalence-mixed", device="cpu", precision="fp32")
+    model = EquivalenceRunner.load(CANDIDATES / "equivalence-mixed", device="cpu", precision="fp32")
     files = [f["path"].rsplit("/", 1)[-1] for f in model.metadata.raw["data"]["files"]]
     assert files == ["evouna_nq_train.csv", "evouna_tq_dev.csv", "truthfulqa_train.csv", "swaps.csv", "train.csv"]
     assert model.metadata.raw["mix"]["sources"][3]["weight"] == 0.5 and model.metadata.raw["config"]["fold"] is None

@@ -29,11 +29,19 @@ def test_every_package_folder_is_listed():
     assert found - listed == set(), "add them to [tool.setuptools] packages in pyproject.toml"
 
 
-def test_the_mixed_candidate_checkpoint_stays_out_of_the_wheel():
+def test_the_wheel_holds_the_checkpoints_the_library_loads_and_no_candidate():
+    """A checkpoint folder the library names (the weighters by name, the Equivalence metric's model) ships; every
+    other one is a candidate kept in the repository for experiments and tests, out of the wheel."""
     import fnmatch
+
+    from kpqa.models import shipped
+    from kpqa.models.equivalence import SHIPPED
 
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     excluded = config["exclude-package-data"]["kpqa.checkpoints"]
-    assert any(fnmatch.fnmatch("equivalence-mixed/weights.safetensors", p) for p in excluded)
-    for shipped in ("equivalence/weights.safetensors", "default/metadata.json", "equivalence-human/metadata.json"):
-        assert not any(fnmatch.fnmatch(shipped, p) for p in excluded)
+    used = {name for pair in shipped.NAMES.values() for name in pair} | {SHIPPED}
+    folders = {p.name for p in (ROOT / "checkpoints").iterdir() if (p / "metadata.json").exists()}
+    assert used <= folders and "equivalence-mixed" in folders - used
+    for folder in folders:
+        out = any(fnmatch.fnmatch(f"{folder}/weights.safetensors", p) for p in excluded)
+        assert out == (folder not in used), f"checkpoints/{folder}: {'ships' if not out else 'left out'}"
