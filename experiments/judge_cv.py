@@ -34,12 +34,20 @@ LENGTHS = [(1, 3), (4, 10), (11, 30), (31, 0)]
 NINE = list(calibration.JUDGE_INPUTS)
 
 
-def load(paths: list[str]) -> pd.DataFrame:
-    """The scored files as one frame: ``set`` (file stem), ``label``, ``fold``, ``kind`` and the score columns."""
+def load(paths: list[str], heldout: dict[str, str] | None = None) -> pd.DataFrame:
+    """The scored files as one frame: ``set`` (file stem), ``label``, ``fold``, ``kind`` and the score columns; each
+    ``heldout`` NAME=FILE adds column NAME, a model's held-out logits (``source``, ``row`` from 1, ``logit``: the
+    files ``kpqa train-equivalence --folds`` gathers), matched by the input file's name and row."""
     parts = []
+    logits = {name: pd.read_csv(file, keep_default_na=False) for name, file in (heldout or {}).items()}
     for path in paths:
         frame = pd.read_csv(path, keep_default_na=False, na_values=[""], low_memory=False)
         frame["set"] = Path(path).stem
+        for name, table in logits.items():
+            mine = table[table["source"].map(lambda s: Path(s).stem) == Path(path).stem.removeprefix("s_")]
+            frame[name] = pd.Series(mine["logit"].to_numpy(float), index=mine["row"].to_numpy(int) - 1)
+            if frame[name].isna().any():
+                raise SystemExit(f"{path}: {int(frame[name].isna().sum())} rows without a held-out {name} logit")
         frame["label"] = frame["scores"].astype(float)
         frame["kind"] = frame["kind"].astype(str) if "kind" in frame else ""
         parts.append(frame)
@@ -133,8 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", help="write the tables here (Markdown)")
     parser.add_argument("--trees", action="store_true", help="each judge as boosted trees too")
     parser.add_argument("--words", action="store_true", help="judges that read the answer's length too")
+    parser.add_argument("--heldout", action="append", default=[], metavar="NAME=FILE",
+                        help="a model's held-out logits as one more judge input (e.g. Equivalence=heldout.csv)")
     args = parser.parse_args(argv)
-    data = load(args.inputs)
+    heldout = dict(item.split("=", 1) for item in args.heldout)
+    data = load(args.inputs, heldout)
     sets = list(dict.fromkeys(data["set"]))
     has_wrong = all(m + WRONG_SUFFIX in data for m in NINE)
     variants: list[Variant] = [("nine, refitted on every set", NINE, False, None, "logistic", "trees")]
@@ -147,6 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.words:  # the answer's length as an input: long answers are the weak part
         variants += [("nine + Words (log answer words), logistic", [*NINE, "Words"], False, None, "logistic",
                       "trees"), ("nine + Words, trees", [*NINE, "Words"], False, None, "trees", "trees")]
+    for name in heldout:  # a model's held-out logits beside the nine (no NAME-wrong: the rows' known-wrong answers
+        # were not scored by the model, so KPQA-judge+wrong is not fitted with it)
+        variants += [(f"nine + {name}, logistic", [*NINE, name], False, None, "logistic", "trees"),
+                     (f"nine + {name}, trees", [*NINE, name], False, None, "trees", "trees")]
     results = {"shipped KPQA-judge": (data[f"{calibration.JUDGE}-prob"].to_numpy(dtype=float),
                                       data[f"{calibration.JUDGE}-correct"].to_numpy(dtype=float))}
     for variant in variants:
@@ -159,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     for low, high in LENGTHS:
         parts[f"answers of {low}-{high or 'more'} words"] = (
             lambda d, low=low, high=high: (words >= low) & (words <= (high or np.inf)))
-    columns = NINE + ([m + WRONG_SUFFIX for m in NINE] if has_wrong else [])
+    columns = NINE + list(heldout) + ([m + WRONG_SUFFIX for m in NINE] if has_wrong else [])
     lines = ["# KPQA-judge under grouped 5-fold CV by question", "", *table(data, results, parts), "",
              "## Best single input", "", *singles(data, parts, columns), ""]
     text = "\n".join(lines)
