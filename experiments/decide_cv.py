@@ -6,7 +6,7 @@ are fitted on the other folds, plus every row of ``--mix`` (the contrastive fit 
 fits them (class-balanced, so P(correct) assumes half the answers are correct; decisions at the max-balanced-
 accuracy threshold), and applied to the held-out fold as ``kpqa score --decide`` applies them
 (:meth:`kpqa.calibration.Decisions.apply`); the table pools the held-out predictions of all folds (accuracy,
-balanced accuracy, kappa, Brier, ECE: :mod:`kpqa.binary`), with the spread of accuracy over folds, then accuracy by
+balanced accuracy, kappa, Brier, ECE: :mod:`kpqa.binary`, :mod:`kpqa.arraystats`), with the spread of accuracy over folds, then accuracy by
 answer length. AUROC is that of the raw score for single metrics, and of the held-out probability for combined judges.
 With ``--check``, calibrations fitted on all of INPUT and ``--mix`` judge the check part: accuracy per ``kind``
 (correct kinds: the right fact in other words; wrong kinds: the reference's wording with the key fact changed) and
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from kpqa import binary, calibration
+from kpqa import arraystats, binary, calibration
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_INPUT = REPO.parent / "shared" / "data" / "human_eval" / "evouna_tq_dev.csv"
@@ -150,13 +150,13 @@ def cross_validate(data: Labelled, groups: list, folds: int, method: str, thresh
         for name, (prob, decision) in held.items():
             h = out.setdefault(name, {"prob": np.zeros(n), "decision": np.zeros(n), "fold_acc": []})
             h["prob"][test], h["decision"][test] = prob, decision
-            h["fold_acc"].append(float(binary.accuracy(data.labels[test], decision)))
+            h["fold_acc"].append(float(arraystats.accuracy(data.labels[test], decision)))
     return out
 
 
 def balanced(labels: np.ndarray, decision: np.ndarray) -> float:
-    """Balanced accuracy (:func:`kpqa.binary.balanced_accuracy`) of one judge's decisions."""
-    return float(binary.balanced_accuracy(labels, decision))
+    """Balanced accuracy (:func:`kpqa.arraystats.balanced_accuracy`) of one judge's decisions."""
+    return float(arraystats.balanced_accuracy(labels, decision))
 
 
 def cv_table(data: Labelled, held: dict, title: str) -> list[str]:
@@ -187,7 +187,7 @@ def part_table(data: Labelled, held: dict, parts: np.ndarray, fold_ids: np.ndarr
                 continue
             d, y = held[name]["decision"][rows], data.labels[rows]
             per_fold = [100 * np.mean(d[fold_ids[rows] == k] == y[fold_ids[rows] == k]) for k in folds]
-            lines.append(f"| {part} ({int(rows.sum())}) | {name} | {100 * binary.accuracy(y, d):.1f} | "
+            lines.append(f"| {part} ({int(rows.sum())}) | {name} | {100 * arraystats.accuracy(y, d):.1f} | "
                          f"{100 * balanced(y, d):.1f} | " + " | ".join(f"{a:.1f}" for a in per_fold) + " |")
     return lines
 
@@ -284,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         lines += ["", f"Accuracy on `{Path(args.test).name}` ({len(test.labels)} rows, {int(test.labels.sum())} "
                   f"correct), calibrations fitted on all of `{Path(args.input).name}`{fitted_on}:", "",
                   "| judge | accuracy | balanced |", "| --- | --- | --- |"]
-        lines += [f"| {n} | {100 * binary.accuracy(test.labels, d):.1f} | {100 * balanced(test.labels, d):.1f} |"
+        lines += [f"| {n} | {100 * arraystats.accuracy(test.labels, d):.1f} | {100 * balanced(test.labels, d):.1f} |"
                   for n, d in decided.items()]
     if args.check:
         check = load(args.check, args.human_column)

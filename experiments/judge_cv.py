@@ -24,7 +24,7 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 
 from kpqa import calibration
-from kpqa.binary import accuracy, balanced_accuracy
+from kpqa.arraystats import accuracy, balanced_accuracy
 from kpqa.rows import WRONG_SUFFIX
 from kpqa.train.equivalence import fold_of
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import pearsonr
 
-from kpqa.binary import auroc
+from kpqa.arraystats import auroc
 from kpqa.input import read_input
 from kpqa.metrics import Context, Rows
 from kpqa.metrics.labels import (

@@ -1,16 +1,11 @@
-"""Statistics of yes/no judgments against binary human labels (1 correct, 0 wrong).
-
-Every statistic is computed on a ``[resamples, rows]`` matrix at once, so that the point value (one row: the data)
-and the bootstrap (rows resampled with replacement, :func:`kpqa.meta.bootstrap_chunks`) share one implementation:
+"""Yes/no judgments measured against binary human labels (1 correct, 0 wrong), for the meta-evaluation: every
+statistic of :mod:`kpqa.arraystats` that the inputs allow, with percentile bootstrap intervals (:func:`evaluate`,
+an :class:`Estimate` each: ``None`` with a note where the statistic is undefined); answer-length bands; reliability
+bins and what their diagram shows (:func:`reliability_chart`).
 
 - ``accuracy`` and Cohen's ``kappa`` of 0/1 decisions;
-- ``auroc`` (ties count one half, as in the Mann-Whitney U) and ``average_precision`` (sklearn's definition: the
-  sum over distinct thresholds of the recall gained times the precision there) of scores;
-- ``brier`` (mean squared error of probabilities) and ``ece``, the expected calibration error over ``BINS``
-  equal-width probability bins: sum over bins of (rows in bin / rows) * |mean label - mean probability|.
-
-A statistic that is undefined (one class only; kappa when the chance agreement is 1) is NaN in the arrays and
-``None`` with a note in :class:`Estimate`.
+- ``auroc`` and ``average_precision`` of scores;
+- ``brier`` and ``ece`` (over ``BINS`` equal-width bins) of probabilities.
 """
 from __future__ import annotations
 
@@ -18,13 +13,10 @@ from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
-from kpqa.calibration.fit import cohen_kappa
-from kpqa.meta import bootstrap_chunks
+from kpqa.arraystats import BINS, accuracy, auroc, average_precision, bootstrap_chunks, brier, ece, kappa
 from kpqa.types import Floats
 
-BINS = 10
 #: statistics of decisions (0/1), of scores (any monotone scale) and of probabilities (in [0, 1])
 ON_DECISIONS = ("accuracy", "kappa")
 ON_SCORES = ("auroc", "average_precision")
@@ -47,66 +39,6 @@ def length_bands(texts: Sequence[str]) -> np.ndarray:
     words = np.array([len(str(t).split()) for t in texts])
     return np.array([next(i for i, (low, high) in enumerate(LENGTH_BANDS) if high is None or n <= high)
                      for n in words], dtype=int)
-
-
-def accuracy(labels: np.ndarray, decisions: np.ndarray) -> np.ndarray:
-    """Share of rows where the decision equals the label, per row of the ``[B, n]`` matrices."""
-    return np.mean(labels == decisions, axis=-1)
-
-
-def balanced_accuracy(labels: np.ndarray, decisions: np.ndarray) -> np.ndarray:
-    """The mean of the share of correct (1) rows judged correct and of wrong (0) rows judged wrong, per row of the
-    ``[B, n]`` matrices (what ``kpqa calibrate``'s default threshold maximises); NaN with one class."""
-    y = np.asarray(labels, dtype=float)
-    right = np.asarray(labels) == np.asarray(decisions)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return ((right * y).sum(axis=-1) / y.sum(axis=-1) + (right * (1 - y)).sum(axis=-1) / (1 - y).sum(axis=-1)) / 2
-
-
-def kappa(labels: np.ndarray, decisions: np.ndarray) -> np.ndarray:
-    """Cohen's kappa of decisions against labels, per row; NaN where the chance agreement is 1."""
-    y, d = labels.astype(float), decisions.astype(float)
-    return cohen_kappa(np.mean(y == d, axis=-1), y.mean(axis=-1), d.mean(axis=-1))
-
-
-def auroc(labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """Area under the ROC curve per row (Mann-Whitney U / (positives x negatives)); NaN with one class."""
-    y = labels.astype(float)
-    ranks = stats.rankdata(scores, axis=-1)  # average ranks: a tie counts one half
-    pos = y.sum(axis=-1)
-    neg = y.shape[-1] - pos
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return ((ranks * y).sum(axis=-1) - pos * (pos + 1) / 2) / (pos * neg)
-
-
-def average_precision(labels: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """Average precision per row, tied scores taken as one threshold (sklearn's definition); NaN without positives."""
-    y, s = np.atleast_2d(labels).astype(float), np.atleast_2d(scores)
-    order = np.argsort(-s, axis=-1, kind="stable")
-    ys, ss = np.take_along_axis(y, order, -1), np.take_along_axis(s, order, -1)
-    n = ys.shape[-1]
-    precision = np.cumsum(ys, axis=-1) / np.arange(1, n + 1)
-    last = np.ones_like(ss, dtype=bool)  # the last row of each run of tied scores: where a threshold falls
-    last[:, :-1] = ss[:, :-1] != ss[:, 1:]
-    index = np.where(last, np.arange(n), n)
-    end = np.minimum.accumulate(index[:, ::-1], axis=-1)[:, ::-1]  # each row's threshold: its run's last row
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = (ys * np.take_along_axis(precision, end, -1)).sum(axis=-1) / ys.sum(axis=-1)
-    return out.reshape(np.shape(labels)[:-1])
-
-
-def brier(labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """Mean squared difference between probability and label, per row."""
-    return np.mean((probs - labels) ** 2, axis=-1)
-
-
-def ece(labels: np.ndarray, probs: np.ndarray, bins: int = BINS) -> np.ndarray:
-    """Expected calibration error over ``bins`` equal-width bins of [0, 1] (1.0 falls in the last), per row."""
-    y, p = np.atleast_2d(labels).astype(float), np.atleast_2d(probs)
-    b, n = p.shape
-    which = np.clip((p * bins).astype(int), 0, bins - 1) + bins * np.arange(b)[:, None]
-    gap = np.bincount(which.ravel(), (y - p).ravel(), minlength=b * bins).reshape(b, bins)
-    return (np.abs(gap).sum(axis=-1) / n).reshape(np.shape(labels)[:-1])
 
 
 def reliability(labels: Floats, probs: Floats, bins: int = BINS) -> dict[str, list]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import pearsonr
 
-from kpqa.binary import auroc
+from kpqa.arraystats import auroc
 from kpqa.context import DEFAULT_FUNCTION_WORD_WEIGHT, check_function_word_weight
 from kpqa.errors import UsageError
 from kpqa.input import read_input

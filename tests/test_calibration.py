@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import roc_auc_score
 
-from kpqa import binary, calibration
+from kpqa import arraystats, binary, calibration
 from kpqa.calibration import Calibration, CalibrationError, fit_metric
 from kpqa.cli import main
 from kpqa.signature import Signature
@@ -149,7 +149,7 @@ def test_p_correct_rises_beyond_the_fitted_range_too(x, step):
 def test_p_correct_ranks_answers_as_the_score_does_and_ties_only_equal_scores():
     s, y = _synthetic(400, seed=8)
     p = SYNTHETIC.prob(s)
-    assert binary.auroc(y[None], p[None])[0] == binary.auroc(y[None], s[None])[0]
+    assert arraystats.auroc(y[None], p[None])[0] == arraystats.auroc(y[None], s[None])[0]
     assert len(np.unique(p)) == len(np.unique(s))
     assert 0 < p.min() and p.max() < 1
     steps = IsotonicRegression(out_of_bounds="clip").fit(*_synthetic())
@@ -164,7 +164,7 @@ def test_the_judge_gives_different_rows_different_probabilities():
     p = judge.prob(scores)
     rows = np.stack(list(scores.values()), axis=1)
     assert len(np.unique(p)) == len(np.unique(rows, axis=0))
-    assert binary.auroc(y[None], p[None])[0] == binary.auroc(y[None], judge.logit(scores)[None])[0]
+    assert arraystats.auroc(y[None], p[None])[0] == arraystats.auroc(y[None], judge.logit(scores)[None])[0]
 
 
 def test_the_strict_map_is_as_well_calibrated_as_the_steps():
@@ -174,8 +174,8 @@ def test_the_strict_map_is_as_well_calibrated_as_the_steps():
     steps.fit(s, y, sample_weight=calibration.balanced_weights(y))
     strict = fit_metric("m", "m", s, y)
     for scores, labels in ((s, y), (held_s, held_y)):
-        before = binary.ece(labels, steps.predict(scores))
-        assert abs(binary.ece(labels, strict.prob(scores)) - before) < 0.005
+        before = arraystats.ece(labels, steps.predict(scores))
+        assert abs(arraystats.ece(labels, strict.prob(scores)) - before) < 0.005
 
 
 def test_a_format_3_file_loads_its_steps_as_the_strict_map(tmp_path):

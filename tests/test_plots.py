@@ -129,13 +129,13 @@ def _reliability_data(rng, n=3000):
 
 
 def test_reliability_is_one_panel_per_judge_with_ece_counts_and_sparse_bins_apart(tmp_path):
-    from kpqa import binary
+    from kpqa import arraystats, binary
 
     labels, probs = _reliability_data(np.random.default_rng(3))
     probs["B"][:5] = 0.01  # five rows alone in the first bin: drawn apart, not joined into the line
     bins = {name: binary.reliability(labels, p) for name, p in probs.items()}
     for name, p in probs.items():
-        assert binary.bins_ece(bins[name]) == pytest.approx(float(binary.ece(labels, p)), abs=1e-12)
+        assert binary.bins_ece(bins[name]) == pytest.approx(float(arraystats.ece(labels, p)), abs=1e-12)
     text = plots.reliability(bins, tmp_path / "r.svg", title="set").read_text()
     for name in probs:
         assert f"ECE {binary.bins_ece(bins[name]):.3f}, n = 3,000" in text

@@ -12,6 +12,7 @@ from kpqa.calibration.model import (
     WRONG_JUDGE_KIND, Calibration,
     DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticMap, MetricCalibration, Quality,
 )
+from kpqa.arraystats import balanced, cohen_kappa
 from kpqa.calibration.fitness import rate
 from kpqa.columns import as_binary, binary_labels  # noqa: F401  (the labels' rule, read as every column is)
 from kpqa.errors import InputError, Param, UsageError
@@ -50,16 +51,7 @@ def thresholds(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | Non
     tn = np.concatenate([[0], np.cumsum(neg)])  # negatives below it
     acc = (tp + tn) / n
     predicted = tp + (n - p - tn)  # rows judged correct
-    balanced = (tp / max(p, 1) + tn / max(n - p, 1)) / 2
-    return cut, acc, cohen_kappa(acc, p / n, predicted / n), balanced
-
-
-def cohen_kappa(observed: Floats, correct: Floats, judged: Floats) -> np.ndarray:
-    """Cohen's kappa from the observed agreement, the share of rows correct and the share judged correct (the
-    chance agreement ``correct * judged + (1 - correct) * (1 - judged)``); NaN where the chance agreement is 1."""
-    chance = np.asarray(correct) * judged + (1 - np.asarray(correct)) * (1 - np.asarray(judged))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(chance < 1, (np.asarray(observed) - chance) / (1 - chance), np.nan)
+    return cut, acc, cohen_kappa(acc, p / n, predicted / n), balanced(tp, max(p, 1), tn, max(n - p, 1))
 
 
 def balanced_weights(labels: Floats, sources: np.ndarray | Sequence[Any] | None = None) -> np.ndarray:

@@ -8,6 +8,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import torch
 
+from kpqa.arraystats import balanced_accuracy
 from kpqa.models.equivalence import EquivalenceModel, collate, encode
 
 from ..batches import length_grouped
@@ -49,8 +50,8 @@ def evaluate(model: EquivalenceModel, tokenizer: Any, examples: Sequence[Example
     kinds: dict[str, list[bool]] = defaultdict(list)
     for i, ok in zip(indices, right):
         kinds[examples[i].kind].append(bool(ok))
-    # balanced accuracy as kpqa.binary.balanced_accuracy computes it (that module is meta-evaluation, stage 7, out of
-    # training's reach), but the one class's recall when the dev rows have one class
-    recall = [right[labels == c].mean() for c in (0, 1) if (labels == c).any()]
-    return {"loss": loss, "accuracy": float(right.mean()), "balanced_accuracy": float(np.mean(recall)),
+    balanced = float(balanced_accuracy(labels, (logits > 0).astype(float)))
+    if np.isnan(balanced):  # the dev rows have one class: that class's recall, the accuracy
+        balanced = float(right.mean())
+    return {"loss": loss, "accuracy": float(right.mean()), "balanced_accuracy": balanced,
             "rows": len(indices), "per_kind": {k: round(float(np.mean(v)), 4) for k, v in sorted(kinds.items())}}
