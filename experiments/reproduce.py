@@ -27,7 +27,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from kpqa import __version__, meta, metaeval, plots
+from kpqa import __version__, metaeval, plots
+from kpqa.metaeval import statistics
 from kpqa.errors import KpqaError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -169,7 +170,7 @@ def table7(report: dict) -> list[str]:
 
 
 def grid_section(name: str, grid: dict, figure: Path, out: Path) -> list[str]:
-    typed = meta.Grid(**grid)
+    typed = statistics.Grid(**grid)
     best = typed.best()
     lines = [f"#### {name}", ""]
     if best is not None:

@@ -1,11 +1,11 @@
 """Two systems compared on the same rows (``kpqa compare A B``; :func:`compare`, which is ``kpqa.compare``), as
 sacrebleu's paired bootstrap does: per metric (the mean of its per-row scores) and for the judge's accuracy (the
 share it judges correct), the difference B - A with a percentile bootstrap interval and a two-sided p-value, over
-resamples of the rows that both systems share (:func:`kpqa.meta.bootstrap_chunks`: the same resamples for every
+resamples of the rows that both systems share (:func:`kpqa.arraystats.bootstrap_chunks`: the same resamples for every
 column).
 
-The test is :func:`kpqa.meta.paired_test`, meta-eval's too, and so is the p-value's convention
-(:func:`kpqa.meta.shift_p_value`: Koehn 2004, Efron & Tibshirani's shift method): the resampled differences ``d_i``
+The test is :func:`kpqa.metaeval.statistics.paired_test`, meta-eval's too, and so is the p-value's convention
+(:func:`kpqa.metaeval.statistics.shift_p_value`: Koehn 2004, Efron & Tibshirani's shift method): the resampled differences ``d_i``
 are moved by ``delta`` to centre them on zero (the null hypothesis of no difference), and
 ``p = (1 + #{|d_i - delta| >= |delta|}) / (1 + R)``: two-sided, never 0 with ``R`` resamples.
 """
@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from kpqa import meta
+from kpqa.metaeval import statistics
 from kpqa.context import ScorerOptions
 from kpqa.errors import InputError, Param, UsageError
 from kpqa.columns import numeric_column
@@ -89,7 +89,7 @@ def paired_difference(a: Floats, b: Floats, resamples: int = 1000, seed: int | N
     delta = float(diff.mean())
     if resamples < 1:
         return Difference(column, float(x.mean()), float(y.mean()), delta, None, None, None)
-    found = meta.paired_test(lambda idx: diff[idx].mean(axis=1), len(diff), delta, resamples, seed, confidence)
+    found = statistics.paired_test(lambda idx: diff[idx].mean(axis=1), len(diff), delta, resamples, seed, confidence)
     return Difference(column, float(x.mean()), float(y.mean()), delta, found.ci_low, found.ci_high, found.p_value)
 
 

@@ -1,4 +1,4 @@
-"""Meta-evaluation statistics (kpqa.meta) and whole-file runs (kpqa.metaeval)."""
+"""Meta-evaluation statistics (kpqa.metaeval.statistics) and whole-file runs (kpqa.metaeval)."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from kpqa import meta, metaeval
+from kpqa import arraystats, metaeval
+from kpqa.metaeval import statistics
 from kpqa.errors import InputError, UsageError
 
 X = [1.0, 2.0, 3.0, 4.0, 5.0]
@@ -19,7 +20,7 @@ Y = [2.0, 1.0, 4.0, 3.0, 5.0]
 
 
 def test_correlations_match_scipy_and_known_values():
-    corr = meta.correlate(X, Y, bootstrap=0)
+    corr = statistics.correlate(X, Y, bootstrap=0)
     assert corr["pearson"].value == pytest.approx(0.8)
     assert corr["spearman"].value == pytest.approx(0.8)
     assert corr["kendall"].value == pytest.approx(0.6)
@@ -29,25 +30,25 @@ def test_correlations_match_scipy_and_known_values():
     assert corr["pearson"].ci_low is None and corr["pearson"].n == 5
 
 
-@pytest.mark.parametrize("statistic", meta.STATISTICS)
+@pytest.mark.parametrize("statistic", statistics.STATISTICS)
 def test_vectorised_resamples_equal_scipy_on_each_resample(statistic):
     rng = np.random.default_rng(3)
     h = rng.integers(1, 6, size=40).astype(float)  # ties, like Likert means
     m = np.round(h + rng.normal(0, 1.5, size=40), 1)
-    idx = meta.bootstrap_indices(40, 25, seed=1)
+    idx = arraystats.bootstrap_indices(40, 25, seed=1)
     fn = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}[statistic]
     expected = [fn(h[i], m[i]).statistic for i in idx]
-    np.testing.assert_allclose(meta.resampled(statistic, h, m, idx), expected, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(statistics.resampled(statistic, h, m, idx), expected, rtol=1e-10, atol=1e-12)
 
 
 def test_bootstrap_is_deterministic_with_a_seed_and_brackets_the_estimate():
     rng = np.random.default_rng(0)
     h = rng.normal(size=200)
     m = h + rng.normal(size=200)
-    a = meta.correlate(h, m, bootstrap=300, seed=7)
-    b = meta.correlate(h, m, bootstrap=300, seed=7)
-    c = meta.correlate(h, m, bootstrap=300, seed=8)
-    for s in meta.STATISTICS:
+    a = statistics.correlate(h, m, bootstrap=300, seed=7)
+    b = statistics.correlate(h, m, bootstrap=300, seed=7)
+    c = statistics.correlate(h, m, bootstrap=300, seed=8)
+    for s in statistics.STATISTICS:
         assert (a[s].ci_low, a[s].ci_high) == (b[s].ci_low, b[s].ci_high)
         assert a[s].ci_low < a[s].value < a[s].ci_high
     assert (a["pearson"].ci_low, a["pearson"].ci_high) != (c["pearson"].ci_low, c["pearson"].ci_high)
@@ -59,11 +60,11 @@ def test_bootstrap_in_blocks_gives_the_same_resamples(monkeypatch):
     rng = np.random.default_rng(4)
     h = rng.normal(size=30)
     m = h + rng.normal(size=30)
-    whole = meta.correlate(h, m, bootstrap=100, seed=3)
-    monkeypatch.setattr(meta, "CHUNK", 70)  # two resamples a block
-    assert len(list(meta.bootstrap_chunks(30, 100, 3))) == 50
-    blocks = meta.correlate(h, m, bootstrap=100, seed=3)
-    assert all(whole[s] == blocks[s] for s in meta.STATISTICS)
+    whole = statistics.correlate(h, m, bootstrap=100, seed=3)
+    monkeypatch.setattr(arraystats, "CHUNK", 70)  # two resamples a block
+    assert len(list(arraystats.bootstrap_chunks(30, 100, 3))) == 50
+    blocks = statistics.correlate(h, m, bootstrap=100, seed=3)
+    assert all(whole[s] == blocks[s] for s in statistics.STATISTICS)
 
 
 @pytest.mark.parametrize(
@@ -76,14 +77,14 @@ def test_bootstrap_in_blocks_gives_the_same_resamples(monkeypatch):
     ],
 )
 def test_undefined_correlations_say_why(human, metric, reason):
-    corr = meta.correlate(human, metric, bootstrap=50)
+    corr = statistics.correlate(human, metric, bootstrap=50)
     for c in corr.values():
         assert c.value is None and c.p_value is None and reason in c.note
 
 
 def test_constant_resamples_are_left_out_of_intervals():
     # 3 rows: many resamples repeat one row (constant); the interval comes from the others
-    corr = meta.correlate([1.0, 2.0, 3.0], [1.0, 3.0, 2.0], bootstrap=200, seed=0)
+    corr = statistics.correlate([1.0, 2.0, 3.0], [1.0, 3.0, 2.0], bootstrap=200, seed=0)
     assert corr["pearson"].value == pytest.approx(0.5)
     assert -1.0 <= corr["pearson"].ci_low <= corr["pearson"].ci_high <= 1.0
 
@@ -96,11 +97,11 @@ def test_paired_bootstrap_human_equal_metric_beats_a_random_one():
     h = rng.uniform(1, 5, size=150)
     good = h.copy()
     noise = rng.uniform(size=150)
-    test = meta.paired_bootstrap(h, good, noise, resamples=500, seed=0, names=("good", "noise"))
+    test = statistics.paired_bootstrap(h, good, noise, resamples=500, seed=0, names=("good", "noise"))
     assert test.delta > 0.8 and test.p_value == 1 / 501 and test.ci_low > 0.5  # never 0: (0 + 1) / (500 + 1)
-    reverse = meta.paired_bootstrap(h, noise, good, resamples=500, seed=0)
+    reverse = statistics.paired_bootstrap(h, noise, good, resamples=500, seed=0)
     assert reverse.delta == -test.delta and reverse.p_value == test.p_value  # two-sided: the order named is no matter
-    same = meta.paired_bootstrap(h, good, good, resamples=100, seed=0)
+    same = statistics.paired_bootstrap(h, good, good, resamples=100, seed=0)
     assert same.delta == 0 and same.p_value == 1.0  # a tie: no difference at all
 
 
@@ -109,14 +110,14 @@ def test_paired_bootstrap_detects_a_small_real_gain_and_reports_undefined():
     h = rng.normal(size=400)
     better = h + rng.normal(scale=1.0, size=400)
     worse = h + rng.normal(scale=1.6, size=400)
-    test = meta.paired_bootstrap(h, better, worse, resamples=1000, seed=0)
+    test = statistics.paired_bootstrap(h, better, worse, resamples=1000, seed=0)
     assert test.delta > 0.1 and test.p_value < 0.05
-    constant = meta.paired_bootstrap(h, better, np.zeros(400), resamples=10)
+    constant = statistics.paired_bootstrap(h, better, np.zeros(400), resamples=10)
     assert constant.p_value is None and "constant" in constant.note
 
 
 def test_meta_eval_and_compare_give_the_same_p_value_on_the_same_paired_data(monkeypatch):
-    """One paired test (kpqa.meta.paired_test, one p-value convention) behind both: meta-eval's paired bootstrap of
+    """One paired test (kpqa.metaeval.statistics.paired_test, one p-value convention) behind both: meta-eval's paired bootstrap of
     two metrics, with its statistic made the mean score (so that it measures what kpqa compare does), gives the
     p-value and interval kpqa compare gives for the same two columns of paired rows."""
     from kpqa import comparison
@@ -125,11 +126,11 @@ def test_meta_eval_and_compare_give_the_same_p_value_on_the_same_paired_data(mon
     a = rng.random(200)
     b = np.clip(a + rng.normal(0.02, 0.1, 200), 0, 1)
     mean = lambda statistic, human, metric, idx=None: metric.mean() if idx is None else metric[idx].mean(axis=1)
-    monkeypatch.setattr(meta, "resampled", mean)
-    monkeypatch.setattr(meta, "point", lambda statistic, human, metric: (mean(statistic, human, metric), None))
+    monkeypatch.setattr(statistics, "resampled", mean)
+    monkeypatch.setattr(statistics, "point", lambda statistic, human, metric: (mean(statistic, human, metric), None))
     human = rng.random(200)  # not read by the mean
     for seed in (0, 1, 2):
-        tested = meta.paired_bootstrap(human, b, a, resamples=400, seed=seed)  # B - A, as compare says it
+        tested = statistics.paired_bootstrap(human, b, a, resamples=400, seed=seed)  # B - A, as compare says it
         compared = comparison.paired_difference(a, b, resamples=400, seed=seed)
         assert 0 < tested.p_value < 1 and tested.p_value == compared.p_value
         # mean(B) - mean(A) here, mean(B - A) there: the same up to rounding
@@ -140,9 +141,9 @@ def test_meta_eval_and_compare_give_the_same_p_value_on_the_same_paired_data(mon
 def test_the_p_value_convention_is_two_sided_and_never_zero():
     diffs = np.array([0.1, 0.2, 0.3, -0.05, 0.25])
     # shifted by the observed 0.1: |d - 0.1| >= 0.1 for 0.2, 0.3, -0.05 and 0.25 -> (4 + 1) / (5 + 1)
-    assert meta.shift_p_value(diffs, 0.1) == 5 / 6
-    assert meta.shift_p_value(-diffs, -0.1) == 5 / 6
-    assert meta.shift_p_value(np.full(9, 5.0), 5.0) == 1 / 10
+    assert statistics.shift_p_value(diffs, 0.1) == 5 / 6
+    assert statistics.shift_p_value(-diffs, -0.1) == 5 / 6
+    assert statistics.shift_p_value(np.full(9, 5.0), 5.0) == 1 / 10
 
 
 # ------------------------------------------------------------------------------------------------ rank pairs
@@ -151,24 +152,24 @@ def test_the_p_value_convention_is_two_sided_and_never_zero():
 def test_pair_rows_pairs_answers_of_different_systems_to_the_same_item():
     keys = ["q1", "q2", "q3", "q1", "q2", "q4"]
     systems = ["A", "A", "A", "B", "B", "B"]
-    assert meta.pair_rows(keys, systems) == [(0, 3), (1, 4)]
-    assert meta.pair_rows(["q1", "q1"], ["A", "A"]) == []
+    assert statistics.pair_rows(keys, systems) == [(0, 3), (1, 4)]
+    assert statistics.pair_rows(["q1", "q1"], ["A", "A"]) == []
 
 
 def test_rank_pairs_on_a_hand_made_set():
     # pairs (0,4) gap 3, (1,5) gap 2 exactly, (2,6) gap 1 (dropped), (3,7) gap 4
     human = [5.0, 1.0, 3.0, 1.0, 2.0, 3.0, 4.0, 5.0]
     metric = [0.9, 0.2, 0.5, 0.4, 0.1, 0.6, 0.1, 0.4]
-    pairs = meta.pair_rows(["a", "b", "c", "d"] * 2, ["S"] * 4 + ["T"] * 4)
-    result = meta.rank_pairs(human, metric, pairs, name="m")
+    pairs = statistics.pair_rows(["a", "b", "c", "d"] * 2, ["S"] * 4 + ["T"] * 4)
+    result = statistics.rank_pairs(human, metric, pairs, name="m")
     # (0,4): human 5>2, metric 0.9>0.1 match; (1,5): 1<3, 0.2<0.6 match; (3,7): 1<5 but 0.4=0.4 tie
     assert (result.pairs, result.matches, result.ties) == (3, 2, 1)
     assert result.percent == pytest.approx(200 / 3)
-    strict = meta.rank_pairs(human, metric, pairs, threshold=2.0, strict=True)
+    strict = statistics.rank_pairs(human, metric, pairs, threshold=2.0, strict=True)
     assert (strict.pairs, strict.matches, strict.ties) == (2, 1, 1)
-    flipped = meta.rank_pairs(human, [-v for v in metric], pairs)
+    flipped = statistics.rank_pairs(human, [-v for v in metric], pairs)
     assert flipped.matches == 0 and flipped.ties == 1
-    assert meta.rank_pairs(human, metric, pairs, threshold=10).percent is None
+    assert statistics.rank_pairs(human, metric, pairs, threshold=10).percent is None
 
 
 # ------------------------------------------------------------------------------------------------ overall level
@@ -184,24 +185,24 @@ def _two_systems(n_items: int, seed: int = 0):
 
 def test_overall_level_protocol():
     human, keys, systems = _two_systems(60)
-    exact = meta.overall_level(human, human, keys, systems, questions=30, draws=100, seed=0)
+    exact = statistics.overall_level(human, human, keys, systems, questions=30, draws=100, seed=0)
     assert exact.value == pytest.approx(1.0) and exact.points == 200 and exact.systems == 2
-    scaled = meta.overall_level(human, 0.1 * human + 3, keys, systems, seed=0)
+    scaled = statistics.overall_level(human, 0.1 * human + 3, keys, systems, seed=0)
     assert scaled.value == pytest.approx(1.0)  # Pearson of means: invariant to a positive affine map
     noisy = human + np.random.default_rng(5).normal(0, 2, len(human))
-    a = meta.overall_level(human, noisy, keys, systems, seed=4)
-    b = meta.overall_level(human, noisy, keys, systems, seed=4)
+    a = statistics.overall_level(human, noisy, keys, systems, seed=4)
+    b = statistics.overall_level(human, noisy, keys, systems, seed=4)
     assert a.value == b.value and 0 < a.value < 1
     # a corpus-level aggregate: the median instead of the mean changes the value
-    med = meta.overall_level(human, noisy, keys, systems, seed=4, aggregate=lambda idx: float(np.median(noisy[idx])))
+    med = statistics.overall_level(human, noisy, keys, systems, seed=4, aggregate=lambda idx: float(np.median(noisy[idx])))
     assert med.value != a.value
 
 
 def test_overall_level_undefined_cases():
     human, keys, systems = _two_systems(20)
-    few = meta.overall_level(human, human, keys, systems, questions=30)
+    few = statistics.overall_level(human, human, keys, systems, questions=30)
     assert few.value is None and "20 items" in few.note
-    one = meta.overall_level(human, human, keys, ["A"] * len(keys))
+    one = statistics.overall_level(human, human, keys, ["A"] * len(keys))
     assert one.value is None and "2 systems" in one.note
 
 
@@ -214,13 +215,13 @@ def test_grid_from_scores_r2_is_r_squared_and_marks_undefined_cells():
     alphas, orders = [0.0, 0.5, 1.0], [1, 2]
     scores = np.stack([np.stack([h + rng.normal(scale=s, size=50) for s in (0.5, 1.0, 2.0)]) for _ in orders])
     scores[1, 2] = 0.0  # a constant cell
-    grid = meta.grid_from_scores(h, scores, alphas, orders)
+    grid = statistics.grid_from_scores(h, scores, alphas, orders)
     assert grid.pearson[0][0] == pytest.approx(stats.pearsonr(h, scores[0, 0]).statistic)
     assert grid.r2[0][1] == pytest.approx(grid.pearson[0][1] ** 2)
     assert grid.r2[1][2] is None and "constant" in grid.notes["AEv-1-2"]
     assert grid.best()[:2] in {(0.0, 1), (0.0, 2)}
     with pytest.raises(ValueError):
-        meta.grid_from_scores(h, scores[:, :, :10], alphas, orders)
+        statistics.grid_from_scores(h, scores[:, :, :10], alphas, orders)
 
 
 # ------------------------------------------------------------------------------------------------ whole files
@@ -366,11 +367,11 @@ def test_marco_pairing_gives_the_papers_93_pairs(shared_data):
     settings = metaeval.Settings(metrics=["scores"], bootstrap=0)  # the human column as a (perfect) metric
     data = metaeval.load_dataset(path, settings, FakeScorer)
     assert data.systems[0] == "rows 1-500" and data.systems[500] == "rows 501-1000"
-    pairs = meta.pair_rows(data.keys, data.systems)
+    pairs = statistics.pair_rows(data.keys, data.systems)
     assert pairs == [(i, i + 500) for i in range(500)]
-    assert len(meta.select_pairs(data.human, pairs, 2.0)) == 93  # KPQA paper, sec. 5.4: 93 MS-MARCO pairs
-    assert len(meta.select_pairs(data.human, pairs, 2.0, strict=True)) == 89
-    perfect = meta.rank_pairs(data.human, data.human, pairs)
+    assert len(statistics.select_pairs(data.human, pairs, 2.0)) == 93  # KPQA paper, sec. 5.4: 93 MS-MARCO pairs
+    assert len(statistics.select_pairs(data.human, pairs, 2.0, strict=True)) == 89
+    perfect = statistics.rank_pairs(data.human, data.human, pairs)
     assert perfect.percent == 100.0
 
 

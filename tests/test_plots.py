@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from matplotlib import image
 
-from kpqa import meta, plots
+from kpqa import plots
+from kpqa.metaeval import statistics
 
 
 def _ink(path) -> float:
@@ -29,9 +30,9 @@ def test_scatter_one_panel_per_metric(tmp_path):
 def test_grid_heatmap_with_undefined_cells(tmp_path):
     rng = np.random.default_rng(1)
     h = rng.normal(size=60)
-    scores = np.stack([np.stack([h + rng.normal(scale=1 + a, size=60) for a in meta.ALPHAS]) for _ in meta.ORDERS])
+    scores = np.stack([np.stack([h + rng.normal(scale=1 + a, size=60) for a in statistics.ALPHAS]) for _ in statistics.ORDERS])
     scores[3, 10] = 0.0
-    grid = meta.grid_from_scores(h, scores).to_dict()
+    grid = statistics.grid_from_scores(h, scores).to_dict()
     path = plots.grid_heatmap(grid, tmp_path / "grid.png")
     pixels = image.imread(path)[..., :3]
     grey = np.all(np.abs(pixels - 0.827) < 0.02, axis=-1)  # matplotlib "lightgrey" = #d3d3d3 for the n/a cell

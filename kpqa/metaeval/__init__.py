@@ -1,5 +1,5 @@
 """Meta-evaluation of whole human-judgment files: load and score (:mod:`~kpqa.metaeval.data`), run the statistics
-of :mod:`kpqa.meta` into a typed :class:`~kpqa.metaeval.report.Report` (:mod:`~kpqa.metaeval.report`), write
+of :mod:`~kpqa.metaeval.statistics` into a typed :class:`~kpqa.metaeval.report.Report` (:mod:`~kpqa.metaeval.report`), write
 Markdown / JSON / figures (:mod:`~kpqa.metaeval.render`).
 
 A human-judgment file is a scoring input (``question, answer, reference1..N``) with a numeric human score column

@@ -8,7 +8,7 @@ from typing import Hashable, Sequence
 
 import numpy as np
 
-from kpqa import meta
+from kpqa.metaeval import statistics
 from kpqa.calibration import as_binary
 from kpqa.calibration.labelled import ScorerFactory, human_column, metric_scores, read_labelled
 from kpqa.context import ScorerOptions
@@ -62,14 +62,14 @@ class Dataset:
 
 def human_scores(table: Table, column: str) -> np.ndarray:
     """The numeric human score column (:func:`kpqa.calibration.labelled.human_column`), of at least
-    :data:`kpqa.meta.MIN_ROWS` rows."""
+    :data:`kpqa.metaeval.statistics.MIN_ROWS` rows."""
     return _enough(table, human_column(table, column))
 
 
 def _enough(table: Table, human: np.ndarray) -> np.ndarray:
     """``human`` when there are enough rows to correlate; InputError otherwise."""
-    if len(human) < meta.MIN_ROWS:
-        raise InputError(f"{len(human)} rows: correlations need at least {meta.MIN_ROWS}", file=table.source)
+    if len(human) < statistics.MIN_ROWS:
+        raise InputError(f"{len(human)} rows: correlations need at least {statistics.MIN_ROWS}", file=table.source)
     return human
 
 

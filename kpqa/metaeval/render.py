@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 
-from kpqa import meta
+from kpqa.metaeval import statistics
 from kpqa.metaeval.data import Dataset
 from kpqa.metaeval.report import (
     BinarySection, Breakdown, Correlations, DatasetReport, OverallSection, RankPairSection, Report,
@@ -42,12 +42,12 @@ def _correlation_table(correlations: Correlations) -> list[str]:
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for metric, corr in correlations.items():
         cells = [f"{_cell(corr[s].value, corr[s].ci_low, corr[s].ci_high)} | {p_text(corr[s].p_value)}"
-                 for s in meta.STATISTICS]
+                 for s in statistics.STATISTICS]
         lines.append(f"| {metric} | " + " | ".join(cells) + " |")
     return lines
 
 
-def grid_table(grid: meta.Grid, key: str, percent: bool) -> list[str]:
+def grid_table(grid: statistics.Grid, key: str, percent: bool) -> list[str]:
     """An AEv(alpha, N) grid's ``key`` cells (``r2`` or ``pearson``) as a markdown table (``percent``: x 100, two
     decimals)."""
     lines = ["| N \\ α | " + " | ".join(f"{a:g}" for a in grid.alphas) + " |",
@@ -114,7 +114,7 @@ def _dataset_markdown(d: DatasetReport) -> list[str]:
     return out + ["### Signatures", ""] + [f"- {m}: `{sig}`" for m, sig in d.signatures.items()] + [""]
 
 
-def _paired_section(paired: list[meta.PairedTest]) -> list[str]:
+def _paired_section(paired: list[statistics.PairedTest]) -> list[str]:
     out = ["### Paired bootstrap (Koehn 2004)", "",
            "p: two-sided, of no difference between the two correlations (the resampled differences shifted by the "
            "observed one, (1 + extreme) / (1 + resamples): kpqa.meta.shift_p_value, as kpqa compare's).", "",

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from kpqa import meta
+from kpqa.metaeval import statistics
 from kpqa.errors import Param, UsageError
 from kpqa.version import __version__
 from kpqa.calibration import as_binary
@@ -21,8 +21,8 @@ from kpqa.metrics.spec import SUFFIXES, base_metric
 __all__ = ["SUFFIXES", "BinarySection", "Breakdown", "DatasetReport", "Group", "HumanRange", "OverallSection",
            "RankPairSection", "Report", "ReportSettings", "Systems", "base_metric", "build_report", "evaluate", "run"]
 
-#: metric -> statistic (:data:`kpqa.meta.STATISTICS`) -> its correlation with the human scores
-Correlations = dict[str, dict[str, meta.Correlation]]
+#: metric -> statistic (:data:`kpqa.metaeval.statistics.STATISTICS`) -> its correlation with the human scores
+Correlations = dict[str, dict[str, statistics.Correlation]]
 
 
 def _optional() -> Any:
@@ -31,7 +31,7 @@ def _optional() -> Any:
 
 
 def to_plain(value: Any) -> Any:
-    """``value`` as JSON-ready data: anything with a ``to_dict`` (report parts, :mod:`kpqa.meta` results) through it,
+    """``value`` as JSON-ready data: anything with a ``to_dict`` (report parts, :mod:`kpqa.metaeval.statistics` results) through it,
     dicts and lists item by item."""
     if hasattr(value, "to_dict"):
         return value.to_dict()
@@ -77,7 +77,7 @@ class RankPairSection(Part):
     rule: str
     same_item_pairs: int | None = _optional()
     pairs: int = 0
-    results: list[meta.RankPairs] | None = _optional()
+    results: list[statistics.RankPairs] | None = _optional()
     note: str | None = _optional()
 
 
@@ -89,7 +89,7 @@ class OverallSection(Part):
     questions: int
     draws: int
     seed: int
-    results: list[meta.OverallLevel] | None = _optional()
+    results: list[statistics.OverallLevel] | None = _optional()
     note: str | None = _optional()
 
 
@@ -137,11 +137,11 @@ class DatasetReport(Part):
     systems: Systems
     signatures: dict[str, str]
     correlations: Correlations
-    paired: list[meta.PairedTest]
+    paired: list[statistics.PairedTest]
     rank_pairs: RankPairSection
     overall: OverallSection
     by: Breakdown | None = _optional()
-    aev_grid: meta.Grid | None = _optional()
+    aev_grid: statistics.Grid | None = _optional()
     binary: BinarySection | None = _optional()
     warnings: list[str] = field(default_factory=list)
 
@@ -240,7 +240,7 @@ def _comparisons(columns: Sequence[str], extra: Sequence[tuple[str, str]]) -> li
 
 def _correlations(human: np.ndarray, scores: dict[str, np.ndarray], settings: Settings) -> Correlations:
     """Each metric's correlations with ``human``."""
-    return {c: meta.correlate(human, s, bootstrap=settings.bootstrap, seed=settings.seed) for c, s in scores.items()}
+    return {c: statistics.correlate(human, s, bootstrap=settings.bootstrap, seed=settings.seed) for c, s in scores.items()}
 
 
 def evaluate(data: Dataset, settings: Settings) -> DatasetReport:
@@ -263,8 +263,8 @@ def evaluate(data: Dataset, settings: Settings) -> DatasetReport:
     if settings.by is not None:
         report.by = _breakdown(data, settings)
     if settings.aev_grid:
-        scores = aev_scores(data.table, settings.scorer_options.tokenize, meta.ALPHAS, meta.ORDERS)
-        report.aev_grid = meta.grid_from_scores(h, scores, meta.ALPHAS, meta.ORDERS)
+        scores = aev_scores(data.table, settings.scorer_options.tokenize, statistics.ALPHAS, statistics.ORDERS)
+        report.aev_grid = statistics.grid_from_scores(h, scores, statistics.ALPHAS, statistics.ORDERS)
     labels = as_binary(h, settings.positive_above)
     if labels is not None:
         report.binary = BinarySection(**_binary(data, settings, labels))
@@ -273,10 +273,10 @@ def evaluate(data: Dataset, settings: Settings) -> DatasetReport:
     return report
 
 
-def _paired(data: Dataset, settings: Settings) -> list[meta.PairedTest]:
+def _paired(data: Dataset, settings: Settings) -> list[statistics.PairedTest]:
     """Paired bootstrap tests of each metric against its base and of the pairs ``settings.compare`` names."""
     comparisons = _comparisons(list(data.scores), settings.compare)
-    return [meta.paired_bootstrap(data.human, data.scores[a], data.scores[b], statistic=statistic,
+    return [statistics.paired_bootstrap(data.human, data.scores[a], data.scores[b], statistic=statistic,
                                   resamples=settings.bootstrap, seed=settings.seed, names=(a, b))
             for a, b in (comparisons if settings.bootstrap else []) for statistic in ("pearson", "spearman")]
 
@@ -286,9 +286,9 @@ def _rank_pairs(data: Dataset, settings: Settings) -> RankPairSection:
     if data.systems is None or len(set(data.systems)) < 2:
         return RankPairSection(rule, pairs=0, note="rank-pair undefined: one system answers each item "
                                "(name the column of systems if the file holds several)")
-    candidates = meta.pair_rows(data.keys, data.systems)
-    kept = meta.select_pairs(data.human, candidates, settings.threshold, settings.strict)
-    results = [meta.rank_pairs(data.human, data.scores[c], candidates, name=c, threshold=settings.threshold,
+    candidates = statistics.pair_rows(data.keys, data.systems)
+    kept = statistics.select_pairs(data.human, candidates, settings.threshold, settings.strict)
+    results = [statistics.rank_pairs(data.human, data.scores[c], candidates, name=c, threshold=settings.threshold,
                                strict=settings.strict) for c in data.scores]
     note = None if kept else f"rank-pair undefined: no pair of answers to the same item has a {rule}"
     return RankPairSection(rule, len(candidates), len(kept), results, note)
@@ -299,7 +299,7 @@ def _overall(data: Dataset, settings: Settings) -> OverallSection:
     if data.systems is None or len(set(data.systems)) < 2:
         section.note = "overall level undefined: it needs at least 2 systems"
         return section
-    section.results = [meta.overall_level(data.human, data.scores[c], data.keys, data.systems, name=c,
+    section.results = [statistics.overall_level(data.human, data.scores[c], data.keys, data.systems, name=c,
                                           questions=settings.overall_questions, draws=settings.overall_draws,
                                           seed=settings.seed) for c in data.scores]
     notes = {r.note for r in section.results if r.note}

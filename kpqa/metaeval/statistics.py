@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
-from typing import Callable, Hashable, Iterator, Sequence
+from typing import Callable, Hashable, Sequence
 
 import numpy as np
-from kpqa.types import Floats
 from scipy import stats
+
+from kpqa.arraystats import bootstrap_chunks
+from kpqa.types import Floats
 
 STATISTICS = ("pearson", "spearman", "kendall")
 MIN_ROWS = 3
@@ -58,23 +60,6 @@ def undefined_reason(human: np.ndarray, metric: np.ndarray) -> str | None:
     if np.ptp(metric) == 0:
         return "undefined: the metric scores are constant"
     return None
-
-
-CHUNK = 2_000_000  # indices drawn at a time: bounds the memory of a bootstrap over many rows
-
-
-def bootstrap_chunks(n: int, resamples: int, seed: int | None = 0) -> Iterator[np.ndarray]:
-    """Row indices of ``resamples`` resamples of ``n`` rows (with replacement), a block of rows at a time; the same
-    (n, resamples, seed) always gives the same resamples, so metrics scored with one seed share them."""
-    rng = np.random.default_rng(seed)
-    per = max(1, CHUNK // max(1, n))
-    for start in range(0, resamples, per):
-        yield rng.integers(0, n, size=(min(per, resamples - start), n))
-
-
-def bootstrap_indices(n: int, resamples: int, seed: int | None = 0) -> np.ndarray:
-    """All of :func:`bootstrap_chunks` as one ``[resamples, n]`` matrix."""
-    return np.concatenate(list(bootstrap_chunks(n, resamples, seed)) or [np.empty((0, n), dtype=np.int64)])
 
 
 def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -113,7 +98,7 @@ def point(statistic: str, human: np.ndarray, metric: np.ndarray) -> tuple[float,
 
 
 def bootstrap_values(statistic: str, human: np.ndarray, metric: np.ndarray, resamples: int, seed: int | None) -> np.ndarray:
-    """The statistic on each of ``resamples`` bootstrap resamples (:func:`bootstrap_chunks`)."""
+    """The statistic on each of ``resamples`` bootstrap resamples (:func:`~kpqa.arraystats.bootstrap_chunks`)."""
     parts = [resampled(statistic, human, metric, idx) for idx in bootstrap_chunks(len(human), resamples, seed)]
     return np.concatenate(parts) if parts else np.empty(0)
 
@@ -181,7 +166,7 @@ class Bootstrapped:
 def paired_test(difference: Callable[[np.ndarray], np.ndarray], n: int, delta: float, resamples: int = 1000,
                 seed: int | None = 0, confidence: float = 0.95) -> Bootstrapped:
     """The one paired bootstrap test: ``difference(indices)`` gives the statistic's difference (A - B, or B - A)
-    on each resample of a ``[k, n]`` block of row indices (:func:`bootstrap_chunks`: the same resamples for every
+    on each resample of a ``[k, n]`` block of row indices (:func:`~kpqa.arraystats.bootstrap_chunks`: the same resamples for every
     test with this ``n`` and ``seed``), ``delta`` the difference on the rows themselves. Non-finite resampled
     differences (a correlation of a constant resample) are left out; the interval is the percentile one at
     ``confidence``, the p-value :func:`shift_p_value`'s."""
