@@ -31,8 +31,8 @@ by up to ~1e-2) is left out of the comparison, so a calibration fitted on CPU in
 The package: :mod:`~kpqa.calibration.model` (the maps, the entries, the file: :func:`load`),
 :mod:`~kpqa.calibration.trees` (the trees judge's arithmetic), :mod:`~kpqa.calibration.fit` (fitting on arrays of
 scores and labels), :mod:`~kpqa.calibration.apply` (the decision columns, :class:`Decisions`: one ``apply`` for the
-scorer and the meta-evaluation), and, a stage later since it drives a scorer, :mod:`kpqa.calibration.labelled`
-(labelled files read and scored: ``kpqa calibrate``, ``kpqa meta-eval``).
+scorer and the meta-evaluation). Fitting from labelled files, which drives a scorer, is a stage later, outside the
+package: :mod:`kpqa.labelled` (labelled files read and scored: ``kpqa calibrate``, ``kpqa meta-eval``).
 :mod:`~kpqa.calibration.fitness` rates whether an entry's decisions mean something (``kpqa score --decide`` writes
 only theirs). No torch here: fitting and applying take arrays of scores.
 """

@@ -1,4 +1,4 @@
-"""``kpqa calibrate``: flags -> :func:`kpqa.calibration.labelled.fit_files` with the scorers of the one options
+"""``kpqa calibrate``: flags -> :func:`kpqa.labelled.fit_files` with the scorers of the one options
 object (:func:`kpqa.scoring.factory`, meta-eval's path) -> the calibration file."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from kpqa.errors import Param, UsageError
 
 def add(sub: argparse._SubParsersAction) -> None:
     from kpqa.calibration import JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, METHODS, RULES
-    from kpqa.calibration.labelled import REUSE_TOLERANCE, SPOT_CHECK
+    from kpqa.labelled import REUSE_TOLERANCE, SPOT_CHECK
     from kpqa.scoring import DECIDE_METRICS
 
     p = sub.add_parser(
@@ -62,7 +62,7 @@ def heldout_option(value: str, metrics: list[str]) -> tuple[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kpqa.calibration.labelled import Heldout, fit_files, judge_columns
+    from kpqa.labelled import Heldout, fit_files, judge_columns
     from kpqa.scoring import factory
     from kpqa.signature import Signature
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from kpqa.metaeval import statistics
 from kpqa.calibration import as_binary
-from kpqa.calibration.labelled import ScorerFactory, human_column, metric_scores, read_labelled
+from kpqa.labelled import ScorerFactory, human_column, metric_scores, read_labelled
 from kpqa.context import ScorerOptions
 from kpqa.errors import InputError, Param
 from kpqa.rows import WRONG_SUFFIX
@@ -61,7 +61,7 @@ class Dataset:
 
 
 def human_scores(table: Table, column: str) -> np.ndarray:
-    """The numeric human score column (:func:`kpqa.calibration.labelled.human_column`), of at least
+    """The numeric human score column (:func:`kpqa.labelled.human_column`), of at least
     :data:`kpqa.metaeval.statistics.MIN_ROWS` rows."""
     return _enough(table, human_column(table, column))
 
@@ -110,7 +110,7 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
                  name: str | None = None) -> Dataset:
     """Read a human-judgment file and get every requested metric's per-row scores: from the file's column of that
     name when there is one, else from ``scorers(missing names)`` (default: :func:`scorer_factory`)
-    (:func:`kpqa.calibration.labelled.metric_scores`)."""
+    (:func:`kpqa.labelled.metric_scores`)."""
     table, human = read_labelled(path, settings.human_column, columns=settings.scorer_options.columns)
     _enough(table, human)
     if settings.by is not None and settings.by not in table.frame.columns:

@@ -1,7 +1,7 @@
 """Labelled files: human-judgment files read, their human column checked, and every metric's per-row scores taken
 from the file's column of that name or scored, with the scores' signatures. The one path of ``kpqa calibrate``
 (:func:`fit_files`) and ``kpqa meta-eval`` (:func:`kpqa.metaeval.load_dataset`). It drives a
-:class:`~kpqa.scoring.Scorer`, so it comes a stage after the scorer; the rest of :mod:`kpqa.calibration` knows
+:class:`~kpqa.scoring.Scorer`, so it comes a stage after the scorer, outside :mod:`kpqa.calibration`, which knows
 nothing of how scores were computed."""
 from __future__ import annotations
 
