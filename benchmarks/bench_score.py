@@ -255,7 +255,7 @@ def timing(args: argparse.Namespace, rows) -> None:
     from kpqa.models.device import cpu_has_bf16
     from kpqa.models.encoder import DEFAULT_LAYERS, Encoder
     from kpqa.rows import take_rows
-    from kpqa.metrics.base import Rows
+    from kpqa.rows import Rows
     from kpqa.scoring import DEFAULT_METRICS, Scorer
     from kpqa.text import _cached_spans
     from kpqa.models.weighter import Weighter

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from kpqa import arraystats, binary, calibration
+from kpqa.columns import binary_labels
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_INPUT = REPO.parent / "shared" / "data" / "human_eval" / "evouna_tq_dev.csv"
@@ -224,7 +225,7 @@ def load(path: str, human_column: str) -> Labelled:
     settings = metaeval.Settings(metrics=SINGLE, human_column=human_column,
                                  scorer_options=metaeval.ScorerOptions(progress=True))
     data = metaeval.load_dataset(path, settings)
-    labels = calibration.binary_labels(data.table.frame[human_column], source=data.source, column=human_column)
+    labels = binary_labels(data.table.frame[human_column], source=data.source, column=human_column)
     return Labelled(data.scores, labels, data.table.frame["answer"].astype(str).tolist(), data.table.frame)
 
 

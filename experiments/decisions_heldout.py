@@ -15,7 +15,8 @@ import argparse
 import numpy as np
 import pandas as pd
 
-from kpqa.calibration import as_binary, load
+from kpqa.calibration import load
+from kpqa.columns import as_binary
 
 
 def balanced(decided: np.ndarray, labels: np.ndarray) -> float:

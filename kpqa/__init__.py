@@ -13,7 +13,8 @@ from kpqa.version import __version__
 if TYPE_CHECKING:  # pragma: no cover
     from kpqa.comparison import compare
     from kpqa.context import ScorerOptions
-    from kpqa.scoring import DEFAULT_METRICS, Result, Scorer, score
+    from kpqa.results import Result
+    from kpqa.scoring import DEFAULT_METRICS, Scorer, score
 
 __all__ = ["DEFAULT_METRICS", "Result", "Scorer", "ScorerOptions", "compare", "evaluate_path", "score", "__version__"]
 
@@ -27,10 +28,14 @@ def evaluate_path() -> str:
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("DEFAULT_METRICS", "Result", "Scorer", "score"):
+    if name in ("DEFAULT_METRICS", "Scorer", "score"):
         from kpqa import scoring
 
         return getattr(scoring, name)
+    if name == "Result":
+        from kpqa.results import Result
+
+        return Result
     if name == "ScorerOptions":
         from kpqa.context import ScorerOptions
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterator, Mapping, Pr
 import numpy as np
 
 from kpqa.errors import Param, UsageError
-from kpqa.text import DEFAULT_TOKENIZER  # noqa: F401  (a run default, named here with the others)
+from kpqa.text import DEFAULT_TOKENIZER  # a run default, named here with the others
 
 if TYPE_CHECKING:  # pragma: no cover
     from kpqa.text import Tokenizer

@@ -26,12 +26,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from kpqa.calibration import DECISION_SUFFIXES, decided_metric
 from kpqa.columns import binary_labels, numeric_column
 from kpqa.errors import InputError, Param
 from kpqa.input import ColumnMap, Table, read_input
 from kpqa.rows import MAX_CHARS
-from kpqa.results import read_signatures  # noqa: F401  (re-exported: report reads them)
-from kpqa.scoring import DECISION_SUFFIXES, SIGNATURES_SUFFIX, decided_metric
+from kpqa.results import SIGNATURES_SUFFIX, read_signatures
 from kpqa.version import __version__
 
 #: the human label column taken when there is one and none is named

@@ -10,8 +10,8 @@ import numpy as np
 
 from typing import Hashable
 
-from kpqa.rows import take_rows
-from kpqa.metrics.base import DocFreq, Rows, Totals
+from kpqa.rows import Rows, take_rows
+from kpqa.metrics.base import DocFreq, Totals
 
 
 class DataParallel:

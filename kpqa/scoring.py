@@ -46,23 +46,17 @@ from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Sequenc
 import numpy as np
 import pandas as pd
 
-from kpqa.calibration import (  # noqa: F401  (DECISION_SUFFIXES, decided_metric: re-exported)
-    DECISION_SUFFIXES, Calibration, Decisions, decided_metric, decision_columns, unfit, warn_unjudged,
-)
+from kpqa.calibration import Calibration, Decisions, decision_columns, unfit, warn_unjudged
 from kpqa.context import (
-    DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER,
-    KeyphraseWeighter, Models, ScorerOptions, check_function_word_weight,
+    DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER, Context,
+    KeyphraseWeighter, Models, ScorerOptions, check_function_word_weight, check_max_chars, check_on_error,
 )
 from kpqa.errors import InputError, KpqaWarning, Param, UsageError
-from kpqa.context import check_max_chars, check_on_error
 from kpqa.input import WRONG_COLUMN, ColumnMap, Table, check_columns, read_input
-from kpqa.rows import WRONG_SUFFIX, against_wrong, empty_answers, select_rows, take_rows
-from kpqa.metrics.base import CORPUS_PASS, Context, DocFreq, Metric, Rows, Totals, get_metric, text_limit
+from kpqa.rows import WRONG_SUFFIX, Rows, against_wrong, empty_answers, select_rows, take_rows, weighted_pairs
+from kpqa.metrics.base import CORPUS_PASS, DocFreq, Metric, Totals, get_metric, text_limit
 from kpqa.parallel import DataParallel
-from kpqa.results import (  # noqa: F401  (re-exported: the names scoring has always had)
-    ERROR_COLUMN, SIGNATURES_SUFFIX, Result, StreamResult, Summary, scored_frame, signature_record, spread,
-)
-from kpqa.rows import weighted_pairs
+from kpqa.results import ERROR_COLUMN, Result, StreamResult, scored_frame, spread
 from kpqa.signature import Signature
 from kpqa.stream import Accumulator, Chunks, rereadable
 

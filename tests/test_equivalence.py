@@ -163,7 +163,8 @@ def test_a_weighter_checkpoint_is_refused():
 
 def test_training_writes_a_checkpoint_that_scores(tmp_path):
     from kpqa.metrics import get_metric
-    from kpqa.metrics.base import Context, Rows
+    from kpqa.context import Context
+    from kpqa.rows import Rows
     from kpqa.train.equivalence import EquivalenceConfig, train
 
     rows = ["question,answer,reference1,reference2,scores,kind"]

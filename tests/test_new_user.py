@@ -135,7 +135,7 @@ def test_cuda_without_gpu_is_one_clear_error_for_bertscore(bad_rows, capsys, mon
 
 
 def test_unknown_device_is_a_usage_error():
-    from kpqa.models.encoder import pick_device
+    from kpqa.models.device import pick_device
 
     with pytest.raises(UsageError, match="device='gpu': unknown device"):
         pick_device("gpu")
@@ -171,7 +171,8 @@ def test_metric_descriptions_are_whole_first_paragraphs():
 
 
 def test_kp_columns_are_signed_with_their_own_name():
-    from kpqa.metrics.base import Context, get_metric
+    from kpqa.context import Context
+    from kpqa.metrics.base import get_metric
 
     metric = get_metric("BLEU-1-KP:tok=words")
     assert str(metric.signature(Context())).startswith("BLEU-1-KP|tok:ptb|")

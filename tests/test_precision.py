@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from kpqa.models.encoder import amp_dtype, precision_name
+from kpqa.models.device import amp_dtype, precision_name
 from kpqa.errors import UsageError
 from kpqa.scoring import Scorer
 

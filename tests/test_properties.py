@@ -17,7 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from stubs import StubWeighter
 
-from kpqa.metrics.base import Context, Rows, available, get_metric
+from kpqa.context import Context
+from kpqa.rows import Rows
+from kpqa.metrics.base import available, get_metric
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 WORDS = ["the", "a", "cat", "sat", "on", "mat", "four", "steps", "hypothesis", "test", "Paris", "is", "capital",

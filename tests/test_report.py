@@ -18,6 +18,7 @@ from kpqa import explain, htmlreport, svgcharts
 from kpqa.binary import reliability
 from kpqa.cli import main
 from kpqa.errors import InputError
+from kpqa.results import read_signatures
 
 #: six rows: BLEU-1 with decisions, a judge with decisions alone, human labels in 'scores'; row 3 has a '</script>'
 ROWS = pd.DataFrame({
@@ -87,13 +88,13 @@ def test_graded_human_scores_need_a_threshold_and_a_named_column_must_exist(scor
 def test_signatures_come_from_the_sidecar_in_either_shape(scored_csv):
     sidecar = scored_csv.parent / "scored.csv.signatures.json"
     sidecar.write_text(json.dumps({"signatures": {"BLEU-1": "BLEU-1|tok:ptb|version:0.1.0"}, "short_hashes": {}}))
-    assert htmlreport.read_signatures(scored_csv) == {"BLEU-1": "BLEU-1|tok:ptb|version:0.1.0"}
+    assert read_signatures(scored_csv) == {"BLEU-1": "BLEU-1|tok:ptb|version:0.1.0"}
     sidecar.write_text(json.dumps({"BLEU-1": "BLEU-1|tok:ptb|version:0.1.0"}))
     scored = htmlreport.read_scored(scored_csv)
     assert "BLEU-1|tok:ptb|version:0.1.0" in htmlreport.summary(scored)
     sidecar.write_text("{not json")
     with pytest.raises(InputError, match=r"scored\.csv\.signatures\.json: not a signatures file"):
-        htmlreport.read_signatures(scored_csv)
+        read_signatures(scored_csv)
 
 
 def test_bad_cells_name_the_file_row_and_column(tmp_path, capsys):
@@ -297,7 +298,7 @@ def test_the_judges_auroc_is_that_of_its_probability(scored_csv):
 
 def test_the_signatures_file_is_written_and_read_in_one_home(tmp_path):
     """kpqa.results.write_signatures (what ``kpqa score -o`` calls) and read_signatures (report's and meta-eval's)."""
-    from kpqa.results import SIGNATURES_SUFFIX, read_signatures, write_signatures
+    from kpqa.results import SIGNATURES_SUFFIX, write_signatures
     from kpqa.scoring import Scorer
 
     result = Scorer(["BLEU-1", "F1"]).score([{"question": "q", "answer": "a b", "references": ["a c"]}])

@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 
 from kpqa.cli import main
-from kpqa.metrics.base import Context, Rows, available, get_metric
+from kpqa.context import Context
+from kpqa.rows import Rows
+from kpqa.metrics.base import available, get_metric
 from kpqa.text import get_tokenizer
 
 ASIDE = ["AEv-0.5-2"]

@@ -12,6 +12,7 @@ from torch import nn
 from kpqa.models import checkpoint as ckpt
 from kpqa.errors import CheckpointError, UsageError
 from kpqa.models.device import resolve_device
+from kpqa.models.metadata import Lora
 from kpqa.models.tagger import KeyphraseTagger
 from kpqa.models.weighter import Weighter, load_encoder
 from kpqa.models.windows import encode, pad
@@ -391,7 +392,7 @@ def test_metadata_holds_what_inference_reads():
     meta = ckpt.Metadata.of(raw)
     assert (meta.backbone, meta.use_question, meta.max_length, meta.trained_layers, meta.dev_k_f1) == \
         ("mpnet", False, 128, None, 0.61)
-    assert meta.lora == ckpt.Lora(16, 32.0, ["attention.attn.q"]) and meta.raw["command"] == "kpqa train ..."
+    assert meta.lora == Lora(16, 32.0, ["attention.attn.q"]) and meta.raw["command"] == "kpqa train ..."
     fine_tuned = ckpt.Metadata.of({**raw, "lora": None, "trained_layers": 2, "dev": None})
     assert fine_tuned.lora is None and fine_tuned.trained_layers == 2 and fine_tuned.dev_k_f1 is None
 

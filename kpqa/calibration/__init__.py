@@ -41,12 +41,12 @@ from kpqa.calibration.apply import (
 )
 from kpqa.calibration.fitness import Fitness, rate
 from kpqa.calibration.fit import (
-    MIN_ROWS, TREES, TREES_ESTIMATOR, as_binary, balanced_weights, binary_labels, check_labels, choose_judge_inputs,
-    fit, fit_judge, fit_metric, fit_wrong_judge, thresholds,
+    MIN_ROWS, balanced_weights, check_labels, choose_judge_inputs, fit, fit_judge, fit_metric, fit_wrong_judge,
+    thresholds,
 )
 from kpqa.calibration.model import (
     FILENAME, FORMAT, JUDGE, JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, MAPS, METHODS, P_EDGE, PRIOR, RULES, RUN_TOLERANCE,
-    STEPS_FORMAT, TILT, WRONG_JUDGE, WRONG_JUDGE_KIND, Calibration, CalibrationError, DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticJudge,
+    STEPS_FORMAT, TILT, TREES, TREES_ESTIMATOR, WRONG_JUDGE, WRONG_JUDGE_KIND, Calibration, CalibrationError, DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticJudge,
     LogisticMap, MetricCalibration, Quality, TreesJudge, check_prior, comparable, default_path, load, with_prior,
 )
 from kpqa.calibration.trees import Tree

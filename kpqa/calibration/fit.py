@@ -8,13 +8,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kpqa.calibration.model import (
-    JUDGE, JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, METHODS, RULES, TREES, TREES_ESTIMATOR, WRONG_JUDGE,  # noqa: F401
-    WRONG_JUDGE_KIND, Calibration,
+    JUDGE, JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, METHODS, RULES, WRONG_JUDGE, WRONG_JUDGE_KIND, Calibration,
     DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticMap, MetricCalibration, Quality,
 )
 from kpqa.arraystats import balanced, cohen_kappa
 from kpqa.calibration.fitness import rate
-from kpqa.columns import as_binary, binary_labels  # noqa: F401  (the labels' rule, read as every column is)
 from kpqa.errors import InputError, Param, UsageError
 from kpqa.rows import WRONG_SUFFIX
 from kpqa.signature import Signature

@@ -15,7 +15,6 @@ import warnings
 from typing import Callable, Sequence
 
 from kpqa.cli import calibrate, compare, explain, meta_eval, metrics, report, score, train
-from kpqa.cli.common import SHARED_OPTIONS  # noqa: F401  (the shared options, named where the command is)
 from kpqa.cli.train import RENAMED, TRAINERS
 from kpqa.errors import KpqaError, KpqaWarning
 from kpqa.version import __version__

@@ -9,7 +9,7 @@ from typing import Hashable, Sequence
 import numpy as np
 
 from kpqa.metaeval import statistics
-from kpqa.calibration import as_binary
+from kpqa.columns import as_binary
 from kpqa.labelled import ScorerFactory, human_column, metric_scores, read_labelled
 from kpqa.context import ScorerOptions
 from kpqa.errors import InputError, Param
@@ -123,7 +123,8 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     wrong = {c: scores.pop(c) for c in list(scores) if c.endswith(WRONG_SUFFIX)}
     signatures = with_sidecar(path, signatures)
     if "Contains" not in scores and binary:  # binary reports' baseline
-        from kpqa.metrics.base import Context, get_metric
+        from kpqa.context import Context
+        from kpqa.metrics.base import get_metric
 
         contains = get_metric("Contains")
         scores["Contains"] = contains.score(table.rows, Context())["Contains"]
@@ -163,7 +164,7 @@ def aev_scores(table: Table, tokenize: str, alphas: Sequence[float], orders: Seq
     """AEv(alpha, N) per row for the whole grid, shape ``(len(orders), len(alphas), rows)``: counts once, then a
     few array operations per cell (:func:`kpqa.metrics.aev.aev_grid`)."""
     from kpqa.metrics.aev import AEv, aev_grid
-    from kpqa.metrics.base import Context
+    from kpqa.context import Context
     from kpqa.text import resolve_tokenizer
 
     tokenize = resolve_tokenizer(tokenize, list(table.rows.candidates) + [r for g in table.rows.references for r in g])

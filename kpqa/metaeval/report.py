@@ -13,7 +13,7 @@ import numpy as np
 from kpqa.metaeval import statistics
 from kpqa.errors import Param, UsageError
 from kpqa.version import __version__
-from kpqa.calibration import as_binary
+from kpqa.columns import as_binary
 from kpqa.metaeval.data import Dataset, ScorerFactory, Settings, aev_scores, load_all
 
 from kpqa.metrics.spec import SUFFIXES, base_metric

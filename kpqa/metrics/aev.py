@@ -31,12 +31,14 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from kpqa.errors import UsageError
-from kpqa.metrics.base import Context, Metric, Rows, Totals, register_pattern
+from kpqa.context import Context
+from kpqa.rows import Rows
+from kpqa.metrics.base import Metric, Totals, register_pattern
 from kpqa.metrics.ngrams import clipped_matches, closest_ref_length, max_ref_counts, ngram_counts
 from kpqa.metrics.spec import Option, base_name, read_options
 from kpqa.stopwords import NLTK_ENGLISH_STOPWORDS

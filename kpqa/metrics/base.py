@@ -34,8 +34,8 @@ from typing import Callable, ClassVar, Hashable, Iterable, Sequence
 
 import numpy as np
 
-from kpqa.context import Context, PieceTokensFn, WordWeightFn  # noqa: F401  (re-exported)
-from kpqa.rows import MAX_CHARS, Rows  # noqa: F401  (re-exported)
+from kpqa.context import Context
+from kpqa.rows import MAX_CHARS, Rows
 from kpqa.metrics.spec import KPQA_SUFFIX, Option, base_name, kp_name, read_options, split_kp
 from kpqa.signature import LOWER_IS_BETTER, Signature
 

@@ -41,11 +41,11 @@ from typing import TYPE_CHECKING, ClassVar, Mapping, Sequence
 import numpy as np
 
 from kpqa.errors import UsageError
-from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION
-from kpqa.metrics.base import CORPUS_PASS, SUM, Context, DocFreq, Metric, Rows, Totals, register
+from kpqa.context import DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_PRECISION, Context
+from kpqa.metrics.base import CORPUS_PASS, SUM, DocFreq, Metric, Totals, register
 from kpqa.metrics.spec import Option, kp_suffix
 from kpqa.models.backbone import DEFAULT_BACKBONE
-from kpqa.rows import regroup, weighted_pairs
+from kpqa.rows import Rows, regroup, weighted_pairs
 from kpqa.signature import Signature
 
 if TYPE_CHECKING:  # pragma: no cover

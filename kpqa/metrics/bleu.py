@@ -21,7 +21,9 @@ from typing import Hashable, Mapping, Sequence
 
 import numpy as np
 
-from kpqa.metrics.base import Context, Metric, Rows, Totals, register
+from kpqa.context import Context
+from kpqa.rows import Rows
+from kpqa.metrics.base import Metric, Totals, register
 from kpqa.metrics.lexical import check_weights, tokenize_rows
 from kpqa.metrics.ngrams import clipped_matches, closest_ref_length, max_ref_counts, ngram_counts
 

@@ -17,7 +17,9 @@ from typing import Sequence
 
 import numpy as np
 
-from kpqa.metrics.base import CORPUS_PASS, Context, DocFreq, MeanMetric, Rows, register
+from kpqa.context import Context
+from kpqa.rows import Rows
+from kpqa.metrics.base import CORPUS_PASS, DocFreq, MeanMetric, register
 from kpqa.metrics.lexical import tokenize_rows
 from kpqa.metrics.ngrams import ngram_counts
 

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kpqa.metrics.base import Context, MeanMetric, Rows, register
+from kpqa.context import Context
+from kpqa.rows import Rows
+from kpqa.metrics.base import MeanMetric, register
 from kpqa.metrics.spec import Option
 from kpqa.signature import Signature
 

@@ -17,13 +17,14 @@ from typing import ClassVar, Sequence
 import numpy as np
 
 from kpqa.errors import UsageError
-from kpqa.metrics.base import Context, MeanMetric, Rows, register
+from kpqa.context import Context
+from kpqa.metrics.base import MeanMetric, register
 from kpqa.metrics.bleu import weighted_bleu1
 from kpqa.metrics.lexical import tokenize_rows
 from kpqa.metrics.rouge import BETA, SUBSEQUENCES, weighted_rouge_l
 from kpqa.metrics.spec import Option, kp_suffix
 from kpqa.numbers import SMALL
-from kpqa.rows import regroup, weighted_pairs
+from kpqa.rows import Rows, regroup, weighted_pairs
 from kpqa.stopwords import NLTK_ENGLISH_STOPWORDS
 from kpqa.text import Tokenizer, get_tokenizer
 

@@ -34,7 +34,8 @@ from typing import Sequence
 import numpy as np
 
 from kpqa.errors import UsageError
-from kpqa.metrics.base import Context, Rows
+from kpqa.context import Context
+from kpqa.rows import Rows
 from kpqa.metrics.kpqa import POLAR
 from kpqa.stopwords import FUNCTION_WORDS, NEGATIONS
 from kpqa.text import get_tokenizer

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from kpqa.metrics.base import Context, Rows
+from kpqa.context import Context
+from kpqa.rows import Rows
 from kpqa.text import get_tokenizer
 
 Tokens = list[str]

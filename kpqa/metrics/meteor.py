@@ -18,7 +18,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from kpqa.errors import KpqaError
-from kpqa.metrics.base import Context, MeanMetric, Rows, register
+from kpqa.context import Context
+from kpqa.rows import Rows
+from kpqa.metrics.base import MeanMetric, register
 from kpqa.metrics.lexical import tokenize_rows
 
 ALPHA, BETA, GAMMA = 0.9, 3.0, 0.5

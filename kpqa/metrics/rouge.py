@@ -16,7 +16,9 @@ from typing import Sequence
 
 import numpy as np
 
-from kpqa.metrics.base import LCS_MAX_CHARS, Context, MeanMetric, Rows, register
+from kpqa.context import Context
+from kpqa.rows import Rows
+from kpqa.metrics.base import LCS_MAX_CHARS, MeanMetric, register
 from kpqa.metrics.lexical import check_weights, tokenize_rows
 from kpqa.metrics.ngrams import f_measure, lcs_length
 

@@ -17,7 +17,9 @@ from typing import Sequence
 
 import numpy as np
 
-from kpqa.metrics.base import Context, MeanMetric, Rows, register
+from kpqa.context import Context
+from kpqa.rows import Rows
+from kpqa.metrics.base import MeanMetric, register
 
 _PUNCT = str.maketrans("", "", string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

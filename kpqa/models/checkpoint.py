@@ -18,7 +18,7 @@ from safetensors.torch import load_file, save_file
 from kpqa.models import backbone as backbones
 from kpqa.models.backbone import file_sha256
 from kpqa.errors import CheckpointError
-from kpqa.models.metadata import METADATA, Lora, Metadata, read  # noqa: F401  (the checkpoint's metadata, typed)
+from kpqa.models.metadata import METADATA, Metadata, read
 from kpqa.output import output_path, write_text
 
 WEIGHTS = "weights.safetensors"

@@ -22,9 +22,7 @@ import numpy as np
 from kpqa.context import DEFAULT_BATCH_SIZE
 from kpqa.errors import CheckpointError, UsageError
 from kpqa.models.backbone import DEFAULT_BACKBONE, resolve
-from kpqa.models.device import (  # noqa: F401  (re-exported: the encoder's precision API)
-    PRECISIONS, amp_dtype, check_precision, pick_device, precision_name,
-)
+from kpqa.models.device import amp_dtype, pick_device
 from kpqa.models.loader import load_pretrained
 from kpqa.models.runner import LRU
 from kpqa.models.windows import batches, centred_windows

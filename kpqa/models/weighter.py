@@ -74,7 +74,7 @@ class Weighter(CachedRunner[tuple[str, str], tuple[np.ndarray, np.ndarray]]):
              function_word_weight: float = DEFAULT_FUNCTION_WORD_WEIGHT) -> "Weighter":
         """Load a checkpoint: a folder, or a shipped name (:mod:`kpqa.models.shipped`: None or ``default``, ``mpnet``;
         their question-free twins with ``no_question``);
-        ``precision`` as in :func:`kpqa.models.encoder.amp_dtype`; ``function_word_weight`` as in the module
+        ``precision`` as in :func:`kpqa.models.device.amp_dtype`; ``function_word_weight`` as in the module
         docstring."""
         dev = resolve_device(device)
         folder = shipped.require(checkpoint, no_question)
