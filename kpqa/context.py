@@ -94,8 +94,6 @@ PieceTokensFn = Callable[[Sequence[Pair]], list[tuple[list[str], np.ndarray]]]
 """``fn(pairs)``: for each (question, text) pair, the text's word pieces (as strings) and one weight per piece."""
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: called as work advances (a weighter's forward passes done of those it plans)."""
-PieceWeightsFn = Callable[[Sequence[Pair]], list[tuple[np.ndarray, np.ndarray]]]
-"""``fn(pairs)``: for each (question, text) pair, the character offsets [n, 2] of its pieces and their weights."""
 
 
 class KeyphraseWeighter(Protocol):
