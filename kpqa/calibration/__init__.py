@@ -46,8 +46,9 @@ from kpqa.calibration.fit import (
 )
 from kpqa.calibration.model import (
     FILENAME, FORMAT, JUDGE, JUDGE_INPUTS, JUDGE_KIND, JUDGE_KINDS, MAPS, METHODS, P_EDGE, PRIOR, RULES, RUN_TOLERANCE,
-    STEPS_FORMAT, TILT, TREES, TREES_ESTIMATOR, WRONG_JUDGE, WRONG_JUDGE_KIND, Calibration, CalibrationError, DataFile, Fit, IsotonicMap, JudgeCalibration, LogisticJudge,
-    LogisticMap, MetricCalibration, Quality, TreesJudge, check_prior, comparable, default_path, load, with_prior,
+    STEPS_FORMAT, TILT, TREES, TREES_ESTIMATOR, WRONG_JUDGE, WRONG_JUDGE_KIND, Calibration, CalibrationError, DataFile,
+    Fit, IsotonicMap, JudgeCalibration, LogisticJudge, LogisticMap, MetricCalibration, Quality, TreesJudge,
+    check_prior, comparable, default_path, load, with_prior,
 )
 from kpqa.calibration.trees import Tree
 
@@ -56,8 +57,8 @@ __all__ = [
     "MIN_ROWS", "PRIOR", "P_EDGE", "RULES", "RUN_TOLERANCE", "STEPS_FORMAT", "TILT", "TREES", "TREES_ESTIMATOR",
     "WRONG_JUDGE", "WRONG_JUDGE_KIND",
     "Calibration", "CalibrationError", "DataFile", "Decisions", "Fit", "IsotonicMap", "JudgeCalibration",
-    "LogisticJudge", "LogisticMap", "MetricCalibration", "Quality", "Tree", "TreesJudge", "as_binary",
-    "balanced_weights", "binary_labels", "check_labels", "check_prior", "choose_judge_inputs", "comparable",
+    "LogisticJudge", "LogisticMap", "MetricCalibration", "Quality", "Tree", "TreesJudge",
+    "balanced_weights", "check_labels", "check_prior", "choose_judge_inputs", "comparable",
     "decided_metric", "decision_columns", "default_path", "fit", "fit_judge", "fit_metric", "fit_wrong_judge",
     "load", "thresholds", "unfit", "warn_unjudged", "with_prior", "Fitness", "rate",
 ]
