@@ -117,7 +117,8 @@ def _dataset_markdown(d: DatasetReport) -> list[str]:
 def _paired_section(paired: list[statistics.PairedTest]) -> list[str]:
     out = ["### Paired bootstrap (Koehn 2004)", "",
            "p: two-sided, of no difference between the two correlations (the resampled differences shifted by the "
-           "observed one, (1 + extreme) / (1 + resamples): kpqa.metaeval.statistics.shift_p_value, as kpqa compare's).", "",
+           "observed one, (1 + extreme) / (1 + resamples): kpqa.metaeval.statistics.shift_p_value, as kpqa "
+           "compare's).", "",
            "| metric | against | statistic | Δ [95% CI] | p |", "| --- | --- | --- | --- | --- |"]
     for t in paired:
         delta = "undefined" if t.delta is None else f"{t.delta:+.3f} [{_num(t.ci_low)}, {_num(t.ci_high)}]"
