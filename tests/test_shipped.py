@@ -38,7 +38,7 @@ def test_every_shipped_folder_is_there_with_its_metadata():
 
 def _checkpoint(folder: Path, backbone: str, lora: bool) -> Path:
     folder.mkdir()
-    meta = {"backbone": {"name": backbone}, "use_question": True, "max_length": 256,
+    meta = {"backbone": {"name": backbone}, "use_question": True, "max_length": 256, "weights_sha256": "0" * 64,
             "lora": {"rank": 16, "alpha": 32, "targets": ["query"]} if lora else None}
     (folder / "metadata.json").write_text(json.dumps(meta))
     return folder
