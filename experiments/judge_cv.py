@@ -46,8 +46,9 @@ def load(paths: list[str], heldout: dict[str, str] | None = None) -> pd.DataFram
         for name, table in logits.items():
             mine = table[table["source"].map(lambda s: Path(s).stem) == Path(path).stem.removeprefix("s_")]
             frame[name] = pd.Series(mine["logit"].to_numpy(float), index=mine["row"].to_numpy(int) - 1)
-            if frame[name].isna().any():
-                raise SystemExit(f"{path}: {int(frame[name].isna().sum())} rows without a held-out {name} logit")
+            if frame[name].isna().any():  # rows the trainer skipped (an empty answer): every judge is measured
+                print(f"{path}: {int(frame[name].isna().sum())} rows without a held-out {name} logit, left out")
+                frame = frame[frame[name].notna()]  # on the same rows
         frame["label"] = frame["scores"].astype(float)
         frame["kind"] = frame["kind"].astype(str) if "kind" in frame else ""
         parts.append(frame)
