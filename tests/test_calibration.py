@@ -822,3 +822,21 @@ def test_a_lower_is_better_metric_is_calibrated_and_decided_the_right_way_round(
     assert decided["MissingWords-correct"].tolist() == labels.tolist()
     scored = Scorer(["MissingWords"], decide=True, calibration=loaded).score(rows)
     assert scored.frame["MissingWords-correct"].tolist() == labels.tolist()
+
+
+@pytest.mark.model  # meta-eval's binary section decides with the shipped calibration's judge
+def test_meta_eval_ranks_a_lower_is_better_metric_by_correctness(missing_words, tmp_path):
+    """AUROC and AP read a lower-is-better score the right way round (a perfect metric scores 1, not 0)."""
+    rng = np.random.default_rng(1)
+    words = "the quick brown fox jumps over a lazy dog".split()
+    refs = [" ".join(rng.choice(words, 4, replace=False)) for _ in range(40)]
+    kept = np.arange(40) % 5  # how many of the reference's 4 words the answer keeps
+    answers = [" ".join(r.split()[:k]) or "nothing" for r, k in zip(refs, kept)]
+    data = tmp_path / "labelled.csv"
+    pd.DataFrame({"question": ["q"] * 40, "answer": answers, "reference1": refs,
+                  "scores": (kept >= 3).astype(int)}).to_csv(data, index=False)
+    report = tmp_path / "report.json"
+    assert main(["meta-eval", str(data), "--metrics", "MissingWords", "--bootstrap", "20", "--json", str(report),
+                 "-o", str(tmp_path / "r.md"), "--quiet"]) == 0
+    results = json.loads(report.read_text())["datasets"][0]["binary"]["results"]["MissingWords"]
+    assert results["auroc"]["value"] == 1.0 and results["average_precision"]["value"] == 1.0

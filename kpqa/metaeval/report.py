@@ -195,12 +195,14 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
     probs = {c.removesuffix("-prob"): p for c, p in decided.items() if c.endswith("-prob")}
     choices = {c.removesuffix("-correct"): d for c, d in decided.items() if c.endswith("-correct")}
     options: dict[str, Any] = {"bootstrap": settings.bootstrap, "seed": settings.seed}
-    for c, s in data.scores.items():
+    for c, raw in data.scores.items():
+        signature = data.signatures.get(c)
+        s = raw if signature is None or signature.higher_is_better else -raw  # AUROC and AP rank by correctness
         if c in probs:
             out["results"][c] = binary.evaluate(labels, scores=s, probs=probs[c], decisions=choices[c], **options)
             if decisions is not None and c in decisions.unchecked:
                 out["notes"].append(f"{c}: calibrated scores from the input column; their signature is unchecked")
-        elif np.isin(s, (0.0, 1.0)).all():
+        elif np.isin(raw, (0.0, 1.0)).all() and s is raw:
             choices[c] = s
             out["results"][c] = binary.evaluate(labels, scores=s, probs=s, decisions=s, **options)
         else:
