@@ -46,17 +46,22 @@ def test_a_tokenizer_that_drops_overflowing_tokens_is_refused(tokenizer):
     """tokenizers 0.23.2 returns two windows however long the text: the rest would silently weigh nothing."""
     from kpqa.errors import CheckpointError
 
-    class TwoWindows:  # the bug: only the first two windows come back
+    class FirstWindows:  # the bug: only the first ``kept`` windows come back (0.23.2: two)
+        def __init__(self, kept: int):
+            self.kept = kept
+
         def __call__(self, *args, **kwargs):
             enc = tokenizer(*args, **kwargs)
             if kwargs.get("return_overflowing_tokens"):
                 for key in list(enc.keys()):
-                    enc[key] = enc[key][:2]
+                    enc[key] = enc[key][:self.kept]
             return enc
 
-    with pytest.raises(CheckpointError, match="tokenizers .* drops overflowing tokens"):
-        encode(TwoWindows(), ["who?"], ["word " * 300], 64)
-    assert len(encode(TwoWindows(), ["who?"], ["word " * 70], 64)) == 2  # two windows were all it needed
+    for kept in (2, 1):  # one full window is checked too: a text cut there has no second window to give it away
+        with pytest.raises(CheckpointError, match="tokenizers .* drops overflowing tokens"):
+            encode(FirstWindows(kept), ["who?"], ["word " * 300], 64)
+    assert len(encode(FirstWindows(2), ["who?"], ["word " * 70], 64)) == 2  # two windows were all it needed
+    assert len(encode(FirstWindows(1), ["who?"], ["word " * 59], 64)) == 1  # a window filled exactly, nothing cut
 
 
 def test_encode_repeats_the_question_in_every_window(tokenizer):

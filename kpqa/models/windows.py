@@ -101,16 +101,18 @@ def encode(tokenizer, questions: Sequence[str] | None, texts: Sequence[str], max
             first=i == 0 or samples[i - 1] != sample,
             last=i == len(samples) - 1 or samples[i + 1] != sample,
         ))
-    _check_whole(tokenizer, texts, windows)
+    _check_whole(tokenizer, texts, windows, max_length)
     return windows
 
 
-def _check_whole(tokenizer, texts: Sequence[str], windows: Sequence[Window]) -> None:
-    """CheckpointError unless every text that overflowed its first window ends in its last window. tokenizers 0.23.2
-    returns two windows however long the text (seen on a GPU machine, 2026-11-27): the rest would be scored as if it
-    were not there. Only the texts with more than one window are tokenized again, to find their last piece."""
+def _check_whole(tokenizer, texts: Sequence[str], windows: Sequence[Window], max_length: int) -> None:
+    """CheckpointError unless every text that may have overflowed its first window ends in its last window.
+    tokenizers 0.23.2 returns two windows however long the text (seen on a GPU machine, 2026-11-27): the rest would
+    be scored as if it were not there. Only the texts with more than one window, or with one full window, are
+    tokenized again, to find their last piece."""
     counts = np.bincount([w.sample for w in windows], minlength=len(texts))
-    long = [i for i in range(len(texts)) if counts[i] > 1]
+    full = {w.sample for w in windows if w.last and len(w.inputs["input_ids"]) >= max_length}
+    long = [i for i in range(len(texts)) if counts[i] > 1 or i in full]
     if not long:
         return
     whole = tokenizer([texts[i] for i in long], add_special_tokens=False, return_offsets_mapping=True)
