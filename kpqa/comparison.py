@@ -18,11 +18,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from kpqa.metaeval import statistics
+from kpqa.columns import numeric_column
 from kpqa.context import ScorerOptions
 from kpqa.errors import InputError, Param, UsageError
-from kpqa.columns import numeric_column
 from kpqa.input import Table, frame_to_table, read_input
+from kpqa.metaeval import statistics
 from kpqa.scoring import Scorer, build
 from kpqa.types import Floats
 
@@ -231,7 +231,13 @@ def check_paired(a: Table, b: Table) -> None:
         if qa != qb or ra != rb:
             what = "question" if qa != qb else "references"
             raise InputError(f"another {what} than {b.source}'s: a paired comparison needs the same items in the same "
-                             "order (or ", Param("key", metavar="COLUMN,..."), " to pair rows by a key)", file=a.source, row=a.row_numbers()[i], column="question" if qa != qb else None)
+                             "order (or ", Param("key", metavar="COLUMN,..."), " to pair rows by a key)",
+                             file=a.source, row=a.row_numbers()[i], column="question" if qa != qb else None)
+
+
+def _kept(table: Table) -> list[int]:
+    """The frame positions of the rows of ``table`` that are scored (its ``rows``), in order."""
+    return list(range(len(table.frame))) if table.kept_rows is None else table.kept_rows
 
 
 def human_scores(table: Table, column: str) -> np.ndarray | None:
@@ -239,9 +245,8 @@ def human_scores(table: Table, column: str) -> np.ndarray | None:
     metrics and the judge), or None when it has none (or one that is not all numbers)."""
     if column not in table.frame.columns:
         return None
-    kept = np.arange(len(table.frame)) if table.kept_rows is None else np.asarray(table.kept_rows, dtype=int)
     try:
-        return numeric_column(table.frame[column].iloc[kept], source=table.source, column=column)
+        return numeric_column(table.frame[column].iloc[_kept(table)], source=table.source, column=column)
     except InputError:
         return None
 
@@ -253,12 +258,8 @@ def system_scores(table: Table, scorer: Scorer) -> tuple[dict[str, np.ndarray], 
     judges = [] if scorer.decisions is None else [f"{j.name}-correct" for j in scorer.decisions.judges
                                                   if j.replaces is None]  # KPQA-judge+wrong: in KPQA-judge's
     wanted = scorer.score_columns + judges
-    kept = np.arange(len(table.frame)) if table.kept_rows is None else np.asarray(table.kept_rows, dtype=int)
     read = all(c in table.frame.columns for c in wanted)
     frame = table.frame if read else scorer.score(table).frame
-    out = {}
-    numbers = [table.numbers[int(k)] for k in kept]
-    for column in wanted:
-        out[column] = numeric_column(frame[column].iloc[kept], source=table.source, column=column, numbers=numbers,
-                                     after=" is not a score")
+    out = {column: numeric_column(frame[column].iloc[_kept(table)], source=table.source, column=column,
+                                  numbers=table.row_numbers(), after=" is not a score") for column in wanted}
     return out, read

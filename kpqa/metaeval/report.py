@@ -197,12 +197,13 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
     options: dict[str, Any] = {"bootstrap": settings.bootstrap, "seed": settings.seed}
     for c, raw in data.scores.items():
         signature = data.signatures.get(c)
-        s = raw if signature is None or signature.higher_is_better else -raw  # AUROC and AP rank by correctness
+        higher = signature is None or signature.higher_is_better
+        s = raw if higher else -raw  # AUROC and AP rank by correctness
         if c in probs:
             out["results"][c] = binary.evaluate(labels, scores=s, probs=probs[c], decisions=choices[c], **options)
             if decisions is not None and c in decisions.unchecked:
                 out["notes"].append(f"{c}: calibrated scores from the input column; their signature is unchecked")
-        elif np.isin(raw, (0.0, 1.0)).all() and s is raw:
+        elif higher and np.isin(s, (0.0, 1.0)).all():
             choices[c] = s
             out["results"][c] = binary.evaluate(labels, scores=s, probs=s, decisions=s, **options)
         else:
