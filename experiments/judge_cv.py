@@ -26,7 +26,7 @@ from sklearn.metrics import roc_auc_score
 from kpqa import calibration
 from kpqa.arraystats import accuracy, balanced_accuracy
 from kpqa.rows import WRONG_SUFFIX
-from kpqa.train.equivalence import fold_of
+from kpqa.folds import fold_of, parse_fold
 
 FOLDS, SEED = 5, 13
 #: answer lengths (words) reported apart: long answers are the weak part
@@ -34,7 +34,8 @@ LENGTHS = [(1, 3), (4, 10), (11, 30), (31, 0)]
 NINE = list(calibration.JUDGE_INPUTS)
 
 
-def load(paths: list[str], heldout: dict[str, str] | None = None) -> pd.DataFrame:
+def load(paths: list[str], heldout: dict[str, str] | None = None, within: tuple[int, int] | None = None
+         ) -> pd.DataFrame:
     """The scored files as one frame: ``set`` (file stem), ``label``, ``fold``, ``kind`` and the score columns; each
     ``heldout`` NAME=FILE adds column NAME, a model's held-out logits (``source``, ``row`` from 1, ``logit``: the
     files ``kpqa train-equivalence --folds`` gathers), matched by the input file's name and row."""
@@ -54,6 +55,9 @@ def load(paths: list[str], heldout: dict[str, str] | None = None) -> pd.DataFram
         parts.append(frame)
     data = pd.concat(parts, ignore_index=True)
     data["fold"] = [fold_of(str(q), FOLDS, SEED) for q in data["question"]]
+    if within is not None:  # the rows of one outer fold (a model's held-out rows), cut into sub-folds by another seed
+        data = data[data["fold"] == within[0]].reset_index(drop=True)
+        data["fold"] = [fold_of(str(q), FOLDS, SEED + 1) for q in data["question"]]
     data["Words"] = np.log1p(data["answer"].fillna("").astype(str).str.split().str.len().fillna(0).to_numpy(dtype=float))
     return data
 
@@ -144,9 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--words", action="store_true", help="judges that read the answer's length too")
     parser.add_argument("--heldout", action="append", default=[], metavar="NAME=FILE",
                         help="a model's held-out logits as one more judge input (e.g. Equivalence=heldout.csv)")
+    parser.add_argument("--extra", action="append", default=[], metavar="METRIC",
+                        help="a metric column of the scored files as one more judge input (with its -wrong column "
+                        "where the files have it), e.g. Equivalence")
+    parser.add_argument("--within-fold", metavar="K/N", help="only the rows of hash fold K of N (a fold-K model's "
+                        "held-out rows), cross-validated in sub-folds of them")
     args = parser.parse_args(argv)
     heldout = dict(item.split("=", 1) for item in args.heldout)
-    data = load(args.inputs, heldout)
+    data = load(args.inputs, heldout, None if args.within_fold is None else parse_fold(args.within_fold))
     sets = list(dict.fromkeys(data["set"]))
     has_wrong = all(m + WRONG_SUFFIX in data for m in NINE)
     variants: list[Variant] = [("nine, refitted on every set", NINE, False, None, "logistic", "trees")]
@@ -163,6 +172,13 @@ def main(argv: list[str] | None = None) -> int:
         # were not scored by the model, so KPQA-judge+wrong is not fitted with it)
         variants += [(f"nine + {name}, logistic", [*NINE, name], False, None, "logistic", "trees"),
                      (f"nine + {name}, trees", [*NINE, name], False, None, "trees", "trees")]
+    for name in args.extra:  # a scored metric beside the nine, with its -wrong scores where the files have them
+        extra_wrong = has_wrong and name + WRONG_SUFFIX in data
+        variants += [(f"nine + {name}, logistic", [*NINE, name], False, None, "logistic", "trees"),
+                     (f"nine + {name}, trees", [*NINE, name], False, None, "trees", "trees")]
+        if extra_wrong:
+            variants += [(f"nine + {name}, logistic; +wrong (trees)", [*NINE, name], True, None, "logistic", "trees"),
+                         (f"nine + {name}, trees; +wrong (trees)", [*NINE, name], True, None, "trees", "trees")]
     results = {"shipped KPQA-judge": (data[f"{calibration.JUDGE}-prob"].to_numpy(dtype=float),
                                       data[f"{calibration.JUDGE}-correct"].to_numpy(dtype=float))}
     for variant in variants:
@@ -175,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     for low, high in LENGTHS:
         parts[f"answers of {low}-{high or 'more'} words"] = (
             lambda d, low=low, high=high: (words >= low) & (words <= (high or np.inf)))
-    columns = NINE + list(heldout) + ([m + WRONG_SUFFIX for m in NINE] if has_wrong else [])
+    columns = NINE + list(heldout) + args.extra + ([m + WRONG_SUFFIX for m in NINE] if has_wrong else [])
     lines = ["# KPQA-judge under grouped 5-fold CV by question", "", *table(data, results, parts), "",
              "## Best single input", "", *singles(data, parts, columns), ""]
     text = "\n".join(lines)

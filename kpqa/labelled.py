@@ -170,7 +170,7 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
               positive_above: float | None = None, method: str = "isotonic", rule: str = RULES[0],
               reuse_scores: bool = False, judge_kind: str = JUDGE_KIND,
               judge_inputs: Sequence[str] | None = None, heldout: Sequence[Heldout] = (),
-              columns: ColumnMap | None = None) -> Calibration:
+              columns: ColumnMap | None = None, fold: tuple[int, int] | None = None) -> Calibration:
     """:func:`~kpqa.calibration.fit` on the human labels of the files ``paths`` (column ``human_column``: 0/1, or
     numbers counted correct above ``positive_above``) and the ``scorer``'s scores of their rows (each file weighing
     the same); ``reuse_scores`` takes the metric columns a file already has, checked against a rescore of
@@ -178,10 +178,14 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
     ``judge_inputs`` (default :data:`~kpqa.calibration.JUDGE_INPUTS`; the scorer must score them:
     :func:`judge_columns`). ``heldout``: metrics whose scores are read from cross-validation's held-out files
     (:class:`Heldout`), not scored (the scorer does not score them). ``columns``: which column of the files holds
-    which field (:func:`kpqa.input.frame_to_table`). The labels are checked before any scoring."""
+    which field (:func:`kpqa.input.frame_to_table`). ``fold`` (K, N): only the rows whose question is in hash fold
+    K of N (:func:`kpqa.folds.fold_of`): the rows a model trained with ``--folds N --fold K`` never saw. The labels
+    are checked before any scoring."""
     if judge_inputs is not None:
         choose_judge_inputs([*scorer.score_columns, *(h.metric for h in heldout)], judge_inputs)
     tables = [read_labelled(path, human_column, "label", columns)[0] for path in paths]
+    if fold is not None:
+        tables = [in_fold(t, *fold, columns) for t in tables]
     labels = [binary_labels(t.frame[human_column], positive_above, source=t.source, column=human_column,
                             numbers=t.numbers) for t in tables]
     check_labels(np.concatenate(labels), ", ".join(paths))
@@ -201,9 +205,24 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
         signatures[h.metric] = h.signature
     sources = np.repeat(np.arange(len(tables)), [len(y) for y in labels])
     label_rule = f"{human_column!r} " + ("0/1" if positive_above is None else f"> {positive_above:g}")
+    label_rule += "" if fold is None else f"; the rows of hash fold {fold[0]} of {fold[1]} (kpqa.folds.fold_of)"
     label_rule += "".join(f"; {h.metric}: the held-out scores of {h.path} (sha256 "
                           f"{DataFile.of(h.path, 0, 0).sha256[:12]})" for h in heldout)
     data = [DataFile.of(t.source, len(y), int(y.sum())) for t, y in zip(tables, labels)]
     return fit(scores, signatures, np.concatenate(labels), method=method, rule=rule, data=data,
                label_rule=label_rule, sources=sources if len(tables) > 1 else None, judge_kind=judge_kind,
                judge_inputs=judge_inputs)
+
+
+def in_fold(table: Table, fold: int, folds: int, columns: ColumnMap | None = None) -> Table:
+    """The rows of ``table`` whose question is in hash fold ``fold`` of ``folds`` (:func:`kpqa.folds.fold_of`);
+    InputError when none is."""
+    from kpqa.folds import fold_of
+
+    questions = table.frame[table.fields.get("question", "question")].astype(str)
+    keep = [i for i, q in enumerate(questions) if fold_of(q, folds) == fold]
+    if not keep:
+        raise InputError(f"no row's question is in fold {fold} of {folds}", file=table.source)
+    return frame_to_table(table.frame.iloc[keep].reset_index(drop=True), table.source,
+                          [table.numbers[i] for i in keep], max_chars=None, columns=columns)
+

@@ -493,3 +493,50 @@ def test_the_mixed_candidate_puts_every_swapped_key_fact_below_the_right_answer(
         below += int((logits[1:] < logits[0]).sum())
         under += int((logits[1:] < 0).sum())
     assert (below, under) == (12, 10)
+
+
+def test_an_interrupted_run_resumes_to_the_weights_of_an_unbroken_one(tmp_path, monkeypatch):
+    import torch
+    from safetensors.torch import load_file
+
+    from kpqa.train.equivalence import EquivalenceConfig, train
+    from kpqa.train.equivalence import training
+
+    people = _toy_rows(tmp_path / "people.csv", questions=8)
+
+    def config(out: str) -> EquivalenceConfig:
+        return EquivalenceConfig(data=[str(people)], output=str(tmp_path / out), trained_layers=1, epochs=2,
+                                 batch_size=4, dev_share=0.25, precision="fp32", device="cpu", mix=[1.0],
+                                 steps_per_epoch=3, max_references=1, save_every=2)
+
+    train(config("whole"))
+    real_step, calls = training.step, {"n": 0}
+
+    def interrupt_at_the_fifth(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise KeyboardInterrupt
+        return real_step(*args, **kwargs)
+
+    monkeypatch.setattr(training, "step", interrupt_at_the_fifth)
+    with pytest.raises(KeyboardInterrupt):
+        train(config("broken"))
+    assert (tmp_path / "broken" / "resume.pt").exists()
+    monkeypatch.setattr(training, "step", real_step)
+    train(config("broken"))
+    assert not (tmp_path / "broken" / "resume.pt").exists()
+    whole, resumed = (load_file(str(tmp_path / d / "weights.safetensors")) for d in ("whole", "broken"))
+    assert whole.keys() == resumed.keys()
+    assert all(torch.equal(whole[k], resumed[k]) for k in whole)
+    _save_state_of(config("broken"))  # a state left by a run with lr 1e-4 is not taken by one with 1e-3
+    with pytest.raises(CheckpointError, match="other options or data"):
+        train(EquivalenceConfig(**{**config("broken").__dict__, "lr": 1e-3}))
+
+
+def _save_state_of(config):
+    import torch
+
+    from kpqa.train.equivalence import training
+
+    resume = training.Resume(config)
+    torch.save({"key": resume.key}, resume.path)

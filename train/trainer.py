@@ -536,7 +536,7 @@ def _train_epoch(run: _Run, epoch: int, interrupted: list[bool]) -> None:
     run.sampler.epoch = epoch
     skip = progress["step_in_epoch"]
     loader = accelerator.skip_first_batches(run.train_loader, skip) if skip else run.train_loader
-    bar = tqdm(loader, total=run.steps_per_epoch, initial=skip, disable=not run.main,
+    bar = tqdm(loader, total=run.steps_per_epoch, initial=skip, disable=None if run.main else True,
                desc=f"epoch {epoch + 1}/{config.epochs}", dynamic_ncols=True)
     started = time.monotonic()
     for batch in bar:

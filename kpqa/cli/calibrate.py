@@ -50,6 +50,9 @@ def add(sub: argparse._SubParsersAction) -> None:
                    help="take METRIC's scores from FILE, the held-out scores of its model's cross-validation "
                    "(`kpqa train-equivalence --folds`: columns source, row, logit), not from the model itself, which "
                    "was trained on these rows (repeatable)")
+    p.add_argument("--fold", metavar="K/N", help="fit on the rows whose question is in hash fold K of N only "
+                   "(kpqa.folds.fold_of): the rows a model trained with `kpqa train-equivalence --folds N --fold K` "
+                   "never saw, so that a judge reads its held-out scores")
     p.set_defaults(run=run)
 
 
@@ -66,6 +69,12 @@ def run(args: argparse.Namespace) -> int:
     from kpqa.scoring import factory
     from kpqa.signature import Signature
 
+    from kpqa.folds import parse_fold
+
+    try:
+        fold = None if args.fold is None else parse_fold(args.fold)
+    except ValueError:
+        raise UsageError(Param("fold", args.fold), " needs K/N with 0 <= K < N") from None
     metrics, judge_inputs = judge_columns(args.metrics, args.judge_inputs)
     held = dict(heldout_option(value, metrics) for value in args.heldout)
     scored = [m for m in metrics if m not in held]
@@ -79,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     fitted = fit_files(scorer, args.inputs, human_column=args.human_column,
                        positive_above=args.positive_above, method=args.method, rule=args.rule,
                        reuse_scores=args.reuse_scores, judge_kind=args.judge_kind, judge_inputs=judge_inputs,
-                       heldout=heldout, columns=args.columns)
+                       heldout=heldout, columns=args.columns, fold=fold)
     fitted.save(args.output, inputs=args.inputs)
     print(f"{fitted.rows} rows from {', '.join(args.inputs)}; wrote {args.output}")
     print(fitted.summary())

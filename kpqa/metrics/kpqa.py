@@ -200,3 +200,31 @@ class KeyFactKPQA(_WeightedLexical):
 
     def _score_one(self, cand, cand_w, refs, refs_w) -> float:
         return key_fact(cand, refs, refs_w)
+
+
+def key_miss(cand: list[str], refs: list[list[str]], refs_w: Sequence[np.ndarray]) -> float:
+    """KeyMiss of one row: the largest keyphrase weight of a reference token the candidate does not hold
+    (:func:`held`; number words as digits, a unit symbol also by its name), the lowest over the references; 0 when
+    a reference's every token is held. A near miss ("1968" for "1969", "Vitamin D" for "Vitamin C") holds every
+    token of the reference but the one that carries its answer: a high KeyMiss where KeyFact's share stays high."""
+    present = held([NUMBER_WORDS.get(t, t) for t in cand])
+    best = 1.0
+    for ref, w in zip(refs, refs_w):
+        weights = np.asarray(w, dtype=float)
+        missing = [float(x) for t, x in zip(ref, weights)
+                   if not (NUMBER_WORDS.get(t, t) in present or any(u in present for u in UNITS.get(t, ())))]
+        best = min(best, max(missing, default=0.0))
+    return best
+
+
+@register("KeyMiss-KPQA")
+class KeyMissKPQA(_WeightedLexical):
+    """The largest keyphrase weight of a reference token the candidate lacks, the lowest over the references
+    (:func:`key_miss`): lower is better. A judge input (the near-miss signal only keyphrase weights give)."""
+
+    name = "KeyMiss-KPQA"
+    base = "KeyMiss"
+    higher_is_better = False
+
+    def _score_one(self, cand, cand_w, refs, refs_w) -> float:
+        return key_miss(cand, refs, refs_w)

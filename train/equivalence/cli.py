@@ -56,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "(the first and a seeded sample of the others); dev figures and scoring use all")
     p.add_argument("--train-only", action="append", metavar="FILE", help="with --folds: a --data file whose rows "
                    "train every fold and are never held out nor scored (rule-made answers to other questions)")
+    p.add_argument("--save-every", type=int, default=d.save_every, metavar="N", help="save a resumable state every "
+                   "N steps (and on Ctrl-C) in OUTPUT/resume.pt: the same command resumes from it")
     p.add_argument("--fold-by", choices=("hash", "group"), help="--folds by a hash of the question (fold_of; the "
                    "default with --mix) or scikit-learn's GroupKFold by question (the default without)")
     return p
@@ -100,10 +102,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError(Param("max_per_kind", args.max_per_kind), " with --mix: cap a file as W:N in --mix")
     elif args.steps_per_epoch is not None:
         raise UsageError(Param("steps_per_epoch", args.steps_per_epoch), " needs --mix")
-    for name in ("steps_per_epoch", "max_references"):
+    for name in ("steps_per_epoch", "max_references", "save_every"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             raise UsageError(Param(name, getattr(args, name)), " must be 1 or more")
     config.steps_per_epoch, config.max_references = args.steps_per_epoch, args.max_references
+    config.save_every = args.save_every
     config.fold_by = args.fold_by
     if args.train_only is not None:
         if args.folds is None or set(args.train_only) - set(args.data):

@@ -37,5 +37,6 @@ class EquivalenceConfig:
     max_references: int | None = None
     fold_by: str | None = None
     train_only: list[str] | None = None
+    save_every: int = 200
     command: str = ""
     extra: dict[str, Any] = field(default_factory=dict)

@@ -7,6 +7,7 @@ from typing import Sequence
 import numpy as np
 
 from kpqa.errors import InputError
+from kpqa.folds import fold_of
 
 from .config import EquivalenceConfig
 from .data import Example
@@ -36,15 +37,6 @@ def grouped_folds(examples: Sequence[Example], k: int, seed: int) -> np.ndarray:
     for f, (_, test) in enumerate(splitter.split(np.zeros(len(questions)), groups=questions)):
         fold[test] = f
     return fold
-
-
-def fold_of(question: str, k: int, seed: int) -> int:
-    """The hash fold (0 to ``k - 1``) of a question: sha256 of ``"{seed}|{question}"`` (the question stripped of
-    surrounding white space), its first 8 bytes as a big-endian integer, modulo ``k``. A row's fold depends only
-    on its question, not on which other rows or files are loaded, so the judge's CV can use the very same folds and
-    a generated row that keeps its source's question (:mod:`kpqa.train.swaps`) lands in its source's fold."""
-    digest = hashlib.sha256(f"{seed}|{question.strip()}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") % k
 
 
 def hash_folds(examples: Sequence[Example], k: int, seed: int) -> np.ndarray:

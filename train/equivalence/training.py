@@ -8,7 +8,7 @@ import random
 import sys
 import time
 from collections import defaultdict
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -79,32 +79,28 @@ def train_on(examples: list[Example], config: EquivalenceConfig) -> dict[str, An
 def _fit(examples: list[Example], train_idx: list[int], dev_idx: list[int], config: EquivalenceConfig,
          steps_per_epoch: int, epoch_batches: Callable[[], Iterable[list[int]]], positive: float,
          extra: dict[str, Any]) -> dict[str, Any]:
-    """The training loop: ``epoch_batches()`` each epoch, the epoch with the lowest dev loss kept."""
+    """The training loop: ``epoch_batches()`` each epoch, the epoch with the lowest dev loss kept. A resumable state
+    is saved every ``config.save_every`` steps and on Ctrl-C (:class:`Resume`); the same command goes on from it."""
     model, tokenizer, params, optimizer, scheduler = _setup(config, steps_per_epoch * config.epochs)
     device = resolve_device(config.device)
     model.to(device)
-    dtype = amp_dtype(str(device), training_precision(config.precision))
-    class_weight = {1: 0.5 / positive, 0: 0.5 / (1 - positive)}
-    ref_rng = random.Random(f"{config.seed}|references")
-    history: list[dict[str, Any]] = []
-    best: dict[str, Any] | None = None
-    started = time.time()
-    from tqdm.auto import tqdm
-
+    run = _Run(config, model, tokenizer, params, optimizer, scheduler, device,
+               amp_dtype(str(device), training_precision(config.precision)),
+               {1: 0.5 / positive, 0: 0.5 / (1 - positive)}, random.Random(f"{config.seed}|references"),
+               Resume(config))
+    state = run.resume.load(model, optimizer, scheduler)
+    history: list[dict[str, Any]] = state["history"] if state else []
+    best: dict[str, Any] | None = state["best"] if state else None
+    started = time.time() - (state["seconds"] if state else 0.0)
     for epoch in range(config.epochs):
-        model.train()
-        total, seen = 0.0, 0
-        for batch in tqdm(epoch_batches(), desc=f"epoch {epoch + 1}", mininterval=30, file=sys.stderr):
-            rows = [examples[i] for i in batch]
-            if config.max_references is not None:
-                rows = [some_references(e, config.max_references, ref_rng) for e in rows]
-            logits = best_logits(model, tokenizer, rows, config.max_length, device, dtype)
-            labels = torch.tensor([float(e.label) for e in rows], device=device)
-            weights = torch.tensor([class_weight[e.label] for e in rows], device=device)
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels, weight=weights)
-            step(loss, params, optimizer, scheduler)
-            total, seen = total + float(loss.detach()) * len(rows), seen + len(rows)
-        dev = evaluate(model, tokenizer, examples, dev_idx, config, device, dtype) if dev_idx else {"loss": 0.0}
+        batches = list(epoch_batches())  # drawn in every epoch, so that a resumed run draws what an unbroken one does
+        if state and epoch < state["epoch"]:
+            for batch in batches:
+                run.references([examples[i] for i in batch])
+            continue
+        here = state if state and epoch == state["epoch"] else None
+        total, seen = run.epoch(examples, batches, epoch, here, history, best, started)
+        dev = evaluate(model, tokenizer, examples, dev_idx, config, device, run.dtype) if dev_idx else {"loss": 0.0}
         history.append({"epoch": epoch + 1, "train_loss": total / max(seen, 1), "dev": dev,
                         "seconds": round(time.time() - started, 1)})
         print(json.dumps({k: v for k, v in history[-1].items() if k != "dev"} |
@@ -113,9 +109,114 @@ def _fit(examples: list[Example], train_idx: list[int], dev_idx: list[int], conf
             best = history[-1]
             metadata = _metadata(config, examples, train_idx, dev_idx, model, history, best) | extra
             ckpt.save(config.output, model.trained_state(), metadata)
+        run.save(epoch + 1, 0, 0.0, 0, history, best, started)
     metadata = _metadata(config, examples, train_idx, dev_idx, model, history, best) | extra
     ckpt.save(config.output, _load_kept(config.output), metadata)
+    run.resume.clear()
     return metadata
+
+
+@dataclass
+class _Run:
+    """What one epoch's steps need: the model and its optimisation, the arithmetic, the class weights, the
+    references' sampler and the resumable state."""
+
+    config: EquivalenceConfig
+    model: EquivalenceModel
+    tokenizer: Any
+    params: list[torch.nn.Parameter]
+    optimizer: Any
+    scheduler: Any
+    device: Any
+    dtype: Any
+    class_weight: dict[int, float]
+    ref_rng: random.Random
+    resume: "Resume"
+
+    def references(self, rows: list[Example]) -> list[Example]:
+        """``rows`` with at most ``--max-references`` references each (the sampler drawn for every batch)."""
+        k = self.config.max_references
+        return rows if k is None else [some_references(e, k, self.ref_rng) for e in rows]
+
+    def save(self, epoch: int, step_: int, total: float, seen: int, history: list, best: dict | None,
+             started: float) -> None:
+        self.resume.save(self.model, self.optimizer, self.scheduler, epoch, step_, total, seen, history, best,
+                         time.time() - started)
+
+    def epoch(self, examples: list[Example], batches: list[list[int]], epoch: int, state: dict[str, Any] | None,
+              history: list, best: dict | None, started: float) -> tuple[float, int]:
+        """One epoch's steps (from ``state``'s step when it resumes there); (loss sum, rows) of its steps."""
+        from tqdm.auto import tqdm
+
+        self.model.train()
+        done = state["step"] if state else 0
+        total, seen = (state["total"], state["seen"]) if state else (0.0, 0)
+        bar = tqdm(total=len(batches), initial=done, desc=f"epoch {epoch + 1}", mininterval=30, file=sys.stderr,
+                   disable=None)
+        for k, batch in enumerate(batches):
+            rows = self.references([examples[i] for i in batch])
+            if k < done:
+                continue
+            try:
+                logits = best_logits(self.model, self.tokenizer, rows, self.config.max_length, self.device, self.dtype)
+                labels = torch.tensor([float(e.label) for e in rows], device=self.device)
+                weights = torch.tensor([self.class_weight[e.label] for e in rows], device=self.device)
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels, weight=weights)
+                step(loss, self.params, self.optimizer, self.scheduler)
+            except KeyboardInterrupt:
+                self.save(epoch, k, total, seen, history, best, started)
+                print(f"\ninterrupted: saved a resumable state in {self.resume.path}; re-run the same command to "
+                      "resume", file=sys.stderr)
+                raise
+            total, seen = total + float(loss.detach()) * len(rows), seen + len(rows)
+            bar.update(1)
+            if (k + 1) % self.config.save_every == 0 and k + 1 < len(batches):
+                self.save(epoch, k + 1, total, seen, history, best, started)
+        bar.close()
+        return total, seen
+
+
+class Resume:
+    """A run's resumable state, ``OUTPUT/resume.pt``: the trained tensors, AdamW's and the schedule's state, where
+    the run is (epoch, step), its history and torch's random state; written beside and swapped in (a run killed
+    mid-save keeps the old one), taken only by a run with the same options and data (else an error), removed when
+    the run ends."""
+
+    def __init__(self, config: EquivalenceConfig) -> None:
+        self.path = Path(config.output) / "resume.pt"
+        options = {k: v for k, v in asdict(config).items() if k not in ("command", "extra", "output", "save_every")}
+        files = [backbones.file_sha256(p) for p in config.data]
+        self.key = json.dumps({"options": options, "files": files}, sort_keys=True, default=str)
+
+    def load(self, model: EquivalenceModel, optimizer: Any, scheduler: Any) -> dict[str, Any] | None:
+        """The saved state loaded into the model, optimizer and schedule (None: no state, a new run)."""
+        if not self.path.exists():
+            return None
+        state = torch.load(self.path, map_location="cpu", weights_only=False)
+        if state["key"] != self.key:
+            raise CheckpointError(f"{self.path}: a resumable state of a run with other options or data; remove it "
+                                  "or use another --output")
+        model.load_trained(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        torch.set_rng_state(state["torch_rng"])
+        print(f"resuming from {self.path}: epoch {state['epoch'] + 1}, step {state['step']}", file=sys.stderr)
+        return state
+
+    def save(self, model: EquivalenceModel, optimizer: Any, scheduler: Any, epoch: int, step_: int, total: float,
+             seen: int, history: list, best: dict | None, seconds: float) -> None:
+        """Write the state (atomically)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(".partial")
+        torch.save({"key": self.key, "model": model.trained_state(), "optimizer": optimizer.state_dict(),
+                    "scheduler": scheduler.state_dict(), "epoch": epoch, "step": step_, "total": total, "seen": seen,
+                    "history": history, "best": best, "seconds": seconds, "torch_rng": torch.get_rng_state()},
+                   partial)
+        partial.replace(self.path)
+
+    def clear(self) -> None:
+        """Remove the state (the run ended)."""
+        self.path.unlink(missing_ok=True)
 
 
 def _load_kept(folder: str) -> dict[str, torch.Tensor]:
@@ -134,7 +235,7 @@ def _metadata(config: EquivalenceConfig, examples: Sequence[Example], train_idx:
             "max_length": config.max_length, "trained_layers": model.trained_layers, "pooling": model.pooling,
             "data": {"files": files, "train_rows": len(train_idx), "dev_rows": len(dev_idx),
                      "train_kinds": dict(sorted(kinds.items()))},
-            "config": {k: v for k, v in asdict(config).items() if k not in ("command", "extra")
+            "config": {k: v for k, v in asdict(config).items() if k not in _PLUMBING
                        and not (k in _NEW_OPTIONS and v is None)},
             "init": _init_facts(config.init), "command": config.command, "history": history, "best_epoch": best["epoch"] if best else None,
             "dev": best["dev"] if best else None, "training_seconds": history[-1]["seconds"] if history else 0.0,
@@ -144,6 +245,8 @@ def _metadata(config: EquivalenceConfig, examples: Sequence[Example], train_idx:
 #: the options added with the mixed sources (issue 53): left out of a run's metadata when not given, so that a run
 #: without them records what it did before
 _NEW_OPTIONS = ("mix", "mix_caps", "steps_per_epoch", "max_references", "fold_by", "train_only")
+#: left out of the metadata: where a run saves, not what it trains
+_PLUMBING = ("command", "extra", "save_every")
 
 
 def _init_facts(folder: str | None) -> dict[str, str] | None:
