@@ -128,7 +128,8 @@ def metric_scores(table: Table, metrics: Sequence[str], scorers: ScorerFactory, 
 def _within(table: Table, scorer: Scorer) -> Table:
     """``table`` checked against the longest text ``scorer`` takes (a longer one is an InputError)."""
     limit = getattr(scorer, "max_chars", None)  # a stand-in scorer may say nothing of it
-    return table if limit is None else frame_to_table(table.frame, table.source, table.numbers, max_chars=limit)
+    return table if limit is None else frame_to_table(table.frame, table.source, table.numbers, max_chars=limit,
+                                                      columns=table.fields)
 
 
 def _spot_check(table: Table, given: dict[str, np.ndarray], scorer: Scorer) -> dict[str, Signature]:
