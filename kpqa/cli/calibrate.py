@@ -64,8 +64,10 @@ def heldout_option(value: str, metrics: list[str]) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     from kpqa.labelled import Heldout, fit_files, judge_columns
     from kpqa.scoring import factory
+    from kpqa.output import Destination
     from kpqa.signature import Signature
 
+    Destination(args.output, inputs=args.inputs)  # refuse a path it cannot write before anything is read or scored
     metrics, judge_inputs = judge_columns(args.metrics, args.judge_inputs)
     held = dict(heldout_option(value, metrics) for value in args.heldout)
     scored = [m for m in metrics if m not in held]

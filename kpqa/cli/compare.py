@@ -48,8 +48,10 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kpqa.comparison import compare
-    from kpqa.output import write_text
+    from kpqa.output import Destination, write_text
 
+    if args.json:  # refuse a path it cannot write before anything is read or scored
+        Destination(args.json, inputs=args.inputs or args.answer_files)
     if args.systems and not args.system:
         raise UsageError("--systems A,B needs --system COLUMN")
     if args.system and (len(args.inputs) != 1 or args.answer_files):
