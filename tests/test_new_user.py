@@ -384,3 +384,14 @@ def test_every_scoring_command_makes_the_one_options_object_with_precision(comma
     assert scorer_options(args) == ScorerOptions(tokenize="whitespace", checkpoint="ck", device="cpu", batch_size=8,
                                                  precision="bf16", function_word_weight=0.5, max_chars=900,
                                                  columns={"answer": "Answer"}, progress=False)
+
+
+def test_columns_help_names_every_field():
+    """``--columns --help`` lists every field an input column can be mapped to (:data:`kpqa.input.FIELDS`),
+    ``incorrect_answers`` included."""
+    from kpqa.cli.common import SHARED_OPTIONS
+    from kpqa.input import FIELDS
+
+    said = SHARED_OPTIONS["--columns"]["help"]
+    assert [f for f in FIELDS if f not in said and f != "reference_labels"] == []
+    assert "incorrect_answers" in said
