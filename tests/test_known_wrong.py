@@ -255,3 +255,17 @@ def test_meta_eval_decides_as_score_decide_does_on_known_wrong_answers(tmp_path,
         binary = json.loads((tmp_path / "m.json").read_text())["datasets"][0]["binary"]
         assert binary["results"]["KPQA-judge"]["auroc"]["value"] == pytest.approx(held)
         assert any("by KPQA-judge+wrong on the 48 rows with known-wrong answers" in n for n in binary["notes"])
+
+
+def test_a_known_wrong_answer_equal_to_a_reference_is_warned_of_naming_its_rows():
+    """An ``incorrect_answers`` entry equal to one of the row's references (case and spacing aside): one warning
+    naming those rows; the rows are still scored. A row whose wrong answers differ from its references is not
+    named."""
+    from kpqa.errors import KpqaWarning
+
+    frame = pd.DataFrame({"question": ["q1", "q2", "q3"], "answer": ["a b", "x", "y"],
+                          "reference1": ["Paris", "rome", "Oslo"],
+                          "incorrect_answers": ['["  paris ", "lyon"]', '["milan"]', "oslo"]})
+    with pytest.warns(KpqaWarning, match=r"incorrect_answers entry equals one of the references in row\(s\) 1, 3:"):
+        result = Scorer(LEXICAL).score(frame)
+    assert len(result.frame) == 3 and not result.errors
