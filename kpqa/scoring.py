@@ -273,8 +273,8 @@ class Scorer:
                             empty=run.empty, unfit=self.unfit)
 
     def score(self, data: Any) -> Result:
-        """Score a file path, DataFrame, ``datasets.Dataset``, records or :class:`~kpqa.input.Table`: a stream of
-        one chunk (:meth:`score_stream`)."""
+        """Score a path, DataFrame, ``datasets.Dataset``, records or Table (one chunk of :meth:`score_stream`); the
+        input's columns carried as read: a CSV's or TSV's as text, exactly as written (``007``), others typed."""
         table = data if isinstance(data, Table) else read_input(data, self.on_error, self.max_chars, self.fields)
         frames: list[pd.DataFrame] = []
         result = self.score_stream([table], frames.append, total=len(table.frame))
