@@ -136,8 +136,9 @@ def compare(inputs: Sequence[str | os.PathLike | Table | Any], metrics: Sequence
                 for i, read in zip(inputs, (read_a, read_b))]
     checked = all(sidecars)
     if checked:
-        result.notes += check_signatures([d.column for d in result.differences], *sidecars, (names[0], names[1]),
-                                         allow_different_signatures)
+        differ = check_signatures([d.column for d in result.differences], sidecars[0], sidecars[1],
+                                  (str(names[0]), str(names[1])), allow_different_signatures)
+        result.notes += differ or ["scores read from both files' columns, signed alike (their FILE.signatures.json)"]
     result.notes += [f"{n}: scores read from its columns (their signatures unchecked)"
                      for n, read in zip(names, (read_a, read_b)) if read and not checked]
     return result

@@ -170,6 +170,9 @@ def test_scores_read_from_files_signed_differently_are_refused_unless_allowed(tm
     assert main(argv + ["--allow-different-signatures"]) == 0
     out = capsys.readouterr().out
     assert "note: signed differently: F1: kpw:127e61a72fd0 in" in out and "unchecked" not in out
+    (tmp_path / "b.csv.signatures.json").write_text((tmp_path / "a.csv.signatures.json").read_text())
+    assert main(argv) == 0
+    assert "note: scores read from both files' columns, signed alike" in capsys.readouterr().out
     for name in "ab":
         (tmp_path / f"{name}.csv.signatures.json").unlink()
     assert main(argv) == 0
