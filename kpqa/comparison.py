@@ -23,7 +23,9 @@ from kpqa.context import ScorerOptions
 from kpqa.errors import InputError, Param, UsageError
 from kpqa.input import Table, frame_to_table, read_input
 from kpqa.metaeval import statistics
+from kpqa.results import read_signatures
 from kpqa.scoring import Scorer, build
+from kpqa.signature import Signature
 from kpqa.types import Floats
 
 #: the share of rows a confidence interval leaves out on both sides together
@@ -96,7 +98,8 @@ def paired_difference(a: Floats, b: Floats, resamples: int = 1000, seed: int | N
 def compare(inputs: Sequence[str | os.PathLike | Table | Any], metrics: Sequence[str] | None = None, *,
             options: ScorerOptions | None = None, judge: bool = True, calibration: str | os.PathLike | None = None,
             system: str | None = None, systems: Sequence[str] = (), key: Sequence[str] | None = None,
-            human_column: str = "scores", resamples: int = 1000, seed: int | None = 0) -> Comparison:
+            human_column: str = "scores", resamples: int = 1000, seed: int | None = 0,
+            allow_different_signatures: bool = False) -> Comparison:
     """Two systems' answers to the same rows compared (``kpqa compare``, which prints this result's :meth:`table`
     and writes its :meth:`to_json`): ``inputs`` are the two systems' files (or tables, :func:`kpqa.input.read_input`'s
     sources), or with ``system`` one file whose column ``system`` names each row's system (:func:`split_systems`;
@@ -104,7 +107,9 @@ def compare(inputs: Sequence[str | os.PathLike | Table | Any], metrics: Sequence
     ``key`` (:func:`align`). Each system's rows are scored with ``metrics`` (default: the decision suite) and, with
     ``judge``, the judges of ``calibration`` (default: the weighter's), by a scorer of ``options``; a file that has
     every one of those columns (``kpqa score --decide -o``) is read instead, and a note says so. A human score
-    column both have (``human_column``) is compared too. The comparison: :func:`compare_scores`."""
+    column both have (``human_column``) is compared too. The comparison: :func:`compare_scores`. Scores both read
+    from files are checked against the signatures beside them (``FILE.signatures.json``, :func:`check_signatures`):
+    a compared column signed differently is a :class:`UsageError`, or with ``allow_different_signatures`` a note."""
     options = options or ScorerOptions()
     if systems and not system:
         raise UsageError(Param("systems", ",".join(systems)), ": needs ", Param("system", metavar="COLUMN"))
@@ -127,9 +132,37 @@ def compare(inputs: Sequence[str | os.PathLike | Table | Any], metrics: Sequence
     if human_a is not None and human_b is not None:
         a[f"{human_column} (human)"], b[f"{human_column} (human)"] = human_a, human_b
     result = compare_scores(a, b, (str(names[0]), str(names[1])), resamples, seed)
+    sidecars = [read_signatures(i) if read and isinstance(i, (str, os.PathLike)) and not system else {}
+                for i, read in zip(inputs, (read_a, read_b))]
+    checked = all(sidecars)
+    if checked:
+        differ = check_signatures([d.column for d in result.differences], sidecars[0], sidecars[1],
+                                  (str(names[0]), str(names[1])), allow_different_signatures)
+        result.notes += differ or ["scores read from both files' columns, signed alike (their FILE.signatures.json)"]
     result.notes += [f"{n}: scores read from its columns (their signatures unchecked)"
-                     for n, read in zip(names, (read_a, read_b)) if read]
+                     for n, read in zip(names, (read_a, read_b)) if read and not checked]
     return result
+
+
+def check_signatures(columns: Sequence[str], a: Mapping[str, str], b: Mapping[str, str], names: tuple[str, str],
+                     allow: bool = False) -> list[str]:
+    """The signatures of ``columns`` in two files' sidecars (:func:`kpqa.results.read_signatures`) compared, a judge's
+    ``-correct`` column by its own or its ``-prob``'s: a :class:`UsageError` naming the first column signed
+    differently (the fields that differ) unless ``allow``, which gives one note per such column instead."""
+    notes = []
+    for column in columns:
+        keys = [column, column.removesuffix("-correct") + "-prob", column.removesuffix("-correct")]
+        x, y = (next((s[k] for k in keys if k in s), None) for s in (a, b))
+        if x is None or y is None or Signature.parse(x).comparable() == Signature.parse(y).comparable():
+            continue
+        fx, fy = (set(Signature.parse(t).fields) | {("version", Signature.parse(t).version)} for t in (x, y))
+        said = f"{column}: {'|'.join(f'{k}:{v}' for k, v in sorted(fx - fy))} in {names[0]}, " \
+               f"{'|'.join(f'{k}:{v}' for k, v in sorted(fy - fx))} in {names[1]}"
+        if not allow:
+            raise UsageError(f"scored differently, not comparable: {said} (", Param("allow_different_signatures"),
+                             " to compare them anyway)")
+        notes.append(f"signed differently: {said}")
+    return notes
 
 
 def compare_scores(a: Mapping[str, Floats], b: Mapping[str, Floats], names: tuple[str, str] = ("A", "B"),

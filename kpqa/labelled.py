@@ -115,8 +115,10 @@ def metric_scores(table: Table, metrics: Sequence[str], scorers: ScorerFactory, 
     scores: dict[str, np.ndarray] = dict(given)
     signatures: dict[str, Signature | None] = dict.fromkeys(given)
     missing = [m for m in metrics if m not in given]
-    if missing:
-        scorer = scorers(missing)
+    if missing:  # an M-wrong is scored with M, by a scorer of the known-wrong answers
+        scorer = scorers(list(dict.fromkeys(m.removesuffix(WRONG_SUFFIX) for m in missing)))
+        if any(m.endswith(WRONG_SUFFIX) for m in missing):
+            scorer.known_wrong = True
         per_row, _, found = scorer.score_rows(_within(table, scorer).rows, table.source, table.numbers)
         scores.update({c: np.asarray(v, dtype=float) for c, v in per_row.items() if c not in given})
         signatures.update({c: s for c, s in found.items() if c in per_row and c not in given})
@@ -128,7 +130,8 @@ def metric_scores(table: Table, metrics: Sequence[str], scorers: ScorerFactory, 
 def _within(table: Table, scorer: Scorer) -> Table:
     """``table`` checked against the longest text ``scorer`` takes (a longer one is an InputError)."""
     limit = getattr(scorer, "max_chars", None)  # a stand-in scorer may say nothing of it
-    return table if limit is None else frame_to_table(table.frame, table.source, table.numbers, max_chars=limit)
+    return table if limit is None else frame_to_table(table.frame, table.source, table.numbers, max_chars=limit,
+                                                      columns=table.fields)
 
 
 def _spot_check(table: Table, given: dict[str, np.ndarray], scorer: Scorer) -> dict[str, Signature]:

@@ -95,6 +95,14 @@ def against_wrong(rows: Rows) -> tuple[Rows, list[int]]:
                 [list(wrong[i]) for i in have]), have
 
 
+def wrong_as_reference(rows: Rows) -> list[int]:
+    """The indices of the rows with a known-wrong answer equal to one of their references (case and spacing aside):
+    an answer the row calls both right and wrong, which the judge would weigh as both."""
+    same = lambda text: " ".join(text.casefold().split())  # noqa: E731
+    return [i for i, wrong in enumerate(rows.wrong or []) if wrong and {same(w) for w in wrong} &
+            {same(r) for r in rows.references[i]}]
+
+
 def empty_answers(rows: Rows) -> np.ndarray:
     """A mask of the rows whose answer is empty (a system that said nothing: every metric at its floor)."""
     return np.array([not c for c in rows.candidates], dtype=bool)

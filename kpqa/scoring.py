@@ -53,7 +53,8 @@ from kpqa.context import (
 )
 from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa.input import WRONG_COLUMN, ColumnMap, Table, check_columns, read_input
-from kpqa.rows import WRONG_SUFFIX, Rows, against_wrong, empty_answers, select_rows, take_rows, weighted_pairs
+from kpqa.rows import WRONG_SUFFIX, Rows, against_wrong, empty_answers, select_rows, take_rows, weighted_pairs, \
+    wrong_as_reference
 from kpqa.metrics.base import CORPUS_PASS, DocFreq, Metric, Totals, get_metric, text_limit
 from kpqa.parallel import DataParallel
 from kpqa.results import ERROR_COLUMN, Result, StreamResult, scored_frame, spread
@@ -255,6 +256,7 @@ class Scorer:
                 table = check_taken(self.prepare(table), self.columns)  # a chunk done before is prepared too
                 if k < run.chunks:
                     continue
+                warn_wrong_as_reference(table)
                 self.models.clear_caches()  # a chunk's scores are its own rows' alone, to the last bit: resumable
                 scores, totals = self.per_row(table.rows, advance, corpus)
                 decided = self.decide(scores, table.rows)
@@ -271,8 +273,8 @@ class Scorer:
                             empty=run.empty, unfit=self.unfit)
 
     def score(self, data: Any) -> Result:
-        """Score a file path, DataFrame, ``datasets.Dataset``, records or :class:`~kpqa.input.Table`: a stream of
-        one chunk (:meth:`score_stream`)."""
+        """Score a path, DataFrame, ``datasets.Dataset``, records or Table (one chunk of :meth:`score_stream`); the
+        input's columns carried as read: a CSV's or TSV's as text, exactly as written (``007``), others typed."""
         table = data if isinstance(data, Table) else read_input(data, self.on_error, self.max_chars, self.fields)
         frames: list[pd.DataFrame] = []
         result = self.score_stream([table], frames.append, total=len(table.frame))
@@ -341,6 +343,17 @@ def file_chunks(scorer: Scorer, source: Any, chunk_rows: int) -> Chunks:
     """The chunks :meth:`Scorer.score_file` scores, what their first rows decide settled first (:func:`settle`)."""
     settle(scorer, source)
     return Chunks(source, chunk_rows, scorer.on_error, scorer.max_chars, scorer.fields)
+
+
+def warn_wrong_as_reference(table: Table) -> None:
+    """A :class:`KpqaWarning` naming the rows of ``table`` whose known-wrong answers include one of their references
+    (:func:`kpqa.rows.wrong_as_reference`): they are scored, but the judge reads that answer as right and wrong."""
+    found = wrong_as_reference(table.rows)
+    if found:
+        numbers = [table.row_numbers()[i] for i in found]
+        shown = ", ".join(map(str, numbers[:20])) + (f" and {len(numbers) - 20} more" if len(numbers) > 20 else "")
+        warnings.warn(KpqaWarning(f"{table.source}: an incorrect_answers entry equals one of the references in "
+                                  f"row(s) {shown}: the judge reads that answer as both right and wrong"), stacklevel=3)
 
 
 def check_taken(table: Table, columns: Sequence[str]) -> Table:

@@ -147,3 +147,33 @@ def test_two_systems_inside_one_file_compare_as_two_files(tmp_path, capsys):
     assert tables[1].numbers == [7]  # rows keep their numbers in the file
     with pytest.raises(InputError, match=r"3 rows, but .*both.csv \(sysC\) has 1"):
         comparison.check_paired(*tables)
+
+
+def test_scores_read_from_files_signed_differently_are_refused_unless_allowed(tmp_path, capsys):
+    """Two ``kpqa score --decide -o`` files whose sidecars sign a compared column differently (another weighter):
+    a one-line error, non-zero exit; ``--allow-different-signatures`` compares them and names the difference.
+    Without sidecars the scores are compared with a note that their signatures are unchecked."""
+    rows = [("who wrote hamlet", "william shakespeare"), ("capital of france", "paris"), ("largest planet", "jupiter")]
+    paths = []
+    for name, kpw, answer in (("a", "127e61a72fd0", "{r} it is"), ("b", "0664ad2d4bc1", "no idea")):
+        path = tmp_path / f"{name}.csv"
+        path.write_text("question,answer,reference1,F1\n" +
+                        "".join(f"{q},{answer.format(r=r)},{r},{0.5 if name == 'a' else 0.0}\n" for q, r in rows))
+        (tmp_path / f"{name}.csv.signatures.json").write_text(json.dumps({"signatures": {
+            "F1": f"F1|tok:kpw-pieces|kpw:{kpw}|version:0.1.0"}}))
+        paths.append(str(path))
+    argv = ["compare", *paths, "--metrics", "F1", "--no-judge", "--bootstrap", "50", "--quiet"]
+    assert main(argv) != 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "kpw:127e61a72fd0" in err and "kpw:0664ad2d4bc1" in err
+    assert "--allow-different-signatures" in err
+    assert main(argv + ["--allow-different-signatures"]) == 0
+    out = capsys.readouterr().out
+    assert "note: signed differently: F1: kpw:127e61a72fd0 in" in out and "unchecked" not in out
+    (tmp_path / "b.csv.signatures.json").write_text((tmp_path / "a.csv.signatures.json").read_text())
+    assert main(argv) == 0
+    assert "note: scores read from both files' columns, signed alike" in capsys.readouterr().out
+    for name in "ab":
+        (tmp_path / f"{name}.csv.signatures.json").unlink()
+    assert main(argv) == 0
+    assert "their signatures unchecked" in capsys.readouterr().out

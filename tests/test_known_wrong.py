@@ -224,3 +224,48 @@ def test_meta_eval_decides_rows_with_known_wrong_answers_as_kpqa_score_decide_do
                  "--calibration", str(tmp_path / "c.json"), "--json", str(tmp_path / "cmp.json")]) == 0
     compared = json.loads((tmp_path / "cmp.json").read_text())
     assert f"{calibration.JUDGE}-correct" in json.dumps(compared) and calibration.WRONG_JUDGE not in json.dumps(compared)
+
+
+def test_meta_eval_decides_as_score_decide_does_on_known_wrong_answers(tmp_path, capsys):
+    """``kpqa meta-eval`` of a ``kpqa score --decide -o`` file with ``incorrect_answers``: its KPQA-judge is the one
+    the file holds (KPQA-judge+wrong in its place on the rows with known-wrong answers), not the plain judge: the
+    same AUROC as the file's ``KPQA-judge-prob``, and a note says so. Likewise from the unscored file. A
+    calibration of F1 and ROUGE-L fitted here, so that no model loads."""
+    from sklearn.metrics import roc_auc_score
+
+    rows = []
+    for k in range(60):
+        ref, wrong = f"the answer number {k}", f"a wrong claim {k}"
+        answer = [ref, f"answer {k} maybe", wrong, f"claim {k} the answer"][k % 4]
+        label = int(k % 4 in (0, 1)) if k % 7 else int(k % 4 == 2)
+        rows.append((f"question {k}", answer, ref, json.dumps([wrong]) if k % 5 else "", label))
+    pd.DataFrame(rows, columns=["question", "answer", "reference1", "incorrect_answers", "scores"]).to_csv(
+        tmp_path / "t.csv", index=False)
+    t, cal, scored = str(tmp_path / "t.csv"), str(tmp_path / "c.json"), str(tmp_path / "J.csv")
+    lexical = ["--metrics", "F1,ROUGE-L", "--quiet"]
+    assert main(["calibrate", t, "--judge-inputs", "F1,ROUGE-L", "-o", cal] + lexical) == 0
+    assert json.loads((tmp_path / "c.json").read_text())["judges"]["KPQA-judge+wrong"]["replaces"] == "KPQA-judge"
+    assert main(["score", t, "--decide", "--calibration", cal, "-o", scored] + lexical) == 0
+    frame = pd.read_csv(scored)
+    held = roc_auc_score(frame["scores"], frame["KPQA-judge-prob"])
+    for source in (scored, t):
+        capsys.readouterr()
+        report = str(tmp_path / "m.json")
+        assert main(["meta-eval", source, "--calibration", cal, "--json", report, "--force"] + lexical) == 0
+        binary = json.loads((tmp_path / "m.json").read_text())["datasets"][0]["binary"]
+        assert binary["results"]["KPQA-judge"]["auroc"]["value"] == pytest.approx(held)
+        assert any("by KPQA-judge+wrong on the 48 rows with known-wrong answers" in n for n in binary["notes"])
+
+
+def test_a_known_wrong_answer_equal_to_a_reference_is_warned_of_naming_its_rows():
+    """An ``incorrect_answers`` entry equal to one of the row's references (case and spacing aside): one warning
+    naming those rows; the rows are still scored. A row whose wrong answers differ from its references is not
+    named."""
+    from kpqa.errors import KpqaWarning
+
+    frame = pd.DataFrame({"question": ["q1", "q2", "q3"], "answer": ["a b", "x", "y"],
+                          "reference1": ["Paris", "rome", "Oslo"],
+                          "incorrect_answers": ['["  paris ", "lyon"]', '["milan"]', "oslo"]})
+    with pytest.warns(KpqaWarning, match=r"incorrect_answers entry equals one of the references in row\(s\) 1, 3:"):
+        result = Scorer(LEXICAL).score(frame)
+    assert len(result.frame) == 3 and not result.errors

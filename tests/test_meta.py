@@ -461,3 +461,28 @@ def test_a_system_column_is_the_systems_without_being_named(tmp_path):
     other = metaeval.run([path], metaeval.Settings(metrics=["LEN"], bootstrap=0, system_column="other"),
                          FakeScorer).datasets[0]
     assert other.systems.count == 1 and "column 'other'" in other.systems.how
+
+
+def test_renamed_columns_reach_the_metrics_with_a_text_limit(tmp_path, capsys):
+    """``--columns`` holds in meta-eval and calibrate when a metric has a text limit (ROUGE-L): 0/1 labels, graded
+    human scores, ``--positive-above`` and ``calibrate --reuse-scores`` all read the renamed question, answer and
+    references (the rows were once re-read without the mapping: "no 'answer' column"). The judge: one calibrated
+    on F1 and ROUGE-L here, so that no model loads."""
+    from kpqa.cli import main
+
+    rows = [(f"question {k}", f"the answer {k}" if k % 3 else "no idea", f"the answer {k}", int(k % 3 > 0),
+             [0.0, 0.75, 1.0][k % 3]) for k in range(24)]
+    frame = pd.DataFrame(rows, columns=["Question", "Answer", "Reference", "label", "graded"])
+    frame.to_csv(tmp_path / "h.csv", index=False)
+    h, cal = str(tmp_path / "h.csv"), str(tmp_path / "c.json")
+    columns = ["--columns", "question=Question,answer=Answer,references=Reference", "--metrics", "F1,ROUGE-L",
+               "--quiet"]
+    assert main(["calibrate", h, "--human-column", "label", "--judge-inputs", "F1,ROUGE-L", "-o", cal]
+                + columns) == 0, capsys.readouterr().err
+    for argv in (["--human-column", "label"], ["--human-column", "graded"],
+                 ["--human-column", "graded", "--positive-above", "0.5"]):
+        assert main(["meta-eval", h, "--calibration", cal] + argv + columns) == 0, capsys.readouterr().err
+    assert main(["score", h, "-o", str(tmp_path / "s.csv")] + columns) == 0
+    assert main(["calibrate", str(tmp_path / "s.csv"), "--human-column", "label", "--judge-inputs", "F1,ROUGE-L",
+                 "--reuse-scores", "-o", str(tmp_path / "c2.json")] + columns) == 0, capsys.readouterr().err
+    assert "ROUGE-L" in json.loads((tmp_path / "c2.json").read_text())["metrics"]

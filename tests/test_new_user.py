@@ -384,3 +384,31 @@ def test_every_scoring_command_makes_the_one_options_object_with_precision(comma
     assert scorer_options(args) == ScorerOptions(tokenize="whitespace", checkpoint="ck", device="cpu", batch_size=8,
                                                  precision="bf16", function_word_weight=0.5, max_chars=900,
                                                  columns={"answer": "Answer"}, progress=False)
+
+
+def test_columns_help_names_every_field():
+    """``--columns --help`` lists every field an input column can be mapped to (:data:`kpqa.input.FIELDS`),
+    ``incorrect_answers`` included."""
+    from kpqa.cli.common import SHARED_OPTIONS
+    from kpqa.input import FIELDS
+
+    said = SHARED_OPTIONS["--columns"]["help"]
+    assert [f for f in FIELDS if f not in said and f != "reference_labels"] == []
+    assert "incorrect_answers" in said
+
+
+def test_carried_columns_keep_the_types_the_input_gives(tmp_path):
+    """``Scorer.score``'s frame carries the input's columns as read: a CSV's as text, exactly as written (``007``),
+    a JSONL file's and a DataFrame's with their types (as the docstring says)."""
+    import pandas as pd
+
+    from kpqa.scoring import Scorer
+
+    (tmp_path / "c.csv").write_text("question,answer,reference1,id\nq,a,a,007\n")
+    (tmp_path / "c.jsonl").write_text('{"question": "q", "answer": "a", "reference1": "a", "id": 7}\n')
+    frame = pd.DataFrame({"question": ["q"], "answer": ["a"], "reference1": ["a"], "id": [7]})
+    scorer = Scorer(["F1"])
+    assert scorer.score(str(tmp_path / "c.csv")).frame["id"].tolist() == ["007"]
+    assert scorer.score(str(tmp_path / "c.jsonl")).frame["id"].tolist() == [7]
+    assert scorer.score(frame).frame["id"].tolist() == [7]
+    assert "exactly as written" in Scorer.score.__doc__

@@ -481,3 +481,28 @@ def test_a_metric_list_reads_the_same_in_every_subcommand(tmp_path, capsys):
     assert list(pd.read_csv(tmp_path / "o.csv").columns)[-2:] == ["BLEU-1", "ROUGE-L"]
     assert main(["score", str(path), "--metrics", " , ", "--quiet"]) == 2
     assert "no metric named (metrics is empty)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["score", "{f}", "-o", "{d}/out.xlsx"], "unknown format '.xlsx'"),
+    (["score", "{f}", "-o", "{d}/nodir/out.csv"], "output folder does not exist"),
+    (["compare", "{f}", "{f}", "--json", "{d}/nodir/c.json"], "output folder does not exist"),
+    (["calibrate", "{f}", "-o", "{d}/nodir/c.json"], "output folder does not exist"),
+])
+def test_an_output_path_it_cannot_write_is_refused_before_any_work(argv, said, tmp_path, capsys, monkeypatch):
+    """``score -o``, ``compare --json``, ``calibrate -o``: a folder that does not exist or a format kpqa does not
+    write is a one-line error before a scorer is built (no model loaded, no row scored)."""
+    import kpqa.comparison
+    import kpqa.labelled
+    import kpqa.scoring
+
+    def work(*args, **kwargs):
+        raise AssertionError("work began before the output path was checked")
+
+    for module, name in ((kpqa.scoring, "build"), (kpqa.scoring, "factory"), (kpqa.comparison, "compare"),
+                         (kpqa.labelled, "fit_files")):
+        monkeypatch.setattr(module, name, work)
+    (tmp_path / "in.csv").write_text("question,answer,reference1,scores\nq,a,a,1\n")
+    assert main([a.format(f=tmp_path / "in.csv", d=tmp_path) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1 and err.startswith("kpqa: error:")

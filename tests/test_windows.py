@@ -89,3 +89,26 @@ def test_a_question_longer_than_half_the_window_is_cut_with_one_warning_the_cli_
     with pytest.warns(KpqaWarning, match=r"^2 question\(s\) longer than 16 word pieces \(up to 40\) were cut"):
         windows = encode(tokenizer, [long, long, "short?"], ["an answer"] * 3, 32)
     assert [tokenizer.decode(w.inputs["input_ids"]).count("word") for w in windows[:2]] == [16, 16]
+
+
+def test_a_text_longer_than_the_model_takes_is_windowed_without_transformers_warning(tokenizer):
+    """kpqa windows long texts, so transformers' "Token indices sequence length is longer than the specified maximum
+    sequence length" (logged once per tokenizer when a whole text is tokenized to be measured) is not said; the
+    text is still windowed whole."""
+    import logging
+
+    said: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: said.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger("transformers")
+    logger.addHandler(handler)
+    try:
+        tokenizer.deprecation_warnings.pop("sequence-length-is-longer-than-the-specified-maximum", None)
+        long = "word " * (2 * tokenizer.model_max_length)
+        windows = encode(tokenizer, None, [long], 64)
+        with pytest.warns(KpqaWarning, match="cut to their first"):
+            windows += encode(tokenizer, [long], ["an answer"], 64)
+    finally:
+        logger.removeHandler(handler)
+    assert not [m for m in said if "Token indices sequence length is longer" in m]
+    assert len(windows) > 2 and windows[0].last is False

@@ -67,10 +67,12 @@ def heldout_option(value: str, metrics: list[str]) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     from kpqa.labelled import Heldout, fit_files, judge_columns
     from kpqa.scoring import factory
+    from kpqa.output import Destination
     from kpqa.signature import Signature
 
     from kpqa.folds import parse_fold
 
+    Destination(args.output, inputs=args.inputs)  # refuse a path it cannot write before anything is read or scored
     try:
         fold = None if args.fold is None else parse_fold(args.fold)
     except ValueError:

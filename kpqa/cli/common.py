@@ -85,7 +85,8 @@ SHARED_OPTIONS: dict[str, dict] = {
     "--columns": dict(type=column_map, metavar="FIELD=COLUMN,...",
                       help="which of the input's columns holds which field, e.g. question=Question,answer=Answer,"
                       "references=Reference (fields: question, answer, references: one text or a JSON list, "
-                      "reference1..N, answer_label, reference1_label.., entities); the output keeps your names"),
+                      "reference1..N, answer_label, reference1_label.., entities, incorrect_answers: known-wrong "
+                      "answers, one text or a JSON list); the output keeps your names"),
     "--quiet": dict(action="store_true", help="no progress bar (there is none when stderr is not a terminal)"),
     "--max-chars": dict(type=positive_int, metavar="N",
                         help="longest question, answer or reference in characters; a longer one is a bad row "

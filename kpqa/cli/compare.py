@@ -31,6 +31,9 @@ def add(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", metavar="FILE", help="also write the comparison as JSON here")
     p.add_argument("--human-column", "--human", default="scores", metavar="COLUMN",
                    help="a human score column both files have is compared too (default: %(default)s)")
+    p.add_argument("--allow-different-signatures", action="store_true",
+                   help="compare scores read from two files whose signatures (FILE.signatures.json) differ, the "
+                   "difference printed as a note (default: refuse)")
     p.add_argument("--system", metavar="COLUMN",
                    help="one file holding both systems, told apart by this column (their rows paired in the file's "
                    "order): `kpqa compare FILE --system system [--systems A,B]`")
@@ -45,8 +48,10 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kpqa.comparison import compare
-    from kpqa.output import write_text
+    from kpqa.output import Destination, write_text
 
+    if args.json:  # refuse a path it cannot write before anything is read or scored
+        Destination(args.json, inputs=args.inputs or args.answer_files)
     if args.systems and not args.system:
         raise UsageError("--systems A,B needs --system COLUMN")
     if args.system and (len(args.inputs) != 1 or args.answer_files):
@@ -56,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     inputs = args.inputs or [text_input(args, n, "compare") for n in args.answer_files]
     result = compare(inputs, args.metrics, options=scorer_options(args), judge=not args.no_judge,
                      calibration=args.calibration, system=args.system, systems=args.systems or (), key=args.key,
-                     human_column=args.human_column, resamples=args.bootstrap, seed=args.seed)
+                     human_column=args.human_column, resamples=args.bootstrap, seed=args.seed,
+                     allow_different_signatures=args.allow_different_signatures)
     print(result.table())
     if args.json:
         write_text(args.json, result.to_json(), inputs=args.inputs or args.answer_files)

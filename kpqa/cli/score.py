@@ -71,11 +71,14 @@ def add(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kpqa.output import STDOUT, OutputWriter
+    from kpqa.output import STDOUT, Destination, OutputWriter, output_format
     from kpqa.results import write_signatures
     from kpqa.resume import Resume
     from kpqa.scoring import build, settle
 
+    if args.output:  # refuse a path it cannot write before any model is loaded or row scored
+        output_format(args.output)
+        Destination(args.output, inputs=[args.input or args.answer_files], force=args.force)
     scorer = build(scorer_options(args), args.metrics, on_error=args.on_error, data_parallel=True,
                    decide=args.decide, calibration=args.calibration, prior=args.prior)
     if (args.input is None) == (args.answer_files is None):

@@ -118,7 +118,8 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
                          f": no such column (columns: {', '.join(map(str, table.frame.columns))})",
                          file=table.source, column=settings.by)
     binary = as_binary(human, settings.positive_above) is not None
-    names = list(settings.metrics) + (judge_inputs(settings, settings.metrics) if binary else [])
+    names = list(settings.metrics) + (judge_inputs(settings, settings.metrics, table.rows.wrong is not None)
+                                      if binary else [])
     scores, signatures = metric_scores(table, names, scorers or scorer_factory(settings))
     wrong = {c: scores.pop(c) for c in list(scores) if c.endswith(WRONG_SUFFIX)}
     signatures = with_sidecar(path, signatures)
@@ -147,16 +148,18 @@ def with_sidecar(path: str | Path, signatures: dict[str, Signature | None]) -> d
     return {c: Signature.parse(found[c]) if s is None and c in found else s for c, s in signatures.items()}
 
 
-def judge_inputs(settings: Settings, metrics: Sequence[str]) -> list[str]:
+def judge_inputs(settings: Settings, metrics: Sequence[str], known_wrong: bool = False) -> list[str]:
     """The metrics that the judges of the run's calibration (``settings.calibration``, else the one beside the
     weighter; none when there is none) read and ``metrics`` lacks: a binary report scores them (or reads them from
-    the file's columns) so that ``KPQA-judge`` is in its table. The calibration says which they are."""
+    the file's columns) so that ``KPQA-judge`` is in its table. The calibration says which they are; with
+    ``known_wrong`` (the file has ``incorrect_answers``) also the ``M-wrong`` ones, so that the judge decides as
+    ``kpqa score --decide`` does (another judge in its place on the rows with known-wrong answers)."""
     from kpqa.calibration import load
 
     cal = load(settings.calibration, settings.scorer_options.checkpoint, required=False)
     if cal is None:
         return []
-    inputs = (m for j in cal.judges.values() for m in j.inputs if not m.endswith(WRONG_SUFFIX))  # scored with M
+    inputs = (m for j in cal.judges.values() for m in j.inputs if known_wrong or not m.endswith(WRONG_SUFFIX))
     return [m for m in dict.fromkeys(inputs) if m not in metrics]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -17,6 +17,10 @@ from kpqa.columns import as_binary
 from kpqa.metaeval.data import Dataset, ScorerFactory, Settings, aev_scores, load_all
 
 from kpqa.metrics.spec import SUFFIXES, base_metric
+from kpqa.rows import WRONG_SUFFIX
+
+if TYPE_CHECKING:
+    from kpqa.calibration import Decisions
 
 __all__ = ["SUFFIXES", "BinarySection", "Breakdown", "DatasetReport", "Group", "HumanRange", "OverallSection",
            "RankPairSection", "Report", "ReportSettings", "Systems", "base_metric", "build_report", "evaluate", "run"]
@@ -215,6 +219,7 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
                                                decisions=choices[name], **options)
         if decisions is not None and name in decisions.unchecked:
             out["notes"].append(f"{name}: inputs from the file's columns; their signatures are unchecked")
+        out["notes"] += _in_place_note(name, decisions, data.wrong) if decisions is not None else []
     choices = {name: choices[name] for name in [*data.scores, *judges] if name in choices}
     rate = float(labels.mean())
     out["results"]["majority class"] = binary.evaluate(
@@ -228,6 +233,18 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
         "accuracy": {name: float(np.mean(d[bands == i] == labels[bands == i])) for name, d in choices.items()},
     } for i, band in enumerate(binary.LENGTH_BANDS) if (bands == i).any()}
     return out
+
+
+def _in_place_note(name: str, decisions: Decisions, wrong: dict[str, np.ndarray]) -> list[str]:
+    """What says that judge ``name`` decided as ``kpqa score --decide`` does: another judge in its place on the rows
+    whose known-wrong answers are scored (``wrong``: the ``M-wrong`` scores), with how many rows that was."""
+    notes = []
+    for judge in decisions.judges:
+        if judge.replaces == name and all(m in wrong for m in judge.inputs if m.endswith(WRONG_SUFFIX)):
+            scored = np.all([np.isfinite(wrong[m]) for m in judge.inputs if m.endswith(WRONG_SUFFIX)], axis=0)
+            notes.append(f"{name}: decided as `kpqa score --decide` decides, by {judge.name} on the "
+                         f"{int(np.sum(scored))} rows with known-wrong answers")
+    return notes
 
 
 def _comparisons(columns: Sequence[str], extra: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -11,6 +11,8 @@ longer than one window, so they stay as they are, side by side):
 """
 from __future__ import annotations
 
+import contextlib
+import logging
 import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Sequence
@@ -115,7 +117,8 @@ def _check_whole(tokenizer, texts: Sequence[str], windows: Sequence[Window], max
     long = [i for i in range(len(texts)) if counts[i] > 1 or i in full]
     if not long:
         return
-    whole = tokenizer([texts[i] for i in long], add_special_tokens=False, return_offsets_mapping=True)
+    with whole_texts():
+        whole = tokenizer([texts[i] for i in long], add_special_tokens=False, return_offsets_mapping=True)
     ends = {w.sample: int(w.offsets[-1][1]) for w in windows if w.last and len(w.offsets)}
     for i, offsets in zip(long, whole["offset_mapping"]):
         if offsets and ends.get(i) != offsets[-1][1]:
@@ -126,9 +129,27 @@ def _check_whole(tokenizer, texts: Sequence[str], windows: Sequence[Window], max
                                   "e.g. pip install 'tokenizers!=0.23.2'")
 
 
+#: the start of transformers' warning on a text longer than the model takes, said when a whole text is tokenized
+TOO_LONG = "Token indices sequence length is longer than the specified maximum sequence length"
+
+
+@contextlib.contextmanager
+def whole_texts() -> Iterator[None]:
+    """Whole texts tokenized to be measured, not fed to the model (kpqa windows them): transformers' "Token indices
+    sequence length is longer than ..." warning (:data:`TOO_LONG`) is held back meanwhile, any other said."""
+    logger = logging.getLogger("transformers.tokenization_utils_base")
+    quiet = lambda record: not record.getMessage().startswith(TOO_LONG)  # noqa: E731
+    logger.addFilter(quiet)
+    try:
+        yield
+    finally:
+        logger.removeFilter(quiet)
+
+
 def _shorten(tokenizer, questions: Sequence[str], limit: int) -> list[str]:
     out = list(questions)
-    enc = tokenizer(out, add_special_tokens=False, return_offsets_mapping=True)
+    with whole_texts():
+        enc = tokenizer(out, add_special_tokens=False, return_offsets_mapping=True)
     long = [len(offsets) for offsets in enc["offset_mapping"] if len(offsets) > limit]
     for i, offsets in enumerate(enc["offset_mapping"]):
         if len(offsets) > limit:
