@@ -59,6 +59,22 @@ def test_jsonl_and_records_and_dataframe_agree(tmp_path):
     assert from_file.frame["id"].tolist() == [7]
 
 
+@pytest.mark.parametrize(("cell", "expected"), [
+    ("r1; r2", ["r1", "r2"]), ("r1 ; r2", ["r1", "r2"]), ('["r1; r2", "r3"]', ["r1; r2", "r3"]), ("r1;r2", ["r1;r2"]),
+])
+def test_a_references_text_cell_is_split_on_a_semicolon_and_a_space(tmp_path, cell, expected):
+    frame = pd.DataFrame({"question": ["q"], "answer": ["a"], "references": [cell]})
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    assert read_input(tmp_path / "r.csv").rows.references == [expected]
+
+
+@pytest.mark.parametrize("cell", ["r1; ; r2", "r1; r2;", "r1;"])
+def test_a_references_cell_that_cannot_be_split_for_certain_is_refused(tmp_path, cell):
+    pd.DataFrame({"answer": ["a", "a"], "references": ["r", cell]}).to_csv(tmp_path / "r.csv", index=False)
+    with pytest.raises(InputError, match=r"r\.csv, row 2, column 'references': cannot split the cell"):
+        read_input(tmp_path / "r.csv")
+
+
 def test_datasets_dataset():
     datasets = pytest.importorskip("datasets")
     ds = datasets.Dataset.from_list([{"question": "q", "answer": "a", "references": ["r1", "r2"]}])
