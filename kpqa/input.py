@@ -24,7 +24,7 @@ from kpqa.cells import (WRONG_COLUMN, blank, cell_text, check_length, entity_lis
 from kpqa.context import ON_ERROR, check_max_chars, check_on_error
 from kpqa.errors import InputError, KpqaError, Param, UsageError, check_file
 from kpqa.formats import Format, formats, listing
-from kpqa.formats.base import check_utf8, given_frame
+from kpqa.formats.base import DECODER, check_utf8, given_frame
 from kpqa.rows import MAX_CHARS, Rows
 
 _REF = re.compile(r"^reference(\d*)$")
@@ -65,8 +65,8 @@ def _records_frame(
         refs = record.pop("references", None)
         if isinstance(refs, str) and refs.lstrip().startswith("["):
             try:
-                refs = json.loads(refs)
-            except json.JSONDecodeError:
+                refs = DECODER.decode(refs)  # numbers as written
+            except ValueError:
                 raise InputError("'references' is not a JSON list of strings", file=source, row=number,
                                  column="references") from None
         if isinstance(refs, (dict, int, float)) and not blank(refs):
@@ -86,7 +86,15 @@ def _records_frame(
         if isinstance(record.get("entities"), (list, tuple, np.ndarray)):
             record["entities"] = json.dumps(list(record["entities"]), ensure_ascii=False)
         flat.append(record)
-    return pd.DataFrame(flat)
+    return pd.DataFrame(flat, dtype=object)  # values as given: reference1 2024 beside 2024.5 stays 2024
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The frame's rows as records, numpy scalars as Python's, other values as held (``to_dict`` would make a number
+    read as written, a :class:`~kpqa.formats.base.JsonNumber`, a plain float: ``1e5`` would be ``100000.0``)."""
+    names = list(frame.columns)
+    return [{name: value.item() if isinstance(value, np.generic) else value for name, value in zip(names, values)}
+            for values in frame.itertuples(index=False, name=None)]
 
 
 def _ref_columns(frame: pd.DataFrame) -> list[str]:
@@ -213,7 +221,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
     if columns:
         frame = map_columns(frame, check_columns(columns), source)
     if "references" in frame.columns:
-        frame = _records_frame(frame.to_dict("records"), source, numbers)
+        frame = _records_frame(_records(frame), source, numbers)
     if "answer" not in frame.columns:
         raise InputError(f"no 'answer' column (columns: {', '.join(map(str, frame.columns))}); {_LAYOUT}",
                          *_layout_hint(frame, "answer"), file=source, column="answer")
@@ -228,7 +236,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
     read: list[_Row] = []
     kept: list[int] = []
     errors: dict[int, str] = {}
-    for position, (number, record) in enumerate(zip(numbers, frame.to_dict("records"))):
+    for position, (number, record) in enumerate(zip(numbers, _records(frame))):
         try:
             read.append(_read_row(record, layout, source, number, max_chars))
         except InputError as e:
