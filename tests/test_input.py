@@ -186,3 +186,13 @@ def test_one_numeric_column_reader_names_the_first_bad_cell_by_the_tables_row_nu
     with pytest.raises(InputError, match="human label 2 is not 0 or 1$"):
         binary_labels([1, 2], source="s", column="c", threshold_hint=False)
     assert binary_labels(["0.2", "0.8"], 0.5, source="s", column="c").tolist() == [0.0, 1.0]
+
+
+def test_a_200000_character_answer_in_a_csv_is_read_not_refused_by_the_csv_modules_field_limit(tmp_path):
+    long = ("word " * 40_000)[:-1] + "."  # 200,000 characters: the default limit of a text with a model metric
+    pd.DataFrame({"question": ["q"], "answer": [long], "reference1": ["r"]}).to_csv(tmp_path / "l.csv", index=False)
+    assert len(long) == 200_000 and read_input(tmp_path / "l.csv").rows.candidates == [long]
+    (tmp_path / "l.tsv").write_text(f"answer\treference1\n{long * 2}\tr\n")
+    assert read_input(tmp_path / "l.tsv", max_chars=None).rows.candidates == [long * 2]
+    from kpqa.input import count_rows
+    assert count_rows(tmp_path / "l.csv") == 1
