@@ -76,6 +76,9 @@ def _records_frame(
         elif blank(refs):
             refs = []
         refs = list(refs)
+        if any(blank(ref) and not isinstance(ref, str) for ref in refs):
+            raise InputError("'references' holds null; give a list of strings", file=source, row=number,
+                             column="references")
         for k, ref in enumerate(refs, 1):
             record[f"reference{k}"] = ref
         labels = record.pop("reference_labels", None)
@@ -137,7 +140,7 @@ def map_columns(frame: pd.DataFrame, columns: ColumnMap, source: str) -> pd.Data
     return frame.rename(columns={column: name for name, column in columns.items()})
 
 
-def _layout_hint(frame: pd.DataFrame, field: str) -> tuple[Any, ...]:
+def layout_hint(frame: pd.DataFrame, field: str) -> tuple[Any, ...]:
     """What to say beside a missing ``field``: a column of that name in other capitals to map
     (``--columns answer=Answer``), or how to name one."""
     names = [str(c) for c in frame.columns]
@@ -224,10 +227,10 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
         frame = _records_frame(_records(frame), source, numbers)
     if "answer" not in frame.columns:
         raise InputError(f"no 'answer' column (columns: {', '.join(map(str, frame.columns))}); {_LAYOUT}",
-                         *_layout_hint(frame, "answer"), file=source, column="answer")
+                         *layout_hint(frame, "answer"), file=source, column="answer")
     ref_cols = _ref_columns(frame)
     if not ref_cols:
-        raise InputError(f"no reference column; {_LAYOUT}", *_layout_hint(frame, "references"), file=source,
+        raise InputError(f"no reference column; {_LAYOUT}", *layout_hint(frame, "references"), file=source,
                          column="reference1")
     label_cols = {int(m.group(1) or 0): c for c in frame.columns if (m := _REF_LABEL.match(str(c)))}
     layout = _Layout(ref_cols, label_cols, "question" in frame.columns, "entities" in frame.columns,

@@ -1,6 +1,7 @@
 """Reading and validating input (:mod:`kpqa.input`)."""
 from __future__ import annotations
 
+import gzip
 import json
 
 import pandas as pd
@@ -196,3 +197,24 @@ def test_a_200000_character_answer_in_a_csv_is_read_not_refused_by_the_csv_modul
     assert read_input(tmp_path / "l.tsv", max_chars=None).rows.candidates == [long * 2]
     from kpqa.input import count_rows
     assert count_rows(tmp_path / "l.csv") == 1
+
+
+_CSV = "question,answer,reference1\nq,a,r\n"
+
+
+@pytest.mark.parametrize("name, content, expected", [
+    ("sep.csv", ("sep=,\n" + _CSV).encode(), ": the first line, 'sep=,', is Excel's separator hint, not a header: "
+                                              "remove it"),
+    ("sep.tsv", ("sep=\t\n" + _CSV.replace(",", "\t")).encode(), ": the first line, 'sep=\\t', is Excel's"),
+    ("le.csv", _CSV.encode("utf-16-le"), ": UTF-16 text (a byte-order mark or NUL bytes): save the file as UTF-8"),
+    ("bom.csv", _CSV.encode("utf-16"), ": UTF-16 text"),
+    ("be.jsonl", '{"answer": "a", "references": ["r"]}\n'.encode("utf-16-be"), ": UTF-16 text"),
+    ("gz.csv", gzip.compress(_CSV.encode()), ": a gzip file (it starts with the bytes 1f 8b), not text: decompress it"),
+    ("null.jsonl", b'{"answer": "a", "references": ["r"]}\n{"answer": "a", "references": [null, "r"]}\n',
+     ", row 2, column 'references': 'references' holds null; give a list of strings"),
+])
+def test_files_that_are_not_what_they_seem_are_said_to_be_what_they_are(tmp_path, name, content, expected):
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(InputError) as e:
+        read_input(tmp_path / name)
+    assert str(e.value).startswith(str(tmp_path / name) + expected) and "\n" not in str(e.value)

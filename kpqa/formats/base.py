@@ -106,7 +106,16 @@ def listing(writable: bool = False) -> str:
 def check_utf8(path: Path, header: bool) -> None:
     """InputError naming the row and byte offset of the first byte that is not UTF-8 (checked line by line: a UTF-8
     sequence never spans a newline byte). Rows are numbered by line: from 1 after a ``header`` line (which is no
-    row), else from the first line."""
+    row), else from the first line. A gzip file and UTF-16 text (a byte-order mark, or NUL bytes: valid UTF-8 that
+    would read as one letter a column) are said to be so."""
+    with open(path, "rb") as f:
+        start = f.read(4096)
+    if start.startswith(b"\x1f\x8b"):
+        raise InputError("a gzip file (it starts with the bytes 1f 8b), not text: decompress it first (gunzip)",
+                         file=str(path))
+    nuls = max(start[::2].count(0), start[1::2].count(0))  # UTF-16's ASCII letters: every other byte a NUL
+    if start.startswith((b"\xff\xfe", b"\xfe\xff")) or nuls > len(start) // 4:
+        raise InputError("UTF-16 text (a byte-order mark or NUL bytes): save the file as UTF-8", file=str(path))
     offset = 0
     with open(path, "rb") as f:
         for number, line in enumerate(f):

@@ -111,8 +111,11 @@ def _chunks(path: Path, chunk_rows: int, dialect: Dialect) -> Iterator[pd.DataFr
 
 def _header(path: Path, header: list[str], dialect: Dialect) -> list[str]:
     """The column names (a blank one named ``Unnamed: K`` as pandas names it); InputError when a name is given twice
-    (pandas would silently rename the second ``x.1``), or when the header is one name holding another separator
-    (a ';'-separated file read as CSV)."""
+    (pandas would silently rename the second ``x.1``), when the header is one name holding another separator
+    (a ';'-separated file read as CSV), or when it is Excel's ``sep=,`` line."""
+    if len(header) <= 2 and header[0].lower().startswith("sep=") and len(header[0]) <= 5 and not "".join(header[1:]):
+        raise InputError(f"the first line, {dialect.sep.join(header)!r}, is Excel's separator hint, not a header: "
+                         "remove it (the header is the line after it)", file=str(path))
     others = [said for sep, said in ((";", "';'"), ("\t", "a tab"), (",", "','")) if sep != dialect.sep
               and sep in header[0]]
     if len(header) == 1 and others:
