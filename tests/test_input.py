@@ -218,3 +218,13 @@ def test_files_that_are_not_what_they_seem_are_said_to_be_what_they_are(tmp_path
     with pytest.raises(InputError) as e:
         read_input(tmp_path / name)
     assert str(e.value).startswith(str(tmp_path / name) + expected) and "\n" not in str(e.value)
+
+
+def test_plain_text_files_are_read_one_text_a_line(tmp_path):
+    from kpqa.input import text_files
+
+    (tmp_path / "a.txt").write_text("an answer\n\nthird\n")
+    (tmp_path / "r.txt").write_text("a reference\nanother\n1e5\n")
+    table = text_files(tmp_path / "a.txt", [tmp_path / "r.txt"])
+    assert table.rows.candidates == ["an answer", "", "third"] and table.rows.references == [["a reference"],
+                                                                                             ["another"], ["1e5"]]
