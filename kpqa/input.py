@@ -10,10 +10,8 @@ found by the registry); writing output is :mod:`kpqa.output`.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -21,15 +19,16 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from kpqa.cells import (WRONG_COLUMN, blank, cell_text, check_length, entity_list, opinion_label, split_texts,
+                        wrong_answers)
 from kpqa.context import ON_ERROR, check_max_chars, check_on_error
 from kpqa.errors import InputError, KpqaError, Param, UsageError, check_file
 from kpqa.formats import Format, formats, listing
-from kpqa.formats.base import check_utf8, given_frame
+from kpqa.formats.base import DECODER, check_utf8, given_frame
 from kpqa.rows import MAX_CHARS, Rows
 
 _REF = re.compile(r"^reference(\d*)$")
 _REF_LABEL = re.compile(r"^reference(\d*)_label$")
-LABELS = {"yes": "Yes", "no": "No", "depends": "Depends"}
 
 
 @dataclass
@@ -55,10 +54,6 @@ class Table:
         return self.numbers if self.kept_rows is None else [self.numbers[k] for k in self.kept_rows]
 
 
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or not str(value).strip()
-
-
 def _records_frame(
     records: list[dict], source: str = "<records>", numbers: Sequence[int] | None = None
 ) -> pd.DataFrame:
@@ -70,13 +65,20 @@ def _records_frame(
         refs = record.pop("references", None)
         if isinstance(refs, str) and refs.lstrip().startswith("["):
             try:
-                refs = json.loads(refs)
-            except json.JSONDecodeError:
+                refs = DECODER.decode(refs)  # numbers as written
+            except ValueError:
                 raise InputError("'references' is not a JSON list of strings", file=source, row=number,
                                  column="references") from None
-        if isinstance(refs, (dict, int, float)) and not _blank(refs):
+        if isinstance(refs, (dict, int, float)) and not blank(refs):
             raise InputError("'references' must be a list of strings", file=source, row=number, column="references")
-        refs = [refs] if isinstance(refs, str) else [] if _blank(refs) else list(refs)
+        if isinstance(refs, str):  # one text, or texts joined with '; '
+            refs = split_texts(refs, source, number, "references") if refs.strip() else [refs]
+        elif blank(refs):
+            refs = []
+        refs = list(refs)
+        if any(blank(ref) and not isinstance(ref, str) for ref in refs):
+            raise InputError("'references' holds null; give a list of strings", file=source, row=number,
+                             column="references")
         for k, ref in enumerate(refs, 1):
             record[f"reference{k}"] = ref
         labels = record.pop("reference_labels", None)
@@ -87,87 +89,20 @@ def _records_frame(
         if isinstance(record.get("entities"), (list, tuple, np.ndarray)):
             record["entities"] = json.dumps(list(record["entities"]), ensure_ascii=False)
         flat.append(record)
-    return pd.DataFrame(flat)
+    return pd.DataFrame(flat, dtype=object)  # values as given: reference1 2024 beside 2024.5 stays 2024
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The frame's rows as records, numpy scalars as Python's, other values as held (``to_dict`` would make a number
+    read as written, a :class:`~kpqa.formats.base.JsonNumber`, a plain float: ``1e5`` would be ``100000.0``)."""
+    names = list(frame.columns)
+    return [{name: value.item() if isinstance(value, np.generic) else value for name, value in zip(names, values)}
+            for values in frame.itertuples(index=False, name=None)]
 
 
 def _ref_columns(frame: pd.DataFrame) -> list[str]:
     cols = [c for c in frame.columns if _REF.match(str(c))]
     return sorted(cols, key=lambda c: int(_REF.match(c).group(1) or 0))  # type: ignore[union-attr]
-
-
-def _label(value: Any, source: str, row: int, column: str) -> str | None:
-    if _blank(value):
-        return None
-    label = LABELS.get(str(value).strip().lower())
-    if label is None:
-        raise InputError(f"opinion label {value!r} is not Yes, No or Depends", file=source, row=row, column=column)
-    return label
-
-
-def _entities(value: Any, source: str, row: int) -> list[str]:
-    if _blank(value):
-        return []
-    if isinstance(value, (list, tuple)):
-        items = list(value)
-    else:
-        try:
-            items = json.loads(str(value))
-        except json.JSONDecodeError:
-            raise InputError("entities must be a JSON list of strings", file=source, row=row, column="entities") from None
-    if not isinstance(items, list) or not all(isinstance(e, str) for e in items):
-        raise InputError("entities must be a JSON list of strings", file=source, row=row, column="entities")
-    return [e for e in items if e.strip()]
-
-
-#: the optional column of answers known to be wrong (TruthfulQA's ``incorrect_answers``)
-WRONG_COLUMN = "incorrect_answers"
-#: how TruthfulQA joins its incorrect answers in one text cell
-WRONG_SEPARATOR = " ; "
-
-
-def _wrong_answers(value: Any, source: str, row: int, max_chars: int | None) -> list[str]:
-    """A row's known-wrong answers: a list of strings (JSONL, Parquet, records), JSON list text, or text joined
-    with :data:`WRONG_SEPARATOR` (TruthfulQA's layout: an answer holding `` ; `` must come as a list); blanks
-    dropped. InputError naming the cell for anything else."""
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if not isinstance(value, (list, tuple)) and _blank(value):
-        return []
-    if isinstance(value, str) and value.lstrip().startswith("["):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            raise InputError(f"{WRONG_COLUMN!r} is not a JSON list of strings", file=source, row=row,
-                             column=WRONG_COLUMN) from None
-    if isinstance(value, str):
-        value = value.split(WRONG_SEPARATOR)
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise InputError(f"{WRONG_COLUMN!r} must be a list of strings or text joined with {WRONG_SEPARATOR!r}",
-                         file=source, row=row, column=WRONG_COLUMN)
-    return [check_length(v, max_chars, source, row, WRONG_COLUMN) for v in value if v.strip()]
-
-
-def _text(value: Any, source: str, row: int, column: str) -> str:
-    """A cell as the text every metric reads: Unicode NFC (``"Cafe\u0301"`` is ``"Café"``, as a reader sees it),
-    numbers written out; lists, objects and booleans are errors. The output keeps the cell as given."""
-    if isinstance(value, (list, tuple, dict, bool)):
-        kind = {list: "a list", tuple: "a list", dict: "an object", bool: "true/false"}[type(value)]
-        raise InputError(f"expected text, got {kind}", file=source, row=row, column=column)
-    return unicodedata.normalize("NFC", str(value))
-
-
-def check_length(text: str, max_chars: int | None, source: str | Param, row: int | None = None,
-                 column: str | None = None) -> str:
-    """``text`` unchanged, or an :class:`InputError` naming the cell (or the parameter ``source`` that gave the text)
-    when it is longer than ``max_chars``."""
-    if max_chars is not None and len(text) > max_chars:
-        message = (f"text of {len(text):,} characters, over the limit of {max_chars:,} per text (raise it with ",
-                   Param("max_chars", metavar="N"), ")")
-        if isinstance(source, Param):
-            raise InputError(source, ": ", *message)
-        raise InputError(*message, file=source, row=row, column=column)
-    return text
-
 
 
 #: the fields a column mapping (``columns={"question": "Question", ...}``, ``--columns question=Question,...``)
@@ -205,7 +140,7 @@ def map_columns(frame: pd.DataFrame, columns: ColumnMap, source: str) -> pd.Data
     return frame.rename(columns={column: name for name, column in columns.items()})
 
 
-def _layout_hint(frame: pd.DataFrame, field: str) -> tuple[Any, ...]:
+def layout_hint(frame: pd.DataFrame, field: str) -> tuple[Any, ...]:
     """What to say beside a missing ``field``: a column of that name in other capitals to map
     (``--columns answer=Answer``), or how to name one."""
     names = [str(c) for c in frame.columns]
@@ -249,21 +184,21 @@ def _read_row(record: dict[str, Any], layout: _Layout, source: str, number: int,
     answer = record["answer"]
     refs, labels = [], []
     for col in layout.references:
-        if not _blank(record[col]):
-            refs.append(check_length(_text(record[col], source, number, col), max_chars, source, number, col))
+        if not blank(record[col]):
+            refs.append(check_length(cell_text(record[col], source, number, col), max_chars, source, number, col))
             k = int(_REF.match(col).group(1) or 0)  # type: ignore[union-attr]
-            labels.append(_label(record.get(layout.labels[k]), source, number, layout.labels[k])
+            labels.append(opinion_label(record.get(layout.labels[k]), source, number, layout.labels[k])
                           if k in layout.labels else None)
     if not refs:
         raise InputError("no non-empty reference", file=source, row=number, column=layout.references[0])
     question = record["question"] if layout.question else None
-    question = "" if _blank(question) else _text(question, source, number, "question")
+    question = "" if blank(question) else cell_text(question, source, number, "question")
     check_length(question, max_chars, source, number, "question")
-    candidate = "" if _blank(answer) else check_length(_text(answer, source, number, "answer"), max_chars, source,
+    candidate = "" if blank(answer) else check_length(cell_text(answer, source, number, "answer"), max_chars, source,
                                                        number, "answer")
-    cand_label = _label(record.get("answer_label"), source, number, "answer_label")
-    found = _entities(record["entities"], source, number) if layout.entities else []
-    wrong = _wrong_answers(record[WRONG_COLUMN], source, number, max_chars) if layout.wrong else []
+    cand_label = opinion_label(record.get("answer_label"), source, number, "answer_label")
+    found = entity_list(record["entities"], source, number) if layout.entities else []
+    wrong = wrong_answers(record[WRONG_COLUMN], source, number, max_chars) if layout.wrong else []
     return _Row(question, candidate, refs, labels, cand_label, found, wrong)
 
 
@@ -289,13 +224,13 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
     if columns:
         frame = map_columns(frame, check_columns(columns), source)
     if "references" in frame.columns:
-        frame = _records_frame(frame.to_dict("records"), source, numbers)
+        frame = _records_frame(_records(frame), source, numbers)
     if "answer" not in frame.columns:
         raise InputError(f"no 'answer' column (columns: {', '.join(map(str, frame.columns))}); {_LAYOUT}",
-                         *_layout_hint(frame, "answer"), file=source, column="answer")
+                         *layout_hint(frame, "answer"), file=source, column="answer")
     ref_cols = _ref_columns(frame)
     if not ref_cols:
-        raise InputError(f"no reference column; {_LAYOUT}", *_layout_hint(frame, "references"), file=source,
+        raise InputError(f"no reference column; {_LAYOUT}", *layout_hint(frame, "references"), file=source,
                          column="reference1")
     label_cols = {int(m.group(1) or 0): c for c in frame.columns if (m := _REF_LABEL.match(str(c)))}
     layout = _Layout(ref_cols, label_cols, "question" in frame.columns, "entities" in frame.columns,
@@ -304,7 +239,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
     read: list[_Row] = []
     kept: list[int] = []
     errors: dict[int, str] = {}
-    for position, (number, record) in enumerate(zip(numbers, frame.to_dict("records"))):
+    for position, (number, record) in enumerate(zip(numbers, _records(frame))):
         try:
             read.append(_read_row(record, layout, source, number, max_chars))
         except InputError as e:

@@ -52,7 +52,7 @@ from kpqa.context import (
     KeyphraseWeighter, Models, ScorerOptions, check_function_word_weight, check_max_chars, check_on_error,
 )
 from kpqa.errors import InputError, KpqaWarning, Param, UsageError
-from kpqa.input import WRONG_COLUMN, ColumnMap, Table, check_columns, read_input
+from kpqa.input import WRONG_COLUMN, ColumnMap, Table, check_columns, layout_hint, read_input
 from kpqa.rows import WRONG_SUFFIX, Rows, against_wrong, empty_answers, select_rows, take_rows, weighted_pairs, \
     wrong_as_reference
 from kpqa.metrics.base import CORPUS_PASS, DocFreq, Metric, Totals, get_metric, text_limit
@@ -511,10 +511,15 @@ def _calibration(deciding: bool, calibration: str | os.PathLike | Calibration | 
 
 def drop_empty_questions(table: Table, metric: str, strict: bool) -> Table:
     """``table`` without its rows with an empty question (which ``metric`` needs): InputError at the first one when
-    ``strict``, else each moved to ``table.errors``."""
+    ``strict``, else each moved to ``table.errors``; InputError naming the file when it has no question column."""
     bad = [i for i, q in enumerate(table.rows.questions) if not q.strip()]
     if not bad:
         return table
+    names = [str(c) for c in table.frame.columns]
+    if table.fields.get("question", "question") not in names:  # no row has a question: one error for the file
+        raise InputError(f"no 'question' column, needed by {metric} (columns: {', '.join(names)})",
+                         *layout_hint(table.frame, "question"), ", or use ", Param("no_question", True),
+                         " for the -KP weighter", file=table.source, column="question")
     error = InputError(f"empty question, needed by {metric} (use ", Param("no_question", True),
                        " for the -KP weighter)", file=table.source, row=table.row_numbers()[bad[0]], column="question")
     if strict:

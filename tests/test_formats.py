@@ -87,3 +87,40 @@ def test_unknown_input_format_and_layout_name_the_accepted_ones(tmp_path):
     (tmp_path / "c.json").write_text('[["q", "a", "r"]]')
     with pytest.raises(InputError, match=r"c.json: a .json input must be an array of objects \(or JSON lines"):
         read_input(tmp_path / "c.json")
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".json"])
+def test_json_numbers_in_text_fields_are_read_as_written_whatever_the_other_rows_hold(tmp_path, suffix):
+    records = ['{"question": 7, "answer": 2024, "references": ["r"], "scores": 1}',
+               '{"question": "q", "answer": null, "references": [2024], "scores": 0.5}',
+               '{"question": "q", "answer": 1e5, "references": [2024.5, "r"]}',
+               '{"question": "q", "answer": Infinity, "references": "1.50"}',
+               '{"question": "q", "answer": NaN, "references": ["-0.0"]}']
+    path = tmp_path / f"n{suffix}"
+    path.write_text("\n".join(records) + "\n" if suffix == ".jsonl" else "[" + ",\n".join(records) + "]\n")
+    table = read_input(path)
+    assert table.rows.questions[0] == "7"
+    assert table.rows.candidates == ["2024", "", "1e5", "Infinity", ""]  # NaN: a missing answer, as pandas writes one
+    assert table.rows.references == [["r"], ["2024"], ["2024.5", "r"], ["1.50"], ["-0.0"]]
+    assert [float(s) for s in table.frame["scores"].iloc[:2]] == [1.0, 0.5]
+
+
+def test_a_number_in_a_references_json_list_text_cell_is_read_as_written(tmp_path):
+    (tmp_path / "n.csv").write_text('answer,references\na,"[2024, 1e5]"\nb,"[2024.5]"\n')
+    assert read_input(tmp_path / "n.csv").rows.references == [["2024", "1e5"], ["2024.5"]]
+
+
+def test_a_key_given_twice_in_a_json_object_is_refused_naming_the_line_and_the_key(tmp_path):
+    good = '{"answer": "a", "references": ["r"]}'
+    twice = '{"answer": "Marlowe", "answer": "Shakespeare", "references": ["r"]}'
+    (tmp_path / "d.jsonl").write_text(f"{good}\n\n{twice}\n")
+    with pytest.raises(InputError) as e:
+        read_input(tmp_path / "d.jsonl")
+    assert str(e.value) == (f"{tmp_path / 'd.jsonl'}, row 3: key 'answer' given twice in one object (JSON would keep "
+                            "the last value; give it once)")
+    (tmp_path / "d.json").write_text(f"[\n{good},\n{good}, {twice}\n]\n")
+    with pytest.raises(InputError, match=r"d\.json, row 3: line 3: key 'answer' given twice in one object"):
+        read_input(tmp_path / "d.json")
+    (tmp_path / "n.json").write_text(f'[{{"answer": "a", "references": [{{"text": "r", "text": "s"}}]}}]')
+    with pytest.raises(InputError, match=r"n\.json, row 1: line 1: key 'text' given twice"):
+        read_input(tmp_path / "n.json")

@@ -1,6 +1,7 @@
 """Reading and validating input (:mod:`kpqa.input`)."""
 from __future__ import annotations
 
+import gzip
 import json
 
 import pandas as pd
@@ -57,6 +58,22 @@ def test_jsonl_and_records_and_dataframe_agree(tmp_path):
         assert table.rows.references == [["a", "b c"]]
         assert table.rows.candidates == ["a b"]
     assert from_file.frame["id"].tolist() == [7]
+
+
+@pytest.mark.parametrize(("cell", "expected"), [
+    ("r1; r2", ["r1", "r2"]), ("r1 ; r2", ["r1", "r2"]), ('["r1; r2", "r3"]', ["r1; r2", "r3"]), ("r1;r2", ["r1;r2"]),
+])
+def test_a_references_text_cell_is_split_on_a_semicolon_and_a_space(tmp_path, cell, expected):
+    frame = pd.DataFrame({"question": ["q"], "answer": ["a"], "references": [cell]})
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    assert read_input(tmp_path / "r.csv").rows.references == [expected]
+
+
+@pytest.mark.parametrize("cell", ["r1; ; r2", "r1; r2;", "r1;"])
+def test_a_references_cell_that_cannot_be_split_for_certain_is_refused(tmp_path, cell):
+    pd.DataFrame({"answer": ["a", "a"], "references": ["r", cell]}).to_csv(tmp_path / "r.csv", index=False)
+    with pytest.raises(InputError, match=r"r\.csv, row 2, column 'references': cannot split the cell"):
+        read_input(tmp_path / "r.csv")
 
 
 def test_datasets_dataset():
@@ -170,3 +187,44 @@ def test_one_numeric_column_reader_names_the_first_bad_cell_by_the_tables_row_nu
     with pytest.raises(InputError, match="human label 2 is not 0 or 1$"):
         binary_labels([1, 2], source="s", column="c", threshold_hint=False)
     assert binary_labels(["0.2", "0.8"], 0.5, source="s", column="c").tolist() == [0.0, 1.0]
+
+
+def test_a_200000_character_answer_in_a_csv_is_read_not_refused_by_the_csv_modules_field_limit(tmp_path):
+    long = ("word " * 40_000)[:-1] + "."  # 200,000 characters: the default limit of a text with a model metric
+    pd.DataFrame({"question": ["q"], "answer": [long], "reference1": ["r"]}).to_csv(tmp_path / "l.csv", index=False)
+    assert len(long) == 200_000 and read_input(tmp_path / "l.csv").rows.candidates == [long]
+    (tmp_path / "l.tsv").write_text(f"answer\treference1\n{long * 2}\tr\n")
+    assert read_input(tmp_path / "l.tsv", max_chars=None).rows.candidates == [long * 2]
+    from kpqa.input import count_rows
+    assert count_rows(tmp_path / "l.csv") == 1
+
+
+_CSV = "question,answer,reference1\nq,a,r\n"
+
+
+@pytest.mark.parametrize("name, content, expected", [
+    ("sep.csv", ("sep=,\n" + _CSV).encode(), ": the first line, 'sep=,', is Excel's separator hint, not a header: "
+                                              "remove it"),
+    ("sep.tsv", ("sep=\t\n" + _CSV.replace(",", "\t")).encode(), ": the first line, 'sep=\\t', is Excel's"),
+    ("le.csv", _CSV.encode("utf-16-le"), ": UTF-16 text (a byte-order mark or NUL bytes): save the file as UTF-8"),
+    ("bom.csv", _CSV.encode("utf-16"), ": UTF-16 text"),
+    ("be.jsonl", '{"answer": "a", "references": ["r"]}\n'.encode("utf-16-be"), ": UTF-16 text"),
+    ("gz.csv", gzip.compress(_CSV.encode()), ": a gzip file (it starts with the bytes 1f 8b), not text: decompress it"),
+    ("null.jsonl", b'{"answer": "a", "references": ["r"]}\n{"answer": "a", "references": [null, "r"]}\n',
+     ", row 2, column 'references': 'references' holds null; give a list of strings"),
+])
+def test_files_that_are_not_what_they_seem_are_said_to_be_what_they_are(tmp_path, name, content, expected):
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(InputError) as e:
+        read_input(tmp_path / name)
+    assert str(e.value).startswith(str(tmp_path / name) + expected) and "\n" not in str(e.value)
+
+
+def test_plain_text_files_are_read_one_text_a_line(tmp_path):
+    from kpqa.input import text_files
+
+    (tmp_path / "a.txt").write_text("an answer\n\nthird\n")
+    (tmp_path / "r.txt").write_text("a reference\nanother\n1e5\n")
+    table = text_files(tmp_path / "a.txt", [tmp_path / "r.txt"])
+    assert table.rows.candidates == ["an answer", "", "third"] and table.rows.references == [["a reference"],
+                                                                                             ["another"], ["1e5"]]

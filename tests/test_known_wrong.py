@@ -28,7 +28,8 @@ FRAME = pd.DataFrame({
 
 
 @pytest.mark.parametrize(("cell", "expected"), [
-    ("A ; B", ["A", "B"]),                       # TruthfulQA's own layout
+    ("A ; B", ["A", "B"]),                       # TruthfulQA's layout in the dev suite
+    ("A; B;C", ["A", "B;C"]),                    # TruthfulQA.csv as published: ';' and a space
     ('["A ; B", "C"]', ["A ; B", "C"]),          # JSON list text: an answer may hold the separator
     (["A", " ", "B"], ["A", "B"]),               # a list (JSONL, Parquet, records): blanks dropped
     ("", []), (None, []),                        # none known for this row
@@ -39,7 +40,7 @@ def test_incorrect_answers_are_read_in_every_list_form(cell, expected):
     assert frame_to_table(frame).rows.wrong == [expected]
 
 
-@pytest.mark.parametrize("cell", ['["A", 3]', "[not json", 7])
+@pytest.mark.parametrize("cell", ['["A", 3]', "[not json", 7, "A; ; B", "A; B;", "A;", "; A", "A ;; B"])
 def test_an_incorrect_answers_cell_that_is_not_a_list_of_texts_names_its_cell(cell):
     frame = pd.DataFrame({"question": ["q", "q"], "answer": ["a", "a"], "reference1": ["r", "r"],
                           "incorrect_answers": ["", cell]})

@@ -84,6 +84,18 @@ def test_an_empty_answer_is_scored_at_the_floor_and_judged_wrong(tmp_path):
     assert judged.frame["F1-correct"].iloc[2] == 0.0 and judged.frame["F1-prob"].iloc[2] == 0.0
 
 
+@pytest.mark.parametrize("header, hint", [("answer", "or name yours with columns='question=COLUMN'"),
+                                          ("Question,answer", "map your column with columns='question=Question'")])
+def test_no_question_column_under_kpqa_is_said_so_not_an_empty_question(tmp_path, header, hint):
+    (tmp_path / "in.csv").write_text(f"{header},reference1\n{'q,' * header.count(',')}a b,a c\n")
+    for on_error in ("raise", "skip"):
+        with pytest.raises(InputError) as e:
+            Scorer(["BLEU-1-KPQA"], on_error=on_error).prepare(kpqa.input.read_input(tmp_path / "in.csv"))
+        assert str(e.value) == (f"{tmp_path / 'in.csv'}, column 'question': no 'question' column, needed by "
+                                f"BLEU-1-KPQA (columns: {header.replace(',', ', ')}, reference1); {hint}, or use no_question=True for "
+                                "the -KP weighter")
+
+
 def test_empty_question_under_kpqa_is_a_row_error_too(tmp_path):
     pytest.importorskip("torch")
     from kpqa.models import shipped

@@ -8,11 +8,12 @@ every module of the package on the first look-up (:func:`formats`), so adding a 
 from __future__ import annotations
 
 import importlib
+import json
 import pkgutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import pandas as pd
 
@@ -105,7 +106,16 @@ def listing(writable: bool = False) -> str:
 def check_utf8(path: Path, header: bool) -> None:
     """InputError naming the row and byte offset of the first byte that is not UTF-8 (checked line by line: a UTF-8
     sequence never spans a newline byte). Rows are numbered by line: from 1 after a ``header`` line (which is no
-    row), else from the first line."""
+    row), else from the first line. A gzip file and UTF-16 text (a byte-order mark, or NUL bytes: valid UTF-8 that
+    would read as one letter a column) are said to be so."""
+    with open(path, "rb") as f:
+        start = f.read(4096)
+    if start.startswith(b"\x1f\x8b"):
+        raise InputError("a gzip file (it starts with the bytes 1f 8b), not text: decompress it first (gunzip)",
+                         file=str(path))
+    nuls = max(start[::2].count(0), start[1::2].count(0))  # UTF-16's ASCII letters: every other byte a NUL
+    if start.startswith((b"\xff\xfe", b"\xfe\xff")) or nuls > len(start) // 4:
+        raise InputError("UTF-16 text (a byte-order mark or NUL bytes): save the file as UTF-8", file=str(path))
     offset = 0
     with open(path, "rb") as f:
         for number, line in enumerate(f):
@@ -120,10 +130,56 @@ def check_utf8(path: Path, header: bool) -> None:
             offset += len(line)
 
 
+class JsonNumber(float):
+    """A JSON number with a fraction or an exponent (or ``Infinity``): its float for arithmetic, the text JSON wrote
+    for ``str`` (``1e5`` stays ``"1e5"``, not ``"100000.0"``), so a text field holding a number reads as written."""
+
+    text: str
+
+    def __new__(cls, text: str) -> JsonNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class DuplicateKey(ValueError):
+    """An object of the JSON gives ``key`` twice (``json`` would keep the last value silently)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        seen: set[str] = set()
+        raise DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
+    return found
+
+
+def _constant(name: str) -> float:
+    return float("nan") if name == "NaN" else JsonNumber(name)  # NaN: a missing value, as pandas writes one
+
+
+#: the decoder of JSON input: numbers read as written (:class:`JsonNumber`; integers are exact already), ``NaN`` a
+#: missing value, a key given twice in one object a :class:`DuplicateKey`
+DECODER = json.JSONDecoder(parse_float=JsonNumber, parse_constant=_constant, object_pairs_hook=_object)
+
+
+def duplicate_key(e: DuplicateKey) -> str:
+    """What an error says of a key given twice."""
+    return f"key {e.key!r} given twice in one object (JSON would keep the last value; give it once)"
+
+
 def given_frame(records: list[dict], source: str, numbers: Sequence[int] | None = None) -> pd.DataFrame:
-    """Records as a frame with their fields as given (a ``references`` list stays one column, which
-    :func:`kpqa.input.frame_to_table` reads); a record that is not an object is an error naming its row."""
+    """Records as a frame with their fields as given (object columns: a 2024 beside a null stays 2024, not 2024.0;
+    a ``references`` list stays one column, which :func:`kpqa.input.frame_to_table` reads); a record that is not an
+    object is an error naming its row."""
     for number, record in zip(numbers or range(1, len(records) + 1), records):
         if not isinstance(record, dict):
             raise InputError("each record must be an object (a dict)", file=source, row=number)
-    return pd.DataFrame.from_records(records) if records else pd.DataFrame()
+    return pd.DataFrame(records, dtype=object) if records else pd.DataFrame()

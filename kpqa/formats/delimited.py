@@ -18,6 +18,11 @@ from kpqa.errors import InputError
 from kpqa.formats.base import Chunk, Format, Writer, check_utf8, register
 
 
+#: the longest field a delimited file may hold: texts are limited by what their metrics score (``max_chars``,
+#: none for BLEU), not by the csv module's default of 131,072 characters; the most a C long holds everywhere
+FIELD_LIMIT = 2**31 - 1
+
+
 @dataclass(frozen=True)
 class Dialect:
     """How a delimited format splits a line: the ``sep`` and whether quotes are special (``quoted``)."""
@@ -27,7 +32,9 @@ class Dialect:
     quoted: bool
 
     def reader(self, f: Iterator[str]) -> Iterator[list[str]]:
-        """Python's csv reader of this dialect (strict: a stray quote in a quoted CSV field is an error)."""
+        """Python's csv reader of this dialect (strict: a stray quote in a quoted CSV field is an error), with the
+        csv module's field limit (131,072 characters) raised to :data:`FIELD_LIMIT`."""
+        csv.field_size_limit(max(csv.field_size_limit(), FIELD_LIMIT))
         if self.quoted:
             return csv.reader(f, delimiter=self.sep, strict=True)
         return csv.reader(f, delimiter=self.sep, quoting=csv.QUOTE_NONE)
@@ -104,8 +111,11 @@ def _chunks(path: Path, chunk_rows: int, dialect: Dialect) -> Iterator[pd.DataFr
 
 def _header(path: Path, header: list[str], dialect: Dialect) -> list[str]:
     """The column names (a blank one named ``Unnamed: K`` as pandas names it); InputError when a name is given twice
-    (pandas would silently rename the second ``x.1``), or when the header is one name holding another separator
-    (a ';'-separated file read as CSV)."""
+    (pandas would silently rename the second ``x.1``), when the header is one name holding another separator
+    (a ';'-separated file read as CSV), or when it is Excel's ``sep=,`` line."""
+    if len(header) <= 2 and header[0].lower().startswith("sep=") and len(header[0]) <= 5 and not "".join(header[1:]):
+        raise InputError(f"the first line, {dialect.sep.join(header)!r}, is Excel's separator hint, not a header: "
+                         "remove it (the header is the line after it)", file=str(path))
     others = [said for sep, said in ((";", "';'"), ("\t", "a tab"), (",", "','")) if sep != dialect.sep
               and sep in header[0]]
     if len(header) == 1 and others:

@@ -1,5 +1,5 @@
 """JSON lines (``.jsonl``, ``.ndjson``): one JSON object a line, blank lines skipped; messages number the rows by
-their line."""
+their line. Numbers are read as written and a key given twice is an error (:data:`kpqa.formats.base.DECODER`)."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from kpqa.errors import InputError
-from kpqa.formats.base import Chunk, Format, Writer, check_utf8, given_frame, register
+from kpqa.formats.base import (DECODER, Chunk, DuplicateKey, Format, Writer, check_utf8, duplicate_key, given_frame,
+                               register)
 
 
 def read(path: Path, chunk_rows: int) -> Iterator[Chunk]:
@@ -44,9 +45,11 @@ def _records(path: Path, lines: Iterable[str]) -> Iterator[tuple[int, dict]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = DECODER.decode(line)
         except json.JSONDecodeError as e:
             raise InputError(f"malformed JSON line: {e.msg} at char {e.pos}", file=str(path), row=number) from None
+        except DuplicateKey as e:
+            raise InputError(duplicate_key(e), file=str(path), row=number) from None
         if not isinstance(record, dict):
             raise InputError("each JSONL line must be a JSON object", file=str(path), row=number)
         yield number, record
