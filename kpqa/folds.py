@@ -1,6 +1,7 @@
 """Hash folds by question: the one rule that puts a question in a fold, shared by the answer-equivalence trainer's
 cross-validation (``kpqa train-equivalence --folds``), the judge's cross-validation and ``kpqa calibrate --fold``,
-so that a judge is fitted and measured on exactly the rows a model never saw."""
+so that a judge is fitted and measured on exactly the rows a model never saw; and a question's digest, by which a
+calibration records the questions it was fitted on."""
 from __future__ import annotations
 
 import hashlib
@@ -16,6 +17,12 @@ def fold_of(question: str, k: int, seed: int = SEED) -> int:
     question (:mod:`kpqa.train.swaps`, :mod:`kpqa.train.nearmiss`) lands in its source row's fold."""
     digest = hashlib.sha256(f"{seed}|{question.strip()}".encode()).digest()
     return int.from_bytes(digest[:8], "big") % k
+
+
+def question_digest(question: str) -> str:
+    """A question's identity in a calibration file's list of the questions it was fitted on: the first 16 hex
+    digits of the sha256 of the question, white space collapsed and lower case."""
+    return hashlib.sha256(" ".join(question.lower().split()).encode()).hexdigest()[:16]
 
 
 def parse_fold(text: str) -> tuple[int, int]:

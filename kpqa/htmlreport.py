@@ -31,7 +31,7 @@ from kpqa.columns import binary_labels, numeric_column
 from kpqa.errors import InputError, Param
 from kpqa.input import ColumnMap, Table, read_input
 from kpqa.rows import MAX_CHARS
-from kpqa.results import SIGNATURES_SUFFIX, read_signatures
+from kpqa.results import REASON, SIGNATURES_SUFFIX, read_signatures
 from kpqa.version import __version__
 
 #: the human label column taken when there is one and none is named
@@ -59,6 +59,7 @@ class Scored:
     human_column: str | None = None
     labels: np.ndarray | None = None
     label_rule: str = ""
+    reasons: list[str] | None = None
 
     @property
     def names(self) -> list[str]:
@@ -125,6 +126,9 @@ def read_scored(path: str | os.PathLike, *, metrics: Sequence[str] | None = None
             scored.probs[name] = _in_range(table, f"{name}-prob", "[0, 1]")
         if f"{name}-correct" in names:
             scored.decisions[name] = _in_range(table, f"{name}-correct", "0/1")
+    if REASON in names:  # why KPQA-judge decided a row wrong (kpqa score --decide)
+        scored.reasons = ["" if v is None or (isinstance(v, float) and v != v) else str(v)
+                          for v in table.frame[REASON].tolist()]
     if human is not None:
         scored.labels = binary_labels(table.frame[human], positive_above, source=table.source, column=human,
                                       numbers=table.numbers)
@@ -236,6 +240,7 @@ def payload(scored: Scored, weights: Sequence[list[Segments] | None] | None = No
         "metrics": [{"name": n, "score": _rounded(scored.scores.get(n), 4), "prob": _rounded(scored.probs.get(n), 3),
                      "correct": _decisions(scored.decisions.get(n))} for n in names],
         "default_metric": default,
+        "reasons": scored.reasons,
         "human": None if scored.labels is None else {"column": scored.human_column, "rule": scored.label_rule,
                                                      "labels": _decisions(scored.labels)},
         "weights": None if weights is None else {

@@ -212,9 +212,13 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
     label_rule += "".join(f"; {h.metric}: the held-out scores of {h.path} (sha256 "
                           f"{DataFile.of(h.path, 0, 0).sha256[:12]})" for h in heldout)
     data = [DataFile.of(t.source, len(y), int(y.sum())) for t, y in zip(tables, labels)]
-    return fit(scores, signatures, np.concatenate(labels), method=method, rule=rule, data=data,
+    fitted = fit(scores, signatures, np.concatenate(labels), method=method, rule=rule, data=data,
                label_rule=label_rule, sources=sources if len(tables) > 1 else None, judge_kind=judge_kind,
                judge_inputs=judge_inputs)
+    from kpqa.folds import question_digest
+
+    fitted.questions = sorted({question_digest(q) for t in tables for q in t.rows.questions})
+    return fitted
 
 
 def in_fold(table: Table, fold: int, folds: int, columns: ColumnMap | None = None) -> Table:

@@ -24,6 +24,9 @@ SIGNATURES_SUFFIX = ".signatures.json"
 #: the ``error`` column of the output when ``on_error`` is ``skip`` or ``zero``
 ERROR_COLUMN = "error"
 
+#: the column of why KPQA-judge decided a row wrong (:mod:`kpqa.reasons`); empty for a row judged correct
+REASON = "KPQA-judge-reason"
+
 def signature_record(signatures: dict[str, Signature], calibration: Calibration | None = None) -> dict[str, Any]:
     """What a run's signatures file holds (JSON-ready): every column's full signature and its short hash, and the
     calibration the decisions were made with (its path and digest, the signatures' ``cal:``)."""
@@ -138,15 +141,22 @@ def missing_score(on_error: str) -> float:
     return 0.0 if on_error == "zero" else np.nan
 
 
-def scored_frame(table: Table, per_row: dict[str, np.ndarray], columns: list[str], on_error: str) -> pd.DataFrame:
-    """The table's frame with the value ``columns`` (NaN for those ``per_row`` lacks) and, when ``on_error`` is not
-    ``raise``, the ``error`` column."""
+def scored_frame(table: Table, per_row: dict[str, np.ndarray], columns: list[str], on_error: str,
+                 texts: dict[str, list[str]] | None = None) -> pd.DataFrame:
+    """The table's frame with the value ``columns`` (NaN for those ``per_row`` lacks), the ``texts`` columns (one
+    text per scored row; empty for a row not scored) and, when ``on_error`` is not ``raise``, the ``error``
+    column."""
     out = table.frame.copy()
     n = len(out)
     kept = np.arange(n) if table.kept_rows is None else np.asarray(table.kept_rows, dtype=int)
     for column in columns:
         values = per_row.get(column)
         out[column] = np.full(n, np.nan) if values is None else spread(values, kept, n, missing_score(on_error))
+    for column, text in (texts or {}).items():
+        cells = [""] * n
+        for i, t in zip(kept, text):
+            cells[i] = t
+        out[column] = cells
     if on_error != "raise":
         out[ERROR_COLUMN] = [table.errors.get(i, "") for i in range(n)]
     return out

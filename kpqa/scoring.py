@@ -46,7 +46,7 @@ from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Sequenc
 import numpy as np
 import pandas as pd
 
-from kpqa.calibration import Calibration, Decisions, decision_columns, unfit, warn_unjudged
+from kpqa.calibration import JUDGE, Calibration, Decisions, decision_columns, unfit, warn_unjudged
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER, Context,
     KeyphraseWeighter, Models, ScorerOptions, check_function_word_weight, check_max_chars, check_on_error,
@@ -165,8 +165,24 @@ class Scorer:
 
     @property
     def columns(self) -> list[str]:
-        """The output columns, in order: :attr:`value_columns`, then ``error`` when ``on_error`` is not ``raise``."""
-        return self.value_columns + ([ERROR_COLUMN] if self.on_error != "raise" else [])
+        """The output columns, in order: :attr:`value_columns`, the judge's reason (:data:`~kpqa.reasons.REASON`,
+        deciding with a judge), then ``error`` when ``on_error`` is not ``raise``."""
+        return self.value_columns + self.text_columns + ([ERROR_COLUMN] if self.on_error != "raise" else [])
+
+    @property
+    def text_columns(self) -> list[str]:
+        """The text columns written beside the values: the judge's reason when KPQA-judge decides."""
+        from kpqa.reasons import REASON
+
+        return [REASON] if f"{JUDGE}-correct" in self.value_columns else []
+
+    def reasons(self, rows: Rows, decided: dict[str, np.ndarray]) -> dict[str, list[str]]:
+        """The text columns of ``rows`` (:attr:`text_columns`)."""
+        from kpqa.reasons import REASON, reasons
+
+        if not self.text_columns or f"{JUDGE}-correct" not in decided:
+            return {}
+        return {REASON: reasons(rows, decided[f"{JUDGE}-correct"], self._context)}
 
     @property
     def decisions(self) -> Decisions | None:
@@ -263,7 +279,8 @@ class Scorer:
                 if advance is not None and table.errors:
                     advance(len(table.errors))
                 if write is not None:
-                    write(scored_frame(table, {**scores, **decided}, self.value_columns, self.on_error))
+                    write(scored_frame(table, {**scores, **decided}, self.value_columns, self.on_error,
+                                       self.reasons(table.rows, decided)))
                 run.update(table, totals, decided)
                 if done is not None:
                     done(run)

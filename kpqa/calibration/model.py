@@ -450,15 +450,19 @@ class Calibration:
     #: each entry's rating by :data:`kpqa.calibration.fitness.RULE` as fitted (empty in files fitted before
     #: ratings, which are rated when asked: :meth:`rating`)
     fitness: dict[str, Fitness] = field(default_factory=dict)
+    #: the questions of the rows it was fitted on, as :func:`kpqa.folds.question_digest` (empty in files fitted
+    #: before they were recorded): meta-eval can then leave a user's rows on those questions out
+    questions: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (what the file holds; ``fitness`` only when there are ratings, so that a file from
-        before them reads back to the same text and digest)."""
+        """JSON-ready form (what the file holds; ``fitness`` and ``questions`` only when there are some, so that a
+        file from before them reads back to the same text and digest)."""
         return {"format": self.format, "kpqa_version": self.kpqa_version, "labels": self.labels,
                 "data": [asdict(d) for d in self.data],
                 "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
                 "judges": {name: j.to_dict() for name, j in self.judges.items()},
-                **({"fitness": {name: asdict(f) for name, f in self.fitness.items()}} if self.fitness else {})}
+                **({"fitness": {name: asdict(f) for name, f in self.fitness.items()}} if self.fitness else {}),
+                **({"questions": self.questions} if self.questions else {})}
 
     def rating(self, name: str) -> Fitness:
         """Whether the decisions of the metric or judge ``name`` mean something (:mod:`kpqa.calibration.fitness`):
@@ -521,7 +525,9 @@ class Calibration:
             judges = {name: JudgeCalibration.from_dict(j) for name, j in raw.get("judges", {}).items()}
             data = [DataFile(**d) for d in raw["data"]]
             fitness = {name: Fitness.from_dict(f) for name, f in raw.get("fitness", {}).items()}
-            return cls(metrics, data, raw["labels"], judges, raw["kpqa_version"], FORMAT, str(path), fitness)
+            questions = [str(q) for q in raw.get("questions", [])]
+            return cls(metrics, data, raw["labels"], judges, raw["kpqa_version"], FORMAT, str(path), fitness,
+                       questions)
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError) as e:
             raise CalibrationError(f"calibration {path}: not a kpqa calibration file ({type(e).__name__}: {e})")
 

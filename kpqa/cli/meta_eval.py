@@ -50,6 +50,9 @@ def add(sub: argparse._SubParsersAction) -> None:
                    "class")
     p.add_argument("--calibration", metavar="FILE",
                    help="calibration for the binary section (default: calibration.json beside the weighter)")
+    p.add_argument("--outside-fit", action="store_true",
+                   help="leave out the rows whose question the calibration's judges were fitted on (the calibration "
+                   "lists them): figures on questions it never saw")
     p.add_argument("-o", "--output", help="write the markdown report here (default: print it)")
     p.add_argument("--json", help="write the report as JSON here")
     p.add_argument("--plots", metavar="DIR", help="write figures into this folder")
@@ -70,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed, threshold=args.rank_pair_threshold, strict=args.rank_pair_strict,
         overall_questions=args.overall_questions, overall_draws=args.overall_draws, aev_grid=args.aev_grid,
         positive_above=args.positive_above, calibration=args.calibration, scorer_options=scorer_options(args),
+        outside_fit=args.outside_fit,
     )
     formats = plot_formats(args.plot_format)
     if args.plots:

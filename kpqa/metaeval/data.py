@@ -6,13 +6,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Hashable, Sequence
 
+import warnings
+
 import numpy as np
 
 from kpqa.metaeval import statistics
 from kpqa.columns import as_binary
 from kpqa.labelled import ScorerFactory, human_column, metric_scores, read_labelled
 from kpqa.context import ScorerOptions
-from kpqa.errors import InputError, Param
+from kpqa.errors import InputError, KpqaWarning, Param
 from kpqa.rows import WRONG_SUFFIX
 from kpqa.input import Table
 from kpqa.scoring import factory
@@ -40,6 +42,8 @@ class Settings:
     scorer_options: ScorerOptions = field(default_factory=ScorerOptions)
     positive_above: float | None = None
     calibration: str | None = None
+    #: leave out the rows whose question the calibration was fitted on (:func:`outside_fit`)
+    outside_fit: bool = False
 
 
 @dataclass
@@ -112,6 +116,7 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     name when there is one, else from ``scorers(missing names)`` (default: :func:`scorer_factory`)
     (:func:`kpqa.labelled.metric_scores`)."""
     table, human = read_labelled(path, settings.human_column, columns=settings.scorer_options.columns)
+    table, human = outside_fit(table, human, settings)
     _enough(table, human)
     if settings.by is not None and settings.by not in table.frame.columns:
         raise InputError(Param("by", settings.by),
@@ -134,6 +139,33 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     systems, how = detect_systems(table, keys, settings.system_column)
     return Dataset(name or Path(str(path)).stem, table.source, table, human, scores, signatures, keys, systems, how,
                    wrong)
+
+
+def outside_fit(table: Table, human: np.ndarray, settings: Settings) -> tuple[Table, np.ndarray]:
+    """The rows whose question the run's calibration was fitted on (its ``questions``) left out with
+    ``settings.outside_fit``; without it, a warning names how many there are. Unchanged when the calibration lists
+    no questions."""
+    from kpqa.calibration import load
+    from kpqa.folds import question_digest
+    from kpqa.input import frame_to_table
+
+    cal = load(settings.calibration, settings.scorer_options.checkpoint, required=False)
+    if cal is None or not cal.questions:
+        return table, human
+    seen = set(cal.questions)
+    inside = np.array([question_digest(q) in seen for q in table.rows.questions], dtype=bool)
+    if not inside.any():
+        return table, human
+    if not settings.outside_fit:
+        warnings.warn(f"{table.source}: {int(inside.sum())} of {len(inside)} rows ask questions the calibration's "
+                      "judges were fitted on; --outside-fit leaves them out", KpqaWarning, stacklevel=2)
+        return table, human
+    keep = np.flatnonzero(~inside)  # a labelled file's rows are all kept (read_labelled): frame row = row
+    kept = frame_to_table(table.frame.iloc[keep].reset_index(drop=True), table.source,
+                          [table.numbers[i] for i in keep], max_chars=None, columns=settings.scorer_options.columns)
+    warnings.warn(f"{table.source}: {int(inside.sum())} rows on questions the calibration's judges were fitted on "
+                  f"left out (--outside-fit); {len(keep)} remain", KpqaWarning, stacklevel=2)
+    return kept, human[keep]
 
 
 def with_sidecar(path: str | Path, signatures: dict[str, Signature | None]) -> dict[str, Signature | None]:

@@ -202,19 +202,56 @@ class KeyFactKPQA(_WeightedLexical):
         return key_fact(cand, refs, refs_w)
 
 
-def key_miss(cand: list[str], refs: list[list[str]], refs_w: Sequence[np.ndarray]) -> float:
-    """KeyMiss of one row: the largest keyphrase weight of a reference token the candidate does not hold
-    (:func:`held`; number words as digits, a unit symbol also by its name), the lowest over the references; 0 when
-    a reference's every token is held. A near miss ("1968" for "1969", "Vitamin D" for "Vitamin C") holds every
-    token of the reference but the one that carries its answer: a high KeyMiss where KeyFact's share stays high."""
+def _holds(token: str, present: set[str]) -> bool:
+    token = NUMBER_WORDS.get(token, token)
+    return token in present or any(u in present for u in UNITS.get(token, ()))
+
+
+def heaviest_missing(cand: list[str], refs: list[list[str]], refs_w: Sequence[np.ndarray]
+                     ) -> tuple[float, int, int]:
+    """(weight, reference, token) of the heaviest reference token the candidate does not hold (:func:`held`; number
+    words as digits, a unit symbol also by its name), of the reference whose heaviest missing token is lightest;
+    (0.0, -1, -1) when a reference's every token is held."""
     present = held([NUMBER_WORDS.get(t, t) for t in cand])
-    best = 1.0
-    for ref, w in zip(refs, refs_w):
-        weights = np.asarray(w, dtype=float)
-        missing = [float(x) for t, x in zip(ref, weights)
-                   if not (NUMBER_WORDS.get(t, t) in present or any(u in present for u in UNITS.get(t, ())))]
-        best = min(best, max(missing, default=0.0))
+    best = (1.0, -1, -1) if refs else (0.0, -1, -1)
+    for r, (ref, w) in enumerate(zip(refs, refs_w)):
+        missing = [(float(x), i) for i, (t, x) in enumerate(zip(ref, np.asarray(w, dtype=float)))
+                   if not _holds(t, present)]
+        weight, i = max(missing, default=(0.0, -1))
+        if weight < best[0] or best[1] < 0:
+            best = (weight, r, i) if missing else (0.0, -1, -1)
+        if not missing:
+            return best
     return best
+
+
+def missing_phrase(cand: list[str], refs: list[list[str]], refs_w: Sequence[np.ndarray],
+                   share: float = 0.5) -> tuple[float, str]:
+    """(weight, phrase): the heaviest missing reference token (:func:`heaviest_missing`) with the missing tokens
+    beside it that carry at least ``share`` of its weight, joined by spaces; (0.0, "") when nothing is missing."""
+    weight, r, i = heaviest_missing(cand, refs, refs_w)
+    if i < 0:
+        return 0.0, ""
+    ref, w = refs[r], np.asarray(refs_w[r], dtype=float)
+    present = held([NUMBER_WORDS.get(t, t) for t in cand])
+
+    def part(j: int) -> bool:
+        return 0 <= j < len(ref) and not _holds(ref[j], present) and w[j] >= share * weight
+
+    lo, hi = i, i
+    while part(lo - 1):
+        lo -= 1
+    while part(hi + 1):
+        hi += 1
+    return weight, " ".join(ref[lo:hi + 1])
+
+
+def key_miss(cand: list[str], refs: list[list[str]], refs_w: Sequence[np.ndarray]) -> float:
+    """KeyMiss of one row: the largest keyphrase weight of a reference token the candidate does not hold, the lowest
+    over the references (:func:`heaviest_missing`); 0 when a reference's every token is held. A near miss ("1968"
+    for "1969", "Vitamin D" for "Vitamin C") holds every token of the reference but the one that carries its
+    answer: a high KeyMiss where KeyFact's share stays high."""
+    return heaviest_missing(cand, refs, refs_w)[0]
 
 
 @register("KeyMiss-KPQA")

@@ -172,6 +172,10 @@ class _Run:
             bar.update(1)
             if (k + 1) % self.config.save_every == 0 and k + 1 < len(batches):
                 self.save(epoch, k + 1, total, seen, history, best, started)
+                if bar.disable:  # a log, not a terminal: one line of progress at each save
+                    print(json.dumps({"epoch": epoch + 1, "step": k + 1, "of": len(batches),
+                                      "train_loss": round(total / max(seen, 1), 4),
+                                      "seconds": round(time.time() - started, 1)}), file=sys.stderr)
         bar.close()
         return total, seen
 
