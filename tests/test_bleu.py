@@ -148,12 +148,13 @@ def test_nrqa_precomputed_bleu_columns():
 
 
 @pytest.mark.shared_data
-@pytest.mark.parametrize(("file", "paper_r"), [("marco_all.csv", 0.349), ("nrqa_mhpgm.csv", 0.634)])
-def test_bleu1_correlation_with_humans_matches_paper(file, paper_r):
-    """Pearson r of BLEU-1 with human scores (KPQA paper, Table 3). Measured: 0.3493 (MS-MARCO), 0.6175
-    (NarrativeQA; the Java COCO pipeline gives the same 0.6175)."""
+@pytest.mark.parametrize(("file", "paper_r", "measured"), [("marco_all.csv", 0.349, 0.349251),
+                                                             ("nrqa_mhpgm.csv", 0.634, 0.617469)])
+def test_bleu1_correlation_with_humans_matches_paper(file, paper_r, measured):
+    """Pearson r of BLEU-1 with human scores (KPQA paper, Table 3): the paper's within 0.02, and the value measured
+    here pinned (deterministic: 0.349251 MS-MARCO, 0.617469 NarrativeQA; the Java COCO pipeline gives 0.6175)."""
     df = pd.read_csv(shared(f"human_eval/{file}"))
     refs = [c for c in df.columns if c.startswith("reference")]
     rows = Rows(questions=list(df.question), candidates=list(df.answer), references=df[refs].values.tolist())
     r = np.corrcoef(get_metric("BLEU-1").score(rows, Context())["BLEU-1"], df.scores)[0, 1]
-    assert abs(r - paper_r) <= 0.02
+    assert abs(r - paper_r) <= 0.02 and r == pytest.approx(measured, abs=1e-6)

@@ -202,7 +202,7 @@ def test_a_format_3_file_loads_its_steps_as_the_strict_map(tmp_path):
 def test_the_shipped_calibration_loads_with_strict_maps():
     path = calibration.default_path()
     if not path.exists():
-        pytest.skip(f"no shipped calibration at {path}")
+        pytest.fail(f"the committed calibration is missing at {path}")
     cal = Calibration.load(path)
     grid = np.linspace(-12, 12, 2001)
     for entry in [*cal.metrics.values(), *(j.calibration for j in cal.judges.values())]:
@@ -332,7 +332,7 @@ def test_shipped_calibration_fits_the_shipped_weighter():
 
     path = calibration.default_path()
     if not path.exists():
-        pytest.skip(f"no shipped calibration at {path}")
+        pytest.fail(f"the committed calibration is missing at {path}")
     scorer = Scorer(decide=True, device="cpu")
     assert [m.columns()[0] for m in scorer.metrics] == list(DECIDE_METRICS)
     decisions = scorer.decisions  # raises CalibrationError when a signature does not match

@@ -2,6 +2,8 @@
 a hand-computed weighted case, the -KP column names; with the shipped checkpoint, properties of real scores."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from stubs import WordWeighter
@@ -244,3 +246,23 @@ def test_a_question_free_weighter_signs_no_question_whatever_the_metric():
     weighter = WordWeighter()
     weighter.use_question = False
     assert get_metric("BLEU-1-KPQA").signature(Context(weighter=weighter)).get("question") == "no"
+
+
+@pytest.mark.model
+@pytest.mark.slow
+@pytest.mark.shared_data
+def test_kpqa_correlations_on_marco_all_are_the_results_file_s():
+    """ROUGE-L-KPQA's and BERTScore-KPQA's Pearson r with people on marco_all.csv, recomputed with the shipped
+    weighter, equal docs/results.json's (what the README's table quotes) to 1e-4."""
+    import json
+
+    from conftest import shared
+    from kpqa.scoring import Scorer
+
+    frame = Scorer(["ROUGE-L-KPQA", "BERTScore-KPQA"], device="cpu").score(str(shared("human_eval/marco_all.csv"))).frame
+    results = json.loads((Path(__file__).resolve().parents[1] / "docs" / "results.json").read_text())
+    quoted = next(d for d in results["datasets"] if d["name"] == "marco_all")["correlations"]
+    human = frame["scores"].astype(float).to_numpy()
+    for metric in ("ROUGE-L-KPQA", "BERTScore-KPQA"):
+        r = np.corrcoef(frame[metric].to_numpy(dtype=float), human)[0, 1]
+        assert r == pytest.approx(quoted[metric]["pearson"]["value"], abs=1e-4), metric

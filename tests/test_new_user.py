@@ -101,7 +101,7 @@ def test_empty_question_under_kpqa_is_a_row_error_too(tmp_path):
     from kpqa.models import shipped
 
     if not (shipped.resolve() / "metadata.json").exists():
-        pytest.skip("no shipped checkpoint")
+        pytest.fail("the committed checkpoint is missing")
     frame = pd.DataFrame({"question": ["who wrote hamlet", " "], "answer": ["shakespeare", "x"],
                           "reference1": ["shakespeare", "x"]})
     result = Scorer(["ROUGE-L-KPQA"], on_error="zero", device="cpu").score(frame)

@@ -227,7 +227,7 @@ def shipped_scorer():
     from kpqa.models import shipped
 
     if not (shipped.resolve() / "metadata.json").exists():
-        pytest.skip(f"no trained weighter checkpoint at {shipped.resolve()}")
+        pytest.fail(f"the committed weighter checkpoint is missing at {shipped.resolve()}")
     from kpqa.scoring import Scorer
 
     return Scorer(["BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA"], device="cpu")

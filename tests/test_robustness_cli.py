@@ -68,7 +68,7 @@ def _broken_checkpoint(folder: Path, *, drop: str | None = None, corrupt: bool =
 
     source = shipped.resolve()
     if not (source / ckpt.METADATA).exists():
-        pytest.skip(f"no shipped checkpoint at {source}")
+        pytest.fail(f"the committed checkpoint is missing at {source}")
     shutil.copytree(source, folder)
     if drop:
         (folder / drop).unlink()
@@ -459,7 +459,7 @@ def test_late_keyword_with_the_shipped_weighter(tmp_path, capsys):
     from kpqa.models import shipped
 
     if not (shipped.resolve() / "metadata.json").exists():
-        pytest.skip(f"no trained weighter checkpoint at {shipped.resolve()}")
+        pytest.fail(f"the committed weighter checkpoint is missing at {shipped.resolve()}")
     right, wrong = _late_keyword_scores(tmp_path, capsys).to_dict("records")
     for column in KPQA_COLUMNS:
         assert right[column] == pytest.approx(1.0, abs=1e-4), column

@@ -259,12 +259,14 @@ def test_nrqa_precomputed_rouge_column():
 
 
 @pytest.mark.shared_data
-@pytest.mark.parametrize(("file", "paper_r"), [("marco_all.csv", 0.309), ("nrqa_mhpgm.csv", 0.707)])
-def test_rouge_l_correlation_with_humans_matches_paper(file, paper_r):
-    """Pearson r of ROUGE-L with human scores (KPQA paper, Table 3). Measured: 0.3100 (MS-MARCO; the Java COCO
-    pipeline gives 0.3091, the difference is the phone-number rows of kpqa.text), 0.7096 (NarrativeQA)."""
+@pytest.mark.parametrize(("file", "paper_r", "measured"), [("marco_all.csv", 0.309, 0.310020),
+                                                             ("nrqa_mhpgm.csv", 0.707, 0.709557)])
+def test_rouge_l_correlation_with_humans_matches_paper(file, paper_r, measured):
+    """Pearson r of ROUGE-L with human scores (KPQA paper, Table 3): the paper's within 0.02, and the value measured
+    here pinned (deterministic: 0.310020 MS-MARCO, where the Java COCO pipeline gives 0.3091, the difference being
+    the phone-number rows of kpqa.text; 0.709557 NarrativeQA)."""
     df = pd.read_csv(shared(f"human_eval/{file}"))
     refs = [c for c in df.columns if c.startswith("reference")]
     rows = Rows(questions=list(df.question), candidates=list(df.answer), references=df[refs].values.tolist())
     r = np.corrcoef(get_metric("ROUGE-L").score(rows, Context())["ROUGE-L"], df.scores)[0, 1]
-    assert abs(r - paper_r) <= 0.02
+    assert abs(r - paper_r) <= 0.02 and r == pytest.approx(measured, abs=1e-6)
