@@ -149,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--heldout", action="append", default=[], metavar="NAME=FILE",
                         help="a model's held-out logits as one more judge input (e.g. Equivalence=heldout.csv)")
     parser.add_argument("--extra", action="append", default=[], metavar="METRIC",
-                        help="a metric column of the scored files as one more judge input (with its -wrong column "
-                        "where the files have it), e.g. Equivalence")
+                        help="metric columns of the scored files (comma-separated) as more judge inputs (with their "
+                        "-wrong columns where the files have them), e.g. Equivalence,KeyMiss-KPQA (repeatable)")
     parser.add_argument("--within-fold", metavar="K/N", help="only the rows of hash fold K of N (a fold-K model's "
                         "held-out rows), cross-validated in sub-folds of them")
     args = parser.parse_args(argv)
@@ -172,13 +172,14 @@ def main(argv: list[str] | None = None) -> int:
         # were not scored by the model, so KPQA-judge+wrong is not fitted with it)
         variants += [(f"nine + {name}, logistic", [*NINE, name], False, None, "logistic", "trees"),
                      (f"nine + {name}, trees", [*NINE, name], False, None, "trees", "trees")]
-    for name in args.extra:  # a scored metric beside the nine, with its -wrong scores where the files have them
-        extra_wrong = has_wrong and name + WRONG_SUFFIX in data
-        variants += [(f"nine + {name}, logistic", [*NINE, name], False, None, "logistic", "trees"),
-                     (f"nine + {name}, trees", [*NINE, name], False, None, "trees", "trees")]
+    for name in args.extra:  # scored metrics beside the nine, with their -wrong scores where the files have them
+        more = name.split(",")
+        extra_wrong = has_wrong and all(m + WRONG_SUFFIX in data for m in more)
+        variants += [(f"nine + {name}, logistic", [*NINE, *more], False, None, "logistic", "trees"),
+                     (f"nine + {name}, trees", [*NINE, *more], False, None, "trees", "trees")]
         if extra_wrong:
-            variants += [(f"nine + {name}, logistic; +wrong (trees)", [*NINE, name], True, None, "logistic", "trees"),
-                         (f"nine + {name}, trees; +wrong (trees)", [*NINE, name], True, None, "trees", "trees")]
+            variants += [(f"nine + {name}, logistic; +wrong (trees)", [*NINE, *more], True, None, "logistic", "trees"),
+                         (f"nine + {name}, trees; +wrong (trees)", [*NINE, *more], True, None, "trees", "trees")]
     results = {"shipped KPQA-judge": (data[f"{calibration.JUDGE}-prob"].to_numpy(dtype=float),
                                       data[f"{calibration.JUDGE}-correct"].to_numpy(dtype=float))}
     for variant in variants:
@@ -191,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     for low, high in LENGTHS:
         parts[f"answers of {low}-{high or 'more'} words"] = (
             lambda d, low=low, high=high: (words >= low) & (words <= (high or np.inf)))
-    columns = NINE + list(heldout) + args.extra + ([m + WRONG_SUFFIX for m in NINE] if has_wrong else [])
+    columns = NINE + list(heldout) + [m for name in args.extra for m in name.split(",")] + ([m + WRONG_SUFFIX for m in NINE] if has_wrong else [])
     lines = ["# KPQA-judge under grouped 5-fold CV by question", "", *table(data, results, parts), "",
              "## Best single input", "", *singles(data, parts, columns), ""]
     text = "\n".join(lines)
