@@ -891,3 +891,17 @@ def test_a_near_miss_of_the_key_fact_is_judged_wrong_and_the_right_answer_in_oth
     assert len(NEAR_MISSES) >= 12
     assert (near < 0.5).all(), frame.loc[1::2][near >= 0.5][["answer", "KPQA-judge-prob"]]
     assert (right >= 0.5).all(), frame.loc[0::2][right < 0.5][["answer", "KPQA-judge-prob"]]
+
+
+def test_a_calibration_without_the_judge_s_inputs_says_no_judge_was_fitted(tmp_path, capsys):
+    """``kpqa calibrate --metrics F1,ROUGE-L`` cannot fit KPQA-judge (its default inputs are not all scored): the
+    file has no judge, and a warning says so, naming what it lacks (it was silent)."""
+    from kpqa.cli import main
+
+    rows = [(f"question {k}", [f"answer {k}", f"other {k}"][k % 2], f"answer {k}", 1 - k % 2) for k in range(40)]
+    pd.DataFrame(rows, columns=["question", "answer", "reference1", "scores"]).to_csv(tmp_path / "l.csv", index=False)
+    out = tmp_path / "c.json"
+    assert main(["calibrate", str(tmp_path / "l.csv"), "--metrics", "F1,ROUGE-L", "-o", str(out), "--quiet"]) == 0
+    assert json.loads(out.read_text())["judges"] == {}
+    err = capsys.readouterr().err
+    assert "no KPQA-judge fitted: the scores lack ROUGE-L-KPQA, BERTScore-KPQA" in err and "--judge-inputs" in err

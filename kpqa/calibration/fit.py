@@ -3,6 +3,7 @@
 :func:`kpqa.columns.binary_labels`, is the input layer's). See :mod:`kpqa.calibration`."""
 from __future__ import annotations
 
+import warnings
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -13,7 +14,7 @@ from kpqa.calibration.model import (
 )
 from kpqa.arraystats import balanced, cohen_kappa
 from kpqa.calibration.fitness import rate
-from kpqa.errors import InputError, Param, UsageError
+from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa.rows import WRONG_SUFFIX
 from kpqa.signature import Signature
 from kpqa.types import Floats
@@ -140,9 +141,13 @@ def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, 
 def choose_judge_inputs(columns: Sequence[str], inputs: Sequence[str] | None = None) -> list[str] | None:
     """The inputs of the judge :func:`fit` fits: ``inputs`` (blanks and repeats dropped; each must be among
     ``columns``: UsageError naming the first that is not, or none named), or by default :data:`JUDGE_INPUTS` when
-    ``columns`` has them all (else None: no judge)."""
+    ``columns`` has them all (else None and a warning naming those it lacks: no judge, said)."""
     if inputs is None:
-        return list(JUDGE_INPUTS) if all(m in columns for m in JUDGE_INPUTS) else None
+        lacking = [m for m in JUDGE_INPUTS if m not in columns]
+        if lacking:
+            warnings.warn(f"no {JUDGE} fitted: the scores lack {', '.join(lacking)} of its inputs; score them too "
+                          "or name the judge's inputs (--judge-inputs)", KpqaWarning, stacklevel=2)
+        return None if lacking else list(JUDGE_INPUTS)
     chosen = list(dict.fromkeys(m.strip() for m in inputs if m.strip()))
     missing = [m for m in chosen if m not in columns]
     if missing or not chosen:
