@@ -28,6 +28,23 @@ def read(path: str) -> pd.DataFrame:
     return pd.read_csv(path, keep_default_na=False, na_values=[""], low_memory=False)
 
 
+def near_misses(cal, near: pd.DataFrame) -> str:
+    """Near misses (``python -m kpqa.train.nearmiss``): the share rejected of each wrong kind, accepted of each
+    right kind."""
+    if "kind" not in near:
+        near = near.assign(kind=np.where(near["scores"].astype(float) == 0, "near miss", "right"))
+    _, d = judged(cal, near)
+    parts = []
+    for kind in sorted(set(near["kind"])):
+        mine = (near["kind"] == kind).to_numpy()
+        label = near["scores"].astype(float).to_numpy()[mine][0]
+        hit = np.mean(d[mine] == label)
+        parts.append(f"{kind} {'accepted' if label == 1 else 'rejected'} {100 * hit:.1f} % ({int(mine.sum())})")
+    wrong = near["scores"].astype(float).to_numpy() == 0
+    return (f"near misses rejected {100 * np.mean(d[wrong] == 0):.1f} %, right ones accepted "
+            f"{100 * np.mean(d[~wrong] == 1):.1f} %: " + ", ".join(parts))
+
+
 def checks(cal, hand: pd.DataFrame, sample: pd.DataFrame, swaps: pd.DataFrame, ci: pd.DataFrame) -> str:
     """One line of figures for the calibration ``cal``."""
     _, d = judged(cal, hand)
@@ -55,13 +72,27 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument(f"--{name}", required=True)
     parser.add_argument("--kind", action="append", help="the plain judge's kind (repeatable; default logistic)")
     parser.add_argument("--mix", help="a scored rule-made fit part, fitted on as one more source")
+    parser.add_argument("--extra", action="append", default=[], metavar="M1,M2",
+                        help="judge inputs beside the nine (comma-separated; repeatable: one judge each)")
+    parser.add_argument("--near", action="append", default=[], metavar="FILE",
+                        help="scored near misses (with a kind column): the share rejected / accepted per kind")
+    parser.add_argument("--fit-near", help="scored near misses fitted on as one more source")
+    parser.add_argument("--within-fold", metavar="K/N", help="fit on the human sets' rows of hash fold K of N only")
     args = parser.parse_args(argv)
-    data = load(args.human)
-    if args.mix:
-        data = pd.concat([data, load([args.mix])], ignore_index=True)
+    from kpqa.folds import parse_fold
+
+    data = load(args.human, within=None if args.within_fold is None else parse_fold(args.within_fold))
+    for extra in (args.mix, args.fit_near):
+        if extra:
+            data = pd.concat([data, load([extra])], ignore_index=True)
     files = [read(p) for p in (args.hand, args.sample, args.swaps, args.ci_swaps)]
-    for kind in args.kind or ["logistic"]:
-        print(f"{kind}: {checks(fitted(data, NINE, True, kind), *files)}")
+    nears = [read(p) for p in args.near]
+    for inputs in [NINE] + [[*NINE, *e.split(",")] for e in args.extra]:
+        for kind in args.kind or ["logistic"]:
+            cal = fitted(data, inputs, True, kind)
+            print(f"{'+'.join(inputs[len(NINE):]) or 'nine'}, {kind}: {checks(cal, *files)}")
+            for near in nears:
+                print(f"  {near_misses(cal, near)}")
     return 0
 
 

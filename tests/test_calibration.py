@@ -842,56 +842,6 @@ def test_meta_eval_ranks_a_lower_is_better_metric_by_correctness(missing_words, 
     assert results["auroc"]["value"] == 1.0 and results["average_precision"]["value"] == 1.0
 
 
-#: (question, reference, a right answer in other words, the reference's own words with one part of its key fact
-#: changed): near misses, as real systems make them (kpqa.train.nearmiss makes such rows for training; these are
-#: written by hand and in no training file)
-NEAR_MISSES = [
-    ("When did Apollo 11 land on the Moon?", "Apollo 11 landed on the Moon on July 20, 1969.",
-     "The landing was on 20 July 1969.", "Apollo 11 landed on the Moon on July 20, 1968."),
-    ("When did the Berlin Wall fall?", "The Berlin Wall fell on November 9, 1989.",
-     "It came down in November 1989.", "The Berlin Wall fell on November 9, 1991."),
-    ("Which vitamin deficiency causes scurvy?", "Scurvy is caused by a lack of vitamin C.",
-     "A shortage of ascorbic acid, that is vitamin C.", "Scurvy is caused by a lack of vitamin D."),
-    ("At what temperature does water boil at sea level?", "Water boils at 100 °C at sea level.",
-     "At one hundred degrees Celsius.", "Water boils at 90 °C at sea level."),
-    ("Which is larger, the Pacific Ocean or the Atlantic Ocean?", "The Pacific Ocean is larger.",
-     "The Pacific is the bigger of the two.", "The Atlantic Ocean is larger."),
-    ("Do veins carry blood towards the heart?", "Yes, veins carry blood towards the heart.",
-     "They do: veins return blood to the heart.", "No, veins do not carry blood towards the heart."),
-    ("Did the Titanic carry enough lifeboats for everyone on board?",
-     "No, the Titanic did not carry enough lifeboats for everyone on board.",
-     "It did not; there were too few lifeboats.", "Yes, the Titanic did carry enough lifeboats for everyone on board."),
-    ("How many players does a soccer team have on the field?", "A soccer team has eleven players on the field.",
-     "Eleven per side.", "A soccer team has twelve players on the field."),
-    ("Who wrote Pride and Prejudice?", "Pride and Prejudice was written by Jane Austen.",
-     "Jane Austen wrote it.", "Pride and Prejudice was written by Emily Bronte."),
-    ("In which year did World War II end?", "World War II ended in 1945.",
-     "The war was over in 1945.", "World War II ended in 1946."),
-    ("What is the chemical symbol for gold?", "The chemical symbol for gold is Au.",
-     "Gold is written Au.", "The chemical symbol for gold is Ag."),
-    ("Is a tomato botanically a fruit?", "Yes, botanically a tomato is a fruit.",
-     "Botanically it counts as a fruit.", "No, botanically a tomato is not a fruit."),
-    ("How many sides does a hexagon have?", "A hexagon has six sides.",
-     "It has 6 sides.", "A hexagon has eight sides."),
-    ("Which planet is closest to the Sun?", "Mercury is the planet closest to the Sun.",
-     "The closest planet to the Sun is Mercury.", "Venus is the planet closest to the Sun."),
-]
-
-
-@pytest.mark.model
-@pytest.mark.slow
-def test_a_near_miss_of_the_key_fact_is_judged_wrong_and_the_right_answer_in_other_words_right():
-    from kpqa.scoring import Scorer
-
-    rows = [(q, a, r) for q, r, right, near in NEAR_MISSES for a in (right, near)]
-    frame = Scorer(decide=True, device="cpu").score(
-        [{"question": q, "answer": a, "references": [r]} for q, a, r in rows]).frame
-    prob = frame["KPQA-judge-prob"].to_numpy()
-    right, near = prob[0::2], prob[1::2]
-    assert len(NEAR_MISSES) >= 12
-    assert (near < 0.5).all(), frame.loc[1::2][near >= 0.5][["answer", "KPQA-judge-prob"]]
-    assert (right >= 0.5).all(), frame.loc[0::2][right < 0.5][["answer", "KPQA-judge-prob"]]
-
 
 def test_a_calibration_without_the_judge_s_inputs_says_no_judge_was_fitted(tmp_path, capsys):
     """``kpqa calibrate --metrics F1,ROUGE-L`` cannot fit KPQA-judge (its default inputs are not all scored): the
