@@ -13,7 +13,9 @@ from kpqa.metrics.kpqa import KeyMissKPQA, missing_phrase
 from kpqa.results import REASON
 from kpqa.rows import Rows
 
-__all__ = ["EMPTY", "KEY_WEIGHT", "REASON", "WHOLE", "explain", "reasons"]
+__all__ = ["EMPTY", "KEY_WEIGHT", "REASON", "WHOLE", "explain", "judge_reasons", "reasons", "text_columns"]
+#: the decision column whose rows get a reason
+DECIDED = "KPQA-judge-correct"
 #: a missing word is a key phrase when its keyphrase weight is at least this (below it the answer holds the
 #: reference's key words, and it is wrong on the whole: a negation, another relation)
 KEY_WEIGHT = 0.3
@@ -48,3 +50,15 @@ def explain(cands: Sequence[list[str]], refs: Sequence[list[list[str]]],
         weight, phrase = missing_phrase(cand, ref, w)
         out.append(f"lacks '{phrase}'" if weight >= KEY_WEIGHT and phrase else WHOLE)
     return out
+
+
+def text_columns(value_columns: Sequence[str]) -> list[str]:
+    """The text columns a scorer writes beside ``value_columns``: the judge's reason when KPQA-judge decides."""
+    return [REASON] if DECIDED in value_columns else []
+
+
+def judge_reasons(rows: Rows, decided: dict[str, np.ndarray], context: Callable[[KeyMissKPQA], Context]
+                  ) -> dict[str, list[str]]:
+    """The text columns of ``rows`` given their decision columns (none when KPQA-judge did not decide them)."""
+    return {REASON: reasons(rows, decided[DECIDED], context)} if DECIDED in decided else {}
+

@@ -46,7 +46,7 @@ from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Sequenc
 import numpy as np
 import pandas as pd
 
-from kpqa.calibration import JUDGE, Calibration, Decisions, decision_columns, unfit, warn_unjudged
+from kpqa.calibration import Calibration, Decisions, decision_columns, unfit, warn_unjudged
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER, Context,
     KeyphraseWeighter, Models, ScorerOptions, check_function_word_weight, check_max_chars, check_on_error,
@@ -57,6 +57,7 @@ from kpqa.rows import WRONG_SUFFIX, Rows, against_wrong, empty_answers, select_r
     wrong_as_reference
 from kpqa.metrics.base import CORPUS_PASS, DocFreq, Metric, Totals, get_metric, text_limit
 from kpqa.parallel import DataParallel
+from kpqa.reasons import judge_reasons, text_columns
 from kpqa.results import ERROR_COLUMN, Result, StreamResult, scored_frame, spread
 from kpqa.signature import Signature
 from kpqa.stream import Accumulator, Chunks, rereadable
@@ -124,11 +125,9 @@ class Scorer:
         self.tokenize, self.checkpoint, self.device = _tokenizer(tokenize), checkpoint, device
         self.batch_size, self.progress, self.weighter, self._warned_cjk = batch_size, progress, weighter, False
         self.fields = check_columns(columns)  # field -> the input's column holding it (kpqa.input.frame_to_table)
-        #: whether the metrics also score against the known-wrong answers (None: decided by the first input read)
-        self.known_wrong = known_wrong
+        self.known_wrong = known_wrong  # score against known-wrong answers too (None: as the first input read says)
         deciding = decide or calibration is not None
         self.calibration, self.prior = _calibration(deciding, calibration, checkpoint, prior), prior
-        #: the resolved metrics, in output order
         self.metrics = resolve_metrics(metrics, DECIDE_METRICS if deciding else DEFAULT_METRICS, no_question)
         if self.calibration is not None:  # the judges keep their inputs (a metric list given or not)
             self.metrics += judge_metrics(self.calibration, self.score_columns, no_question)
@@ -136,8 +135,7 @@ class Scorer:
         if weighter is None:
             _check_models(self.metrics, checkpoint, device)
         self.max_chars = check_max_chars(max_chars) if max_chars is not None else text_limit(self.metrics)
-        #: the models this scorer loaded (weighters, encoders), shared by its metrics and dropped with it
-        self.models = Models()
+        self.models = Models()  # what this scorer loaded (weighters, encoders), shared by its metrics
         self._contexts: dict[bool | None, Context] = {}
         self._decisions: Decisions | None = None
         #: the processes scoring together (``rank``, ``world``: one unless data-parallel)
@@ -165,24 +163,10 @@ class Scorer:
 
     @property
     def columns(self) -> list[str]:
-        """The output columns, in order: :attr:`value_columns`, the judge's reason (:data:`~kpqa.reasons.REASON`,
-        deciding with a judge), then ``error`` when ``on_error`` is not ``raise``."""
-        return self.value_columns + self.text_columns + ([ERROR_COLUMN] if self.on_error != "raise" else [])
-
-    @property
-    def text_columns(self) -> list[str]:
-        """The text columns written beside the values: the judge's reason when KPQA-judge decides."""
-        from kpqa.reasons import REASON
-
-        return [REASON] if f"{JUDGE}-correct" in self.value_columns else []
-
-    def reasons(self, rows: Rows, decided: dict[str, np.ndarray]) -> dict[str, list[str]]:
-        """The text columns of ``rows`` (:attr:`text_columns`)."""
-        from kpqa.reasons import REASON, reasons
-
-        if not self.text_columns or f"{JUDGE}-correct" not in decided:
-            return {}
-        return {REASON: reasons(rows, decided[f"{JUDGE}-correct"], self._context)}
+        """The output columns, in order: :attr:`value_columns`, the judge's reason (deciding with a judge:
+        :func:`kpqa.reasons.text_columns`), then ``error`` when ``on_error`` is not ``raise``."""
+        return self.value_columns + text_columns(self.value_columns) + ([ERROR_COLUMN] if self.on_error != "raise"
+                                                                       else [])
 
     @property
     def decisions(self) -> Decisions | None:
@@ -280,7 +264,7 @@ class Scorer:
                     advance(len(table.errors))
                 if write is not None:
                     write(scored_frame(table, {**scores, **decided}, self.value_columns, self.on_error,
-                                       self.reasons(table.rows, decided)))
+                                       judge_reasons(table.rows, decided, self._context)))
                 run.update(table, totals, decided)
                 if done is not None:
                     done(run)

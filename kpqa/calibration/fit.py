@@ -145,8 +145,9 @@ def choose_judge_inputs(columns: Sequence[str], inputs: Sequence[str] | None = N
     if inputs is None:
         lacking = [m for m in JUDGE_INPUTS if m not in columns]
         if lacking:
-            warnings.warn(f"no {JUDGE} fitted: the scores lack {', '.join(lacking)} of its inputs; score them too "
-                          "or name the judge's inputs (--judge-inputs)", KpqaWarning, stacklevel=2)
+            warnings.warn(KpqaWarning(f"no {JUDGE} fitted: the scores lack {', '.join(lacking)} of its inputs; "
+                                      "score them too or name the judge's inputs (", Param("judge_inputs"), ")"),
+                          stacklevel=2)
         return None if lacking else list(JUDGE_INPUTS)
     chosen = list(dict.fromkeys(m.strip() for m in inputs if m.strip()))
     missing = [m for m in chosen if m not in columns]

@@ -157,14 +157,16 @@ def outside_fit(table: Table, human: np.ndarray, settings: Settings) -> tuple[Ta
     if not inside.any():
         return table, human
     if not settings.outside_fit:
-        warnings.warn(f"{table.source}: {int(inside.sum())} of {len(inside)} rows ask questions the calibration's "
-                      "judges were fitted on; --outside-fit leaves them out", KpqaWarning, stacklevel=2)
+        warnings.warn(KpqaWarning(f"{table.source}: {int(inside.sum())} of {len(inside)} rows ask questions the "
+                                  "calibration's judges were fitted on; ", Param("outside_fit", True),
+                                  " leaves them out"), stacklevel=2)
         return table, human
     keep = np.flatnonzero(~inside)  # a labelled file's rows are all kept (read_labelled): frame row = row
     kept = frame_to_table(table.frame.iloc[keep].reset_index(drop=True), table.source,
                           [table.numbers[i] for i in keep], max_chars=None, columns=settings.scorer_options.columns)
-    warnings.warn(f"{table.source}: {int(inside.sum())} rows on questions the calibration's judges were fitted on "
-                  f"left out (--outside-fit); {len(keep)} remain", KpqaWarning, stacklevel=2)
+    warnings.warn(KpqaWarning(f"{table.source}: {int(inside.sum())} rows on questions the calibration's judges were "
+                              "fitted on left out (", Param("outside_fit", True), f"); {len(keep)} remain"),
+                  stacklevel=2)
     return kept, human[keep]
 
 
