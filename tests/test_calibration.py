@@ -283,6 +283,7 @@ def test_score_with_a_calibration_for_other_settings_fails_before_writing(tmp_pa
     cal = tmp_path / "cal.json"
     assert main(["calibrate", str(data), "-o", str(cal), "--metrics", "ROUGE-L", "--tokenize", "whitespace",
                  "--quiet"]) == 0
+    assert "no KPQA-judge fitted" in capsys.readouterr().err  # ROUGE-L alone: said, not silent
     out = tmp_path / "scored.csv"
     _fails(capsys, ["score", str(data), "-o", str(out), "--metrics", "ROUGE-L", "--calibration", str(cal)],
            "tok:whitespace", out)

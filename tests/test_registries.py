@@ -17,7 +17,8 @@ def test_the_metric_registry_lists_every_metric_of_every_module():
 
     assert available() == [
         "BERTScore", "BERTScore-KPQA", "BERTScore-P", "BERTScore-R", "BLEU-1", "BLEU-1-KPQA", "BLEU-2", "BLEU-3",
-        "BLEU-4", "BLEU-4-adapted", "CIDEr", "Contains", "EM", "Equivalence", "F1", "KeyFact-KPQA", "METEOR",
+        "BLEU-4", "BLEU-4-adapted", "CIDEr", "Contains", "EM", "Equivalence", "F1", "KeyFact-KPQA", "KeyMiss-KPQA",
+        "METEOR",
         "ROUGE-L", "ROUGE-L-KPQA", "ROUGE-L-adapted"]
     assert [family for family, _, _ in describe() if "<" in family] == ["AEv-<alpha>-<N>"]
 
