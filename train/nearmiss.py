@@ -109,7 +109,7 @@ class NameIndex:
     def siblings(self, name: str) -> list[tuple[str, str]]:
         """(old word, new word) pairs that turn ``name`` into another name seen in the data."""
         words = name.split()
-        out = []
+        out: list[tuple[str, str]] = []
         for i, word in enumerate(words):
             frame = tuple(w.lower() if j != i else "*" for j, w in enumerate(words))
             out.extend((word, other) for other in sorted(self.by_frame.get(frame, ()))
