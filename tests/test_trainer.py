@@ -95,7 +95,8 @@ def test_a_few_steps_lower_the_loss_and_write_a_checkpoint(tmp_path, tokenizer, 
         "intermediate.dense", "output.dense"]}
     tensors, _, _ = ckpt.load(out)
     assert len(tensors) == 2 + 6 * 6 * 2 and all(".lora_" in k or k.startswith("head.") for k in tensors)
-    assert set(saved["dev"]) == {"loss", "k_precision", "k_recall", "k_f1"} and saved["command"] == "kpqa train ..."
+    assert set(saved["dev"]) == {"loss", "k_precision", "k_recall", "k_f1", "k_spread"}
+    assert saved["command"] == "kpqa train ..."
     assert len(saved["history"]) == 2 and saved["best_epoch"] in (1, 2) and meta["dev"] == saved["dev"]
     with pytest.raises(UsageError, match="already holds a finished checkpoint"):
         train(small_config(spec, out))

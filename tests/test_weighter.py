@@ -383,6 +383,11 @@ def test_loading_a_checkpoint_that_learned_nothing_warns(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", KpqaWarning)
         Weighter.load(shipped.resolve(no_question=True), no_question=True, device="cpu")
+    metadata["dev"].update(k_f1=0.4, k_spread=0.001)  # a K-F1 that passes, K-probabilities nearly uniform
+    (folder / "metadata.json").write_text(json.dumps(metadata))
+    with pytest.warns(KpqaWarning, match=r"untrained: its K-probabilities are nearly uniform on its dev set \(std "
+                      r"0\.0010\); KPQA metrics with it are close to their unweighted bases"):
+        Weighter.load(folder, no_question=True, device="cpu")
 
 
 def test_metadata_holds_what_inference_reads():

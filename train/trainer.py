@@ -29,6 +29,7 @@ from torch.utils.data import DataLoader, Sampler
 from kpqa.models import backbone as backbones
 from kpqa.models import checkpoint as ckpt
 from kpqa.models import shipped
+from kpqa.models.weighter import MIN_DEV_K_F1, MIN_DEV_K_SPREAD
 from kpqa.errors import InputError, KpqaWarning, UsageError
 from kpqa.models.device import PRECISIONS, training_precision
 from kpqa.models.tagger import KeyphraseTagger
@@ -623,16 +624,18 @@ def _finish(run: _Run) -> dict:
         "train_windows_per_second": round(progress["train_windows_seen"] / max(seconds, 1e-9), 2),
         "machine": _machine(accelerator),
     }
+    metadata["dev"]["k_spread"] = round(_k_spread(run.model, run.dev_loader), 5)  # a load warns by it too
     if run.main:
         ckpt.save(run.output, best, metadata)
         shutil.rmtree(run.state_dir)
-        _warn_if_untrained(metadata["dev"]["k_f1"], _k_spread(run.model, run.dev_loader))
+        _warn_if_untrained(metadata["dev"]["k_f1"], metadata["dev"]["k_spread"])
     accelerator.wait_for_everyone()
     return metadata
 
 
-#: below these, a finished run warns: dev K-F1, and the spread (std) of the dev pieces' K-probabilities
-MIN_K_F1, MIN_SPREAD = 0.05, 0.02
+#: below these, a finished run warns (and so does loading its checkpoint: kpqa.models.weighter): dev K-F1, and the
+#: spread (std) of the dev pieces' K-probabilities
+MIN_K_F1, MIN_SPREAD = MIN_DEV_K_F1, MIN_DEV_K_SPREAD
 
 
 def _k_spread(model, loader) -> float:

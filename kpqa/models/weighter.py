@@ -44,9 +44,10 @@ from kpqa.stopwords import function_word_spans
 if TYPE_CHECKING:
     from kpqa.text import Tokenizer
 
-#: a checkpoint whose dev K-F1 (metadata ``dev.k_f1``) is below this learned next to nothing: loading it warns, as
-#: the training run that made it did (the trainer's ``MIN_K_F1``)
-MIN_DEV_K_F1 = 0.05
+#: a checkpoint whose dev K-F1 (metadata ``dev.k_f1``) is below this learned next to nothing, and one whose dev
+#: pieces' K-probabilities spread less than ``MIN_DEV_K_SPREAD`` (``dev.k_spread``, std) weighs them nearly alike:
+#: loading it warns, as the training run that made it did (the trainer's bars are these)
+MIN_DEV_K_F1, MIN_DEV_K_SPREAD = 0.05, 0.02
 
 
 def load_encoder(backbone: str) -> tuple[Any, Any]:
@@ -85,6 +86,11 @@ class Weighter(CachedRunner[tuple[str, str], tuple[np.ndarray, np.ndarray]]):
         if k_f1 is not None and k_f1 < MIN_DEV_K_F1:
             warnings.warn(f"checkpoint {folder}: its dev K-F1 is {k_f1:.4f}, the weighter learned next to nothing; "
                           "KPQA metrics with it are meaningless", KpqaWarning, stacklevel=2)
+        spread = (metadata.raw.get("dev") or {}).get("k_spread")
+        if spread is not None and float(spread) < MIN_DEV_K_SPREAD:
+            warnings.warn(f"checkpoint {folder}: its K-probabilities are nearly uniform on its dev set (std "
+                          f"{float(spread):.4f}); KPQA metrics with it are close to their unweighted bases",
+                          KpqaWarning, stacklevel=2)
         if no_question and metadata.use_question:
             raise UsageError(f"checkpoint {folder} reads the question; ", Param("no_question", True),
                              " needs one trained without it")
