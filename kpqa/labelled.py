@@ -15,6 +15,7 @@ from kpqa.calibration.fit import check_labels, choose_judge_inputs, fit
 from kpqa.calibration.model import JUDGE_KIND, RULES, Calibration, DataFile
 from kpqa.columns import binary_labels, numeric_column
 from kpqa.errors import InputError, Param, Part, UsageError
+from kpqa.folds import fold_of, question_digest
 from kpqa.input import ColumnMap, Table, frame_to_table, read_csv_frame, read_input
 from kpqa.metrics.base import get_metric
 from kpqa.rows import WRONG_SUFFIX, select_rows
@@ -215,8 +216,6 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
     fitted = fit(scores, signatures, np.concatenate(labels), method=method, rule=rule, data=data,
                label_rule=label_rule, sources=sources if len(tables) > 1 else None, judge_kind=judge_kind,
                judge_inputs=judge_inputs)
-    from kpqa.folds import question_digest
-
     fitted.questions = sorted({question_digest(q) for t in tables for q in t.rows.questions})
     return fitted
 
@@ -224,12 +223,16 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
 def in_fold(table: Table, fold: int, folds: int, columns: ColumnMap | None = None) -> Table:
     """The rows of ``table`` whose question is in hash fold ``fold`` of ``folds`` (:func:`kpqa.folds.fold_of`);
     InputError when none is."""
-    from kpqa.folds import fold_of
-
     questions = table.frame[table.fields.get("question", "question")].astype(str)
     keep = [i for i, q in enumerate(questions) if fold_of(q, folds) == fold]
     if not keep:
         raise InputError(f"no row's question is in fold {fold} of {folds}", file=table.source)
-    return frame_to_table(table.frame.iloc[keep].reset_index(drop=True), table.source,
+    return keep_rows(table, keep, columns)
+
+
+def keep_rows(table: Table, keep: Sequence[int], columns: ColumnMap | None = None) -> Table:
+    """A labelled table (every row kept, :func:`read_labelled`: frame row = row) with only the rows ``keep``, their
+    numbers as in the file."""
+    return frame_to_table(table.frame.iloc[list(keep)].reset_index(drop=True), table.source,
                           [table.numbers[i] for i in keep], max_chars=None, columns=columns)
 

@@ -8,14 +8,15 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from kpqa.calibration import JUDGE
 from kpqa.context import Context
 from kpqa.metrics.kpqa import KeyMissKPQA, missing_phrase
 from kpqa.results import REASON
-from kpqa.rows import Rows
+from kpqa.rows import Rows, select_rows
 
 __all__ = ["EMPTY", "KEY_WEIGHT", "REASON", "WHOLE", "explain", "judge_reasons", "reasons", "text_columns"]
 #: the decision column whose rows get a reason
-DECIDED = "KPQA-judge-correct"
+DECIDED = f"{JUDGE}-correct"
 #: a missing word is a key phrase when its keyphrase weight is at least this (below it the answer holds the
 #: reference's key words, and it is wrong on the whole: a negation, another relation)
 KEY_WEIGHT = 0.3
@@ -34,9 +35,7 @@ def reasons(rows: Rows, correct: np.ndarray, context: Callable[[KeyMissKPQA], Co
     if not len(wrong):
         return out
     metric = KeyMissKPQA(tok="words")
-    picked = Rows(questions=[rows.questions[i] for i in wrong], candidates=[rows.candidates[i] for i in wrong],
-                  references=[rows.references[i] for i in wrong])
-    cands, _, refs, refs_w = metric._weighted_tokens(picked, context(metric))
+    cands, _, refs, refs_w = metric._weighted_tokens(select_rows(rows, wrong.tolist()), context(metric))
     for i, phrase in zip(wrong, explain(cands, refs, refs_w)):
         out[i] = EMPTY if not rows.candidates[i].strip() else phrase
     return out

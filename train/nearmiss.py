@@ -50,7 +50,7 @@ from kpqa.numbers import SMALL
 from .contrastive.forms import AUX_NEGATIVE
 from .contrastive.values import near, restate
 from .equivalence import Example, read_examples
-from .swaps import POLAR, Span, _names, is_short, key_spans, whole, write_swaps
+from .swaps import POLAR, Span, _names, is_short, key_spans, replace_whole, whole, write_swaps
 
 #: the kinds of near miss (label 0) and of right answer in other words (label 1)
 WRONG_KINDS = ("year", "date", "number", "name", "choice", "negation", "polar")
@@ -85,11 +85,6 @@ def token_f1(a: str, b: str) -> float:
     x, y = _tokens(a), _tokens(b)
     common = sum((Counter(x) & Counter(y)).values())
     return 0.0 if not common else 2 * common / (len(x) + len(y))
-
-
-def replace_span(text: str, old: str, new: str) -> str:
-    """``text`` with every whole-word occurrence of ``old`` (case-insensitive) replaced by ``new``."""
-    return re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", lambda _: new, text, flags=re.IGNORECASE)
 
 
 class NameIndex:
@@ -208,29 +203,29 @@ def near_misses(e: Example, names: NameIndex, seed: int = 13) -> list[dict[str, 
         if kind is not None:
             changed = near(span.text, rng)
             if changed and not any(whole(r, changed) for r in refs):
-                wrong(kind, replace_span(answer, span.text, changed), span.text, changed)
+                wrong(kind, replace_whole(answer, span.text, changed), span.text, changed)
             spoken = restate(span.text, rng)
             if spoken and spoken.strip() != span.text.strip() and not whole(answer, spoken):
-                out.append(_row(e, replace_span(answer, span.text, spoken), 1, "restated", span.text, spoken))
+                out.append(_row(e, replace_whole(answer, span.text, spoken), 1, "restated", span.text, spoken))
         elif " " in span.text.strip():
             pairs = names.siblings(span.text.strip())
             if pairs:
                 old, new = rng.choice(pairs)
-                new_name = replace_span(span.text, old, new)
+                new_name = replace_whole(span.text, old, new)
                 if not any(whole(r, new_name) for r in refs):
-                    wrong("name", replace_span(answer, span.text, new_name), span.text, new_name)
+                    wrong("name", replace_whole(answer, span.text, new_name), span.text, new_name)
         held = [r for r in refs if is_short(r) and whole(answer, r.strip())]
         others = [r.strip() for r in refs if 0 < len(r.split()) <= ALIAS_WORDS and not whole(answer, r.strip())
                   and not whole(r, span.text) and not whole(span.text, r.strip())]
         if others and len(held) == 1 and len(span.text.split()) <= ALIAS_WORDS and \
                 not re.search(r"\band\b", e.question, re.IGNORECASE):
             alias = rng.choice(others)
-            aliased = replace_span(answer, span.text, alias)
+            aliased = replace_whole(answer, span.text, alias)
             if _tokens(aliased) != _tokens(answer):
                 out.append(_row(e, aliased, 1, "alias", span.text, alias))
     option = _other_option(e.question, answer)
     if option is not None:
-        wrong("choice", replace_span(answer, option[0], option[1]), option[0], option[1])
+        wrong("choice", replace_whole(answer, option[0], option[1]), option[0], option[1])
     if _POLAR_START.match(answer):
         wrong("polar", _flip_polar(answer))
     else:

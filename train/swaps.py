@@ -179,11 +179,16 @@ def allowed(replacement: str, references: Sequence[str], spans: Sequence[Span]) 
     return True
 
 
+def replace_whole(text: str, old: str, new: str) -> str:
+    """``text`` with every whole-word occurrence of ``old`` (case-insensitive) replaced by ``new``."""
+    return re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", lambda _: new, text, flags=re.IGNORECASE)
+
+
 def swap_answer(answer: str, spans: Sequence[Span], replacement: str) -> str:
     """``answer`` with every occurrence of each span (whole words, case-insensitive) replaced by ``replacement``."""
     out = answer
     for span in spans:
-        out = re.sub(rf"(?<!\w){re.escape(span.text)}(?!\w)", lambda _: replacement, out, flags=re.IGNORECASE)
+        out = replace_whole(out, span.text, replacement)
     return out
 
 

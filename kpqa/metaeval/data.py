@@ -2,17 +2,16 @@
 items, systems). See :mod:`kpqa.metaeval` for the layout of a human-judgment file."""
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Hashable, Sequence
-
-import warnings
 
 import numpy as np
 
 from kpqa.metaeval import statistics
 from kpqa.columns import as_binary
-from kpqa.labelled import ScorerFactory, human_column, metric_scores, read_labelled
+from kpqa.labelled import ScorerFactory, human_column, keep_rows, metric_scores, read_labelled
 from kpqa.context import ScorerOptions
 from kpqa.errors import InputError, KpqaWarning, Param
 from kpqa.rows import WRONG_SUFFIX
@@ -147,7 +146,6 @@ def outside_fit(table: Table, human: np.ndarray, settings: Settings) -> tuple[Ta
     no questions."""
     from kpqa.calibration import load
     from kpqa.folds import question_digest
-    from kpqa.input import frame_to_table
 
     cal = load(settings.calibration, settings.scorer_options.checkpoint, required=False)
     if cal is None or not cal.questions:
@@ -161,9 +159,8 @@ def outside_fit(table: Table, human: np.ndarray, settings: Settings) -> tuple[Ta
                                   "calibration's judges were fitted on; ", Param("outside_fit", True),
                                   " leaves them out"), stacklevel=2)
         return table, human
-    keep = np.flatnonzero(~inside)  # a labelled file's rows are all kept (read_labelled): frame row = row
-    kept = frame_to_table(table.frame.iloc[keep].reset_index(drop=True), table.source,
-                          [table.numbers[i] for i in keep], max_chars=None, columns=settings.scorer_options.columns)
+    keep = np.flatnonzero(~inside).tolist()
+    kept = keep_rows(table, keep, settings.scorer_options.columns)
     warnings.warn(KpqaWarning(f"{table.source}: {int(inside.sum())} rows on questions the calibration's judges were "
                               "fitted on left out (", Param("outside_fit", True), f"); {len(keep)} remain"),
                   stacklevel=2)

@@ -154,13 +154,19 @@ def held(words: Sequence[str]) -> set[str]:
     return set(words) | {"".join(words[i:i + n]) for n in (2, 3) for i in range(len(words) - n + 1)}
 
 
+def _holds(token: str, present: set[str]) -> bool:
+    """Whether ``present`` holds ``token`` (a number word as its digits, a unit symbol also by its name)."""
+    token = NUMBER_WORDS.get(token, token)
+    return token in present or any(u in present for u in UNITS.get(token, ()))
+
+
 def share_held(ref: Sequence[str], weights: np.ndarray, present: set[str]) -> float:
     """The share of ``ref``'s keyphrase weight on tokens ``present`` holds (a unit symbol also by its name); 0
     without weight."""
     total = float(weights.sum())
     if total <= 0:
         return 0.0
-    found = [t in present or any(u in present for u in UNITS.get(t, ())) for t in ref]
+    found = [_holds(t, present) for t in ref]
     return float(np.dot(weights, found)) / total
 
 
@@ -202,26 +208,24 @@ class KeyFactKPQA(_WeightedLexical):
         return key_fact(cand, refs, refs_w)
 
 
-def _holds(token: str, present: set[str]) -> bool:
-    token = NUMBER_WORDS.get(token, token)
-    return token in present or any(u in present for u in UNITS.get(token, ()))
-
-
 def heaviest_missing(cand: list[str], refs: list[list[str]], refs_w: Sequence[np.ndarray]
                      ) -> tuple[float, int, int]:
     """(weight, reference, token) of the heaviest reference token the candidate does not hold (:func:`held`; number
     words as digits, a unit symbol also by its name), of the reference whose heaviest missing token is lightest;
     (0.0, -1, -1) when a reference's every token is held."""
-    present = held([NUMBER_WORDS.get(t, t) for t in cand])
-    best = (1.0, -1, -1) if refs else (0.0, -1, -1)
+    return _heaviest(held([NUMBER_WORDS.get(t, t) for t in cand]), refs, refs_w)
+
+
+def _heaviest(present: set[str], refs: list[list[str]], refs_w: Sequence[np.ndarray]) -> tuple[float, int, int]:
+    best = (0.0, -1, -1)
     for r, (ref, w) in enumerate(zip(refs, refs_w)):
         missing = [(float(x), i) for i, (t, x) in enumerate(zip(ref, np.asarray(w, dtype=float)))
                    if not _holds(t, present)]
-        weight, i = max(missing, default=(0.0, -1))
-        if weight < best[0] or best[1] < 0:
-            best = (weight, r, i) if missing else (0.0, -1, -1)
         if not missing:
-            return best
+            return 0.0, -1, -1
+        weight, i = max(missing)
+        if best[1] < 0 or weight < best[0]:
+            best = (weight, r, i)
     return best
 
 
@@ -229,11 +233,11 @@ def missing_phrase(cand: list[str], refs: list[list[str]], refs_w: Sequence[np.n
                    share: float = 0.5) -> tuple[float, str]:
     """(weight, phrase): the heaviest missing reference token (:func:`heaviest_missing`) with the missing tokens
     beside it that carry at least ``share`` of its weight, joined by spaces; (0.0, "") when nothing is missing."""
-    weight, r, i = heaviest_missing(cand, refs, refs_w)
+    present = held([NUMBER_WORDS.get(t, t) for t in cand])
+    weight, r, i = _heaviest(present, refs, refs_w)
     if i < 0:
         return 0.0, ""
     ref, w = refs[r], np.asarray(refs_w[r], dtype=float)
-    present = held([NUMBER_WORDS.get(t, t) for t in cand])
 
     def part(j: int) -> bool:
         return 0 <= j < len(ref) and not _holds(ref[j], present) and w[j] >= share * weight
