@@ -4,15 +4,29 @@ cell as written) with their source's 1-based data row in ``source_row`` (``FILE:
 model and cross-validating a judge on them (experiments/judge_cv.py --within-fold K/N).
 
     python experiments/fold_rows.py ../shared/data/human_eval/evouna_nq_train.csv ... --fold 0/5 --out runs/fold0
+
+``--per-kind N`` keeps at most N rows of each ``kind`` of a file that has that column (a seeded sample, the rows'
+order kept): the near misses of a fold, so that no kind outweighs the others in a check or a fit.
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import random
 import sys
 from pathlib import Path
 
 from kpqa.folds import fold_of, parse_fold
+
+
+def per_kind(rows: list[tuple[int, list[str]]], column: int, cap: int) -> list[tuple[int, list[str]]]:
+    """At most ``cap`` of ``rows`` of each kind (column ``column``): a sample seeded by the kind, the order kept."""
+    by_kind: dict[str, list[int]] = {}
+    for k, (_, r) in enumerate(rows):
+        by_kind.setdefault(r[column], []).append(k)
+    keep = {k for kind, ks in by_kind.items()
+            for k in (random.Random(f"13|{kind}").sample(ks, cap) if len(ks) > cap else ks)}
+    return [row for k, row in enumerate(rows) if k in keep]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("inputs", nargs="+", help="CSV files with a question column")
     parser.add_argument("--fold", required=True, metavar="K/N")
     parser.add_argument("--out", required=True, help="folder for the files (same names)")
+    parser.add_argument("--per-kind", type=int, metavar="N", help="at most N rows of each kind (seeded sample)")
     args = parser.parse_args(argv)
     fold, folds = parse_fold(args.fold)
     out = Path(args.out)
@@ -30,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
             header = next(reader)
             q = header.index("question")
             rows = [(n, r) for n, r in enumerate(reader, 1) if fold_of(r[q], folds) == fold]
+        if args.per_kind and "kind" in header:
+            rows = per_kind(rows, header.index("kind"), args.per_kind)
         extra = [] if "source_row" in header else ["source_row"]
         with (out / path.name).open("w", newline="", encoding="utf-8") as f:
             writer = csv.writer(f)

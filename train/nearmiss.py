@@ -285,6 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--squad-questions", type=int, default=3000, metavar="N", help="questions sampled from --squad")
     p.add_argument("--out", required=True, metavar="CSV", help="the rows made")
     p.add_argument("--seed", type=int, default=13)
+    p.add_argument("--side", choices=("both", "wrong", "right"), default="both",
+                   help="write the near misses (wrong), the right answers in other words (right) or both, so that a "
+                        "training mix can weigh the two sides apart (default: %(default)s)")
     return p
 
 
@@ -298,6 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("no --data or --squad rows", file=sys.stderr)
         return 2
     rows = make_near_misses(examples, args.seed)
+    if args.side != "both":
+        rows = [r for r in rows if r["scores"] == (1 if args.side == "right" else 0)]
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     write_swaps(rows, args.out)
     counts = Counter(str(r["kind"]) for r in rows)
