@@ -180,8 +180,9 @@ def main(argv: list[str] | None = None) -> int:
         if extra_wrong:
             variants += [(f"nine + {name}, logistic; +wrong (trees)", [*NINE, *more], True, None, "logistic", "trees"),
                          (f"nine + {name}, trees; +wrong (trees)", [*NINE, *more], True, None, "trees", "trees")]
-    results = {"shipped KPQA-judge": (data[f"{calibration.JUDGE}-prob"].to_numpy(dtype=float),
-                                      data[f"{calibration.JUDGE}-correct"].to_numpy(dtype=float))}
+    shipped = [f"{calibration.JUDGE}-prob", f"{calibration.JUDGE}-correct"]  # files scored without --decide lack them
+    results = ({"shipped KPQA-judge": (data[shipped[0]].to_numpy(dtype=float), data[shipped[1]].to_numpy(dtype=float))}
+               if all(c in data for c in shipped) else {})
     for variant in variants:
         results[variant[0]] = cross_validate(data, variant)
     parts: dict[str, Callable[[pd.DataFrame], np.ndarray]] = {
