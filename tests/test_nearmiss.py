@@ -96,3 +96,26 @@ def test_no_near_miss_holds_a_reference_and_the_output_is_seeded() -> None:
         refs = [str(x) for x in r["references"]]  # type: ignore[attr-defined]
         assert not any(re.search(rf"(?<!\w){re.escape(x)}(?!\w)", str(r["answer"]), re.IGNORECASE) for x in refs
                        if x.lower() not in ("yes", "no")), r
+
+
+def test_side_writes_the_near_misses_or_the_right_answers_and_the_two_make_the_whole(tmp_path) -> None:
+    """``--side wrong|right`` (a training mix weighs the two sides apart): each file holds one label, and together
+    they are the rows of ``--side both`` (the default), in its order."""
+    import pandas as pd
+
+    from kpqa.train.nearmiss import main
+
+    source = tmp_path / "right.csv"
+    pd.DataFrame({"question": ["When was the Eiffel Tower built?", "How many legs does a spider have?",
+                               "Is the sun a star?"],
+                  "answer": ["It was finished in 1889 in Paris.", "A spider has 8 legs.", "Yes, the Sun is a star."],
+                  "reference1": ["1889", "eight", "Yes"], "reference2": ["", "8", ""], "scores": [1, 1, 1]}
+                 ).to_csv(source, index=False)
+    read = {}
+    for side in ("both", "wrong", "right"):
+        assert main(["--data", str(source), "--side", side, "--out", str(tmp_path / f"{side}.csv")]) == 0
+        read[side] = pd.read_csv(tmp_path / f"{side}.csv", keep_default_na=False)
+    assert set(read["wrong"]["scores"]) == {0} and set(read["right"]["scores"]) == {1}
+    both = read["both"]
+    pd.testing.assert_frame_equal(read["wrong"], both[both["scores"] == 0].reset_index(drop=True))
+    pd.testing.assert_frame_equal(read["right"], both[both["scores"] == 1].reset_index(drop=True))
