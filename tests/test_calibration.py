@@ -336,7 +336,7 @@ def test_shipped_calibration_fits_the_shipped_weighter():
         pytest.fail(f"the committed calibration is missing at {path}")
     scorer = Scorer(decide=True, device="cpu")
     assert [m.columns()[0] for m in scorer.metrics] == list(DECIDE_METRICS)
-    decisions = scorer.decisions  # raises CalibrationError when a signature does not match
+    decisions = scorer.decisions(scorer.plan())  # raises CalibrationError when a signature does not match
     cal = scorer.calibration  # decisions of the metrics whose calibration passes the bar (kpqa.calibration.fitness)
     assert set(decisions.entries) == {m for m in DECIDE_METRICS if cal.rating(m).fit}
     assert [j.name for j in decisions.judges] == [calibration.JUDGE]
