@@ -408,7 +408,7 @@ def variants(args: argparse.Namespace) -> None:
             start = time.process_time()
             scores[mode] = scorer.score_rows(rows)[0]
             cpu[mode] = time.process_time() - start
-        for metric in scorer.columns:
+        for metric in scorer.value_columns(scorer.plan(rows)):
             a, b = scores["fp32"][metric], scores["bf16"][metric]
             print(f"| {name} | {metric} | {corr(a, human)} | {corr(b, human)} | {np.abs(a - b).max():.1e} |")
         print(f"| {name} | CPU seconds | {cpu['fp32']:.1f} | {cpu['bf16']:.1f} | |")

@@ -126,7 +126,7 @@ def compare(inputs: Sequence[str | os.PathLike | Table | Any], metrics: Sequence
     if key:
         tables = [tables[0], align(tables[0], tables[1], key)]
     check_paired(*tables)
-    tables = [scorer.prepare(t) for t in tables]
+    tables = [scorer.prepare(t, scorer.plan(t.rows)) for t in tables]
     (a, read_a), (b, read_b) = (system_scores(t, scorer) for t in tables)
     human_a, human_b = (human_scores(t, human_column) for t in tables)
     if human_a is not None and human_b is not None:
@@ -288,8 +288,9 @@ def system_scores(table: Table, scorer: Scorer) -> tuple[dict[str, np.ndarray], 
     """The scorer's metric columns and its judges' ``-correct`` columns (the share judged correct) for the rows of
     ``table`` that are scored, and whether they were read from its own columns (a file from ``kpqa score
     --decide -o``: every one of them there; their signatures unchecked) rather than scored here."""
-    judges = [] if scorer.decisions is None else [f"{j.name}-correct" for j in scorer.decisions.judges
-                                                  if j.replaces is None]  # KPQA-judge+wrong: in KPQA-judge's
+    decisions = scorer.decisions(scorer.plan(table.rows))
+    judges = [] if decisions is None else [f"{j.name}-correct" for j in decisions.judges
+                                           if j.replaces is None]  # KPQA-judge+wrong: in KPQA-judge's
     wanted = scorer.score_columns + judges
     read = all(c in table.frame.columns for c in wanted)
     frame = table.frame if read else scorer.score(table).frame

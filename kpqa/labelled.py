@@ -118,9 +118,8 @@ def metric_scores(table: Table, metrics: Sequence[str], scorers: ScorerFactory, 
     missing = [m for m in metrics if m not in given]
     if missing:  # an M-wrong is scored with M, by a scorer of the known-wrong answers
         scorer = scorers(list(dict.fromkeys(m.removesuffix(WRONG_SUFFIX) for m in missing)))
-        if any(m.endswith(WRONG_SUFFIX) for m in missing):
-            scorer.known_wrong = True
-        per_row, _, found = scorer.score_rows(_within(table, scorer).rows, table.source, table.numbers)
+        wrong = True if any(m.endswith(WRONG_SUFFIX) for m in missing) else None
+        per_row, _, found = scorer.score_rows(_within(table, scorer).rows, table.source, table.numbers, wrong)
         scores.update({c: np.asarray(v, dtype=float) for c, v in per_row.items() if c not in given})
         signatures.update({c: s for c, s in found.items() if c in per_row and c not in given})
     if reuse == "check" and given:
@@ -193,9 +192,8 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
     labels = [binary_labels(t.frame[human_column], positive_above, source=t.source, column=human_column,
                             numbers=t.numbers) for t in tables]
     check_labels(np.concatenate(labels), ", ".join(paths))
-    if any(t.rows.wrong is not None for t in tables):  # the judge of rows with known-wrong answers is fitted too
-        scorer.known_wrong = True
-    wrong = [c + WRONG_SUFFIX for c in scorer.score_columns if scorer.known_wrong]
+    known_wrong = any(t.rows.wrong is not None for t in tables)  # then the judge of such rows is fitted too
+    wrong = [c + WRONG_SUFFIX for c in scorer.score_columns if known_wrong]
     held = [[h.take(t) for h in heldout] for t in tables]  # every row's held-out score is there before scoring
     parts = [metric_scores(t, scorer.score_columns + (wrong if t.rows.wrong is not None else []),
                            lambda names: scorer, "check" if reuse_scores else "never") for t in tables]

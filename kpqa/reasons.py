@@ -35,7 +35,7 @@ def reasons(rows: Rows, correct: np.ndarray, context: Callable[[KeyMissKPQA], Co
     if not len(wrong):
         return out
     metric = KeyMissKPQA(tok="words")
-    cands, _, refs, refs_w = metric._weighted_tokens(select_rows(rows, wrong.tolist()), context(metric))
+    cands, _, refs, refs_w = metric.weighted_tokens(select_rows(rows, wrong.tolist()), context(metric))
     for i, phrase in zip(wrong, explain(cands, refs, refs_w)):
         out[i] = EMPTY if not rows.candidates[i].strip() else phrase
     return out

@@ -24,7 +24,7 @@ from kpqa.output import STDOUT, OutputWriter, output_format
 from kpqa.stream import Accumulator
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kpqa.scoring import Scorer
+    from kpqa.scoring import Plan, Scorer
 
 #: the file beside the output that says where an interrupted run stands
 STATE_SUFFIX = ".resume.json"
@@ -69,22 +69,22 @@ class Resume:
         return None
 
     @classmethod
-    def for_scorer(cls, scorer: "Scorer", source: Any, output: str | os.PathLike | None, chunk_rows: int,
-                   required: bool = False) -> "Resume | None":
+    def for_scorer(cls, scorer: "Scorer", plan: "Plan", source: Any, output: str | os.PathLike | None,
+                   chunk_rows: int, required: bool = False) -> "Resume | None":
         """The kept chunks of an interrupted run of ``scorer`` over the file ``source`` into ``output``, ``chunk_rows``
         rows at a time (:meth:`Scorer.score_file`'s ``run`` and ``done``): its key (:func:`run_key`) holds the
         input file, the output's format, the chunk size and what the scorer writes (its columns and their signatures,
         ``on_error``, ``max_chars``, the calibration's digest and the prior, the input's column names). None where a
         run cannot be carried on: no output file, several processes, a ``source`` that is not a file (None: texts
-        given otherwise); then a :class:`UsageError` when ``required``. Settle what the input's first rows decide
-        first (:func:`kpqa.scoring.settle`): the columns and signatures depend on it."""
+        given otherwise); then a :class:`UsageError` when ``required``. ``plan``: what the input settles
+        (:meth:`Scorer.plan_for`): the columns and signatures depend on it."""
         if not output or scorer.parallel.world > 1 or source is None or not os.path.isfile(source):
             if required:
                 raise UsageError(Param("resume", True), ": only a run of one process from an input file to an output "
                                  "file (", Param("output"), ") can be carried on")
             return None
         cal = scorer.calibration
-        settings = {"columns": scorer.columns, "signatures": scorer.signatures, "on_error": scorer.on_error,
+        settings = {"columns": scorer.columns(plan), "signatures": scorer.signatures(plan), "on_error": scorer.on_error,
                     "max_chars": scorer.max_chars, "calibration": cal.digest if cal else None, "prior": scorer.prior,
                     **({"input_columns": scorer.fields} if scorer.fields else {})}
         return cls.of(output, run_key(source, output, chunk_rows, settings), required)

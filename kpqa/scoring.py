@@ -31,8 +31,12 @@ which must hold an entry fitted on scores with each metric's signature (decision
 fit: :mod:`kpqa.calibration.fitness`; ``Result.unfit`` the others); ``prior``: the expected share of correct
 answers (:mod:`kpqa.calibration`; recorded as ``prior`` in the decisions' signatures). ``columns``: which of the
 input's columns holds which field (``{"answer": "Answer"}``: :func:`kpqa.input.frame_to_table`); an input column
-that scoring would write (``F1``) is an error, not overwritten. ``tokenize="auto"`` is settled once, on the first
-:data:`CHUNK_ROWS` rows of a file (:func:`settle`).
+that scoring would write (``F1``) is an error, not overwritten.
+
+A Scorer is fixed when built: what an input settles (``tokenize="auto"``'s tokenizer, read from the first
+:data:`CHUNK_ROWS` rows of a file; ``known_wrong=None``'s answer, from whether the input has known-wrong answers) is
+a :class:`~kpqa.plan.Plan`, a value computed per input (:meth:`Scorer.plan_for`, :meth:`Scorer.plan`) and handed
+to the stream, resume and compare; so a reused Scorer gives what a fresh one gives, whatever the order of its inputs.
 """
 from __future__ import annotations
 
@@ -57,10 +61,11 @@ from kpqa.rows import WRONG_SUFFIX, Rows, against_wrong, empty_answers, select_r
     wrong_as_reference
 from kpqa.metrics.base import CORPUS_PASS, DocFreq, Metric, Totals, get_metric, text_limit
 from kpqa.parallel import DataParallel
+from kpqa.plan import Plan, first_settles, plan_of, plan_of_source
 from kpqa.reasons import judge_reasons, text_columns
 from kpqa.results import ERROR_COLUMN, Result, StreamResult, scored_frame, spread
 from kpqa.signature import Signature
-from kpqa.stream import Accumulator, Chunks, rereadable
+from kpqa.stream import CHUNK_ROWS, Accumulator, Chunks, rereadable
 
 #: share of CJK texts from which scoring under a tokenizer for space-separated languages warns (a Chinese name in
 #: a few English answers is no reason to)
@@ -69,8 +74,6 @@ CJK_WARN_SHARE = 0.01
 #: blocks of ``batch_size`` rows cost 19% more of the weighter's CPU time than blocks of this size (1,000 MS-MARCO
 #: rows: 52 s against 44 s); the progress bar moves within a block while the weighter works (:meth:`Scorer._weigh`)
 PROGRESS_ROWS = 1024
-#: rows :meth:`Scorer.score_file` reads, scores and writes at a time (see docs/benchmark.md for the memory it takes)
-CHUNK_ROWS = 5000
 DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA")
 #: the default metrics when deciding: the default suite plus what the shipped judge also needs (then what the judges of
 #: the calibration decided with read beyond these: :func:`judge_metrics`)
@@ -125,7 +128,7 @@ class Scorer:
         self.tokenize, self.checkpoint, self.device = _tokenizer(tokenize), checkpoint, device
         self.batch_size, self.progress, self.weighter, self._warned_cjk = batch_size, progress, weighter, False
         self.fields = check_columns(columns)  # field -> the input's column holding it (kpqa.input.frame_to_table)
-        self.known_wrong = known_wrong  # score against known-wrong answers too (None: as the first input read says)
+        self.known_wrong = known_wrong  # score against known-wrong answers too (None: as each input's plan says)
         deciding = decide or calibration is not None
         self.calibration, self.prior = _calibration(deciding, calibration, checkpoint, prior), prior
         self.metrics = resolve_metrics(metrics, DECIDE_METRICS if deciding else DEFAULT_METRICS, no_question)
@@ -136,8 +139,8 @@ class Scorer:
             _check_models(self.metrics, checkpoint, device)
         self.max_chars = check_max_chars(max_chars) if max_chars is not None else text_limit(self.metrics)
         self.models = Models()  # what this scorer loaded (weighters, encoders), shared by its metrics
-        self._contexts: dict[bool | None, Context] = {}
-        self._decisions: Decisions | None = None
+        self._contexts: dict[tuple[bool | None, str], Context] = {}
+        self._decisions: dict[Plan, Decisions | None] = {}  # by plan: checked against its signatures once
         #: the processes scoring together (``rank``, ``world``: one unless data-parallel)
         self.parallel = DataParallel.start(data_parallel, device)
         if device == "auto" and self.parallel.device is not None:
@@ -153,37 +156,42 @@ class Scorer:
         """The metric columns, in order."""
         return [c for m in self.metrics for c in m.columns()]
 
-    @property
-    def value_columns(self) -> list[str]:
-        """The metric columns, their ``-wrong`` ones (:attr:`known_wrong`), then (deciding) ``-prob`` and ``-correct``
-        of each metric and judge rated fit."""
-        scored = self.score_columns + [c + WRONG_SUFFIX for c in self.score_columns if self.known_wrong]
+    def plan(self, rows: Rows | None = None, known_wrong: bool | None = None) -> Plan:
+        """What scoring ``rows`` settles (:func:`kpqa.plan.plan_of`; ``known_wrong``: instead of the option's)."""
+        return plan_of(rows, self.tokenize, self.known_wrong if known_wrong is None else known_wrong)
+
+    def plan_for(self, source: Any) -> Plan:
+        """What a file's first rows settle (:func:`kpqa.plan.plan_of_source`), whatever its chunks."""
+        return plan_of_source(source, self.tokenize, self.known_wrong, self.fields)
+
+    def value_columns(self, plan: Plan) -> list[str]:
+        """The metric columns, their ``-wrong`` ones, then (deciding) each fit one's ``-prob`` and ``-correct``."""
+        scored = self.score_columns + [c + WRONG_SUFFIX for c in self.score_columns if plan.known_wrong]
         extra = [] if self.calibration is None else decision_columns(self.calibration, scored, True)
         return scored + extra
 
-    @property
-    def columns(self) -> list[str]:
-        """The output columns, in order: :attr:`value_columns`, the judge's reason (deciding with a judge:
-        :func:`kpqa.reasons.text_columns`), then ``error`` when ``on_error`` is not ``raise``."""
-        return self.value_columns + text_columns(self.value_columns) + ([ERROR_COLUMN] if self.on_error != "raise"
-                                                                       else [])
+    def columns(self, plan: Plan) -> list[str]:
+        """The output columns: :meth:`value_columns`, the judge's reason (:func:`~kpqa.reasons.text_columns`), then
+        ``error`` unless ``on_error`` is ``raise``."""
+        values = self.value_columns(plan)
+        return values + text_columns(values) + ([ERROR_COLUMN] if self.on_error != "raise" else [])
 
-    @property
-    def decisions(self) -> Decisions | None:
+    def decisions(self, plan: Plan) -> Decisions | None:
         """The calibration's entries for the metric columns and its usable judges (None unless deciding), checked
-        against the metrics' signatures on first use (which loads the weighter when a metric needs it)."""
-        if self.calibration is not None and self._decisions is None:
-            self._decisions = Decisions.of(self.calibration, self._signatures(), self.prior, fit_only=True)
-        return self._decisions
+        against the metrics' signatures under ``plan`` (which loads the weighter when a metric needs it)."""
+        if self.calibration is not None and plan not in self._decisions:
+            self._decisions[plan] = Decisions.of(self.calibration, self._signatures(plan), self.prior,
+                                                 fit_only=True)
+        return self._decisions.get(plan)
 
-    def _context(self, metric: Metric) -> Context:
-        """The context of ``metric``: one for the metrics that read the weighter (one for those that read the
-        question-free one), one for the rest; every one holds this scorer's :attr:`models`."""
+    def _context(self, metric: Metric, tokenize: str) -> Context:
+        """The context of ``metric`` under ``tokenize``: one for the metrics that read the weighter (one for the
+        question-free one's), one for the rest; every one holds this scorer's :attr:`models`."""
         weighted = "weights" in metric.requires
-        key = (not metric.question) if weighted else None
+        key = ((not metric.question) if weighted else None, tokenize)
         if key not in self._contexts:
             self._contexts[key] = Context(
-                tokenizer=self.tokenize, weighter=self._weighter(not metric.question) if weighted else None,
+                tokenizer=tokenize, weighter=self._weighter(not metric.question) if weighted else None,
                 device=self.device, batch_size=self.batch_size, precision=self.precision, models=self.models)
         return self._contexts[key]
 
@@ -197,109 +205,104 @@ class Scorer:
             self.checkpoint, no_question=no_question, device=self.device, batch_size=self.batch_size,
             precision=self.precision, function_word_weight=self.function_word_weight))
 
-    def _signatures(self) -> dict[str, Signature]:
+    def _signatures(self, plan: Plan) -> dict[str, Signature]:
         """The signature of every metric column, then of their ``-wrong`` ones (the metric's, against the known-wrong
         answers; loads the weighter when a metric needs it)."""
-        found = {c: m.signature(self._context(m)) for m in self.metrics for c in m.columns()}
+        found = {c: m.signature(self._context(m, plan.tokenize)) for m in self.metrics for c in m.columns()}
         return found | {c + WRONG_SUFFIX: s.with_fields([("against", WRONG_COLUMN)]) for c, s in found.items()
-                        if self.known_wrong}
+                        if plan.known_wrong}
 
-    @property
-    def signatures(self) -> dict[str, str]:
-        """The signature of every metric column as printed (JSON-ready; loads the weighter when a metric needs
-        it)."""
-        return {c: str(s) for c, s in self._signatures().items()}
+    def signatures(self, plan: Plan) -> dict[str, str]:
+        """The signature of every metric column under ``plan``, as printed (loads the weighter if a metric needs it)."""
+        return {c: str(s) for c, s in self._signatures(plan).items()}
 
-    def prepare(self, table: Table, strict: bool = False) -> Table:
+    def prepare(self, table: Table, plan: Plan, strict: bool = False) -> Table:
         """The table with the rows these metrics cannot score (an empty question under a KPQA metric) raised as
         errors (``strict``, or ``on_error="raise"``) or moved to ``table.errors``. A calibration that does not fit
-        the metrics stops the run here, before any scoring. The first table decides :attr:`known_wrong` when it is
-        None."""
-        if self.known_wrong is None:  # the decisions are then checked against the -wrong columns too
-            self.known_wrong, self._decisions = table.rows.wrong is not None, None
-        self.tokenize, self._warned_cjk = check_text(table.rows, self.tokenize, self._warned_cjk)
-        self.decisions  # noqa: B018  (checked before any scoring, on the signatures of the tokenizer taken)
+        the metrics under ``plan`` stops the run here, before any scoring."""
+        self._warned_cjk = check_text(table.rows, plan.tokenize, self._warned_cjk)
+        self.decisions(plan)  # checked before any scoring
         needs = [m.columns()[0] for m in self.metrics if "weights" in m.requires and m.question]
         return drop_empty_questions(table, needs[0], strict or self.on_error == "raise") if needs else table
 
-    def per_row(self, rows: Rows, advance: Advance | None = None,
+    def per_row(self, rows: Rows, plan: Plan, advance: Advance | None = None,
                 corpus: Corpus | None = None) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
         """Per-row scores of ``rows`` and each metric's statistics summed over them (by index in :attr:`metrics`),
         from every process's shard (in order); ``corpus``: the corpus pass's statistics (:func:`corpus_pass`)."""
-        chosen = [(i, m, replace(self._context(m), corpus=corpus)) for i, m in enumerate(self.metrics)]
-        blocks = partial(score_blocks, chosen, known_wrong=bool(self.known_wrong))
+        chosen = [(i, m, replace(self._context(m, plan.tokenize), corpus=corpus))
+                  for i, m in enumerate(self.metrics)]
+        blocks = partial(score_blocks, chosen, known_wrong=plan.known_wrong)
         if self.parallel.world == 1:
             return blocks(rows, advance)
         scaled = (lambda n: advance(n * self.parallel.world)) if advance is not None and self.is_main else None
         return self.parallel.gather(*blocks(self.parallel.shard(rows), scaled))
 
-    def decide(self, per_row: dict[str, np.ndarray], rows: Rows | None = None) -> dict[str, np.ndarray]:
+    def decide(self, per_row: dict[str, np.ndarray], plan: Plan, rows: Rows | None = None) -> dict[str, np.ndarray]:
         """The ``-prob`` / ``-correct`` columns of ``per_row``'s metrics (none unless deciding); empty answers wrong."""
-        decisions = self.decisions
+        decisions = self.decisions(plan)
         return {} if decisions is None else decisions.apply(per_row, None if rows is None else empty_answers(rows))
 
     def score_stream(self, tables: Iterable[Table], write: Write | None = None, total: int | None = None,
-                     run: Accumulator | None = None, done: Callable[[Accumulator], None] | None = None) -> StreamResult:
-        """The scoring loop: chunks (:func:`kpqa.input.iter_input`) scored one at a time, each chunk's table (input
-        columns, which must not be those it writes, plus scores) handed to ``write`` in input order, its statistics
-        added to an :class:`~kpqa.stream.Accumulator` (``run``: one carried on, whose chunks are skipped), then handed
-        to ``done``; corpus scores at the end. Each chunk starts with the models' caches empty (its scores do not
-        depend on the chunks before it); a corpus pass (an idf) reads ``tables`` twice (a one-time iterator's chunks
-        are kept). ``total``: rows, for the progress bar. Corpus scores and signatures are the main process's."""
+                     run: Accumulator | None = None, done: Callable[[Accumulator], None] | None = None,
+                     plan: Plan | None = None) -> StreamResult:
+        """The scoring loop under ``plan`` (default: the first table's): chunks scored one at a time
+        (:func:`score_chunk`), their statistics added to an :class:`~kpqa.stream.Accumulator` (``run``: one carried
+        on, whose chunks are skipped), then handed to ``done``; corpus scores at the end. A corpus pass (an idf) reads
+        ``tables`` twice (a one-time iterator's chunks are kept). ``total``: rows, for the progress bar. Corpus
+        scores and signatures are the main process's."""
         run = Accumulator() if run is None else run
+        if plan is None:
+            plan, tables = first_settles(tables, self.tokenize, self.known_wrong)
         tables = rereadable(tables) if any(m.reduction == CORPUS_PASS for m in self.metrics) else tables
-        corpus = corpus_pass(self, tables)
+        corpus = corpus_pass(self, tables, plan)
         with tracking(total, self.progress and self.is_main) as advance:
             if advance is not None and run.rows:
                 advance(run.rows)
             for k, table in enumerate(tables):
-                table = check_taken(self.prepare(table), self.columns)  # a chunk done before is prepared too
+                table = check_taken(self.prepare(table, plan), self.columns(plan))  # a chunk done before too
                 if k < run.chunks:
                     continue
-                warn_wrong_as_reference(table)
-                self.models.clear_caches()  # a chunk's scores are its own rows' alone, to the last bit: resumable
-                scores, totals = self.per_row(table.rows, advance, corpus)
-                decided = self.decide(scores, table.rows)
-                if advance is not None and table.errors:
-                    advance(len(table.errors))
-                if write is not None:
-                    write(scored_frame(table, {**scores, **decided}, self.value_columns, self.on_error,
-                                       judge_reasons(table.rows, decided, self._context)))
-                run.update(table, totals, decided)
+                run.update(table, *score_chunk(self, table, plan, advance, corpus, write))
                 if done is not None:
                     done(run)
-        corpus_scores, signatures = (run.compute(self.metrics, self._signatures(), self.decisions)
+        corpus_scores, signatures = (run.compute(self.metrics, self._signatures(plan), self.decisions(plan))
                                      if run.scored and self.is_main else ({}, {}))
         return StreamResult(rows=run.rows, corpus=corpus_scores, signatures=signatures, errors=run.errors,
                             empty=run.empty, unfit=self.unfit)
 
-    def score(self, data: Any) -> Result:
-        """Score a path, DataFrame, ``datasets.Dataset``, records or Table (one chunk of :meth:`score_stream`); the
+    def score(self, data: Any, plan: Plan | None = None) -> Result:
+        """Score a path, DataFrame, ``datasets.Dataset``, records or Table as one chunk (:meth:`score_stream`); the
         input's columns carried as read: a CSV's or TSV's as text, exactly as written (``007``), others typed."""
         table = data if isinstance(data, Table) else read_input(data, self.on_error, self.max_chars, self.fields)
         frames: list[pd.DataFrame] = []
-        result = self.score_stream([table], frames.append, total=len(table.frame))
+        result = self.score_stream([table], frames.append, total=len(table.frame), plan=plan)
         return Result(frames[0], result.corpus, result.signatures, result.errors, result.empty, result.unfit)
 
     def score_rows(
-        self, rows: Rows, source: str = "<rows>", numbers: Sequence[int] | None = None
+        self, rows: Rows, source: str = "<rows>", numbers: Sequence[int] | None = None,
+        known_wrong: bool | None = None,
     ) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, Signature]]:
         """Per-row scores, corpus scores and signatures for every metric, in metric order (``numbers``: the row
-        numbers messages give, default 1, 2, ...). Every row must be scorable (``on_error`` applies to tables)."""
+        numbers messages give, default 1, 2, ...; ``known_wrong``: :meth:`plan`'s). Every row must be scorable
+        (``on_error`` applies to tables)."""
         table = Table(frame=pd.DataFrame(index=range(len(rows))), rows=rows, source=source,
                       numbers=list(numbers or range(1, len(rows) + 1)))
-        self.prepare(table, strict=True)
-        result = self.score(table)
-        return {c: result.frame[c].to_numpy() for c in self.value_columns}, result.corpus, result.signatures
+        plan = self.plan(rows, known_wrong)
+        self.prepare(table, plan, strict=True)
+        result = self.score(table, plan)
+        return {c: result.frame[c].to_numpy() for c in self.value_columns(plan)}, result.corpus, result.signatures
 
     def score_file(self, source: Any, write: Write | None = None, chunk_rows: int = CHUNK_ROWS,
-                   run: Accumulator | None = None, done: Callable[[Accumulator], None] | None = None) -> StreamResult:
+                   run: Accumulator | None = None, done: Callable[[Accumulator], None] | None = None,
+                   plan: Plan | None = None) -> StreamResult:
         """``source`` read (:func:`kpqa.input.iter_input`) and scored (:meth:`score_stream`) ``chunk_rows`` rows at
-        a time, the progress bar's total counted first (:func:`kpqa.input.count_rows`) when there is a bar."""
+        a time under ``plan`` (default: :meth:`plan_for` the source), the progress bar's total counted first
+        (:func:`kpqa.input.count_rows`) when there is a bar."""
         from kpqa.input import count_rows
 
         total = count_rows(source) if self.progress and self.is_main else None
-        return self.score_stream(file_chunks(self, source, chunk_rows), write, total, run, done)
+        chunks = Chunks(source, chunk_rows, self.on_error, self.max_chars, self.fields)
+        return self.score_stream(chunks, write, total, run, done, plan or self.plan_for(source))
 
 
 def build(options: ScorerOptions, metrics: Sequence[str] | None = None, **more: Any) -> Scorer:
@@ -321,29 +324,21 @@ def factory(options: ScorerOptions, **more: Any) -> Callable[[list[str]], Scorer
     return scorer
 
 
-def settle(scorer: Scorer, source: Any) -> None:
-    """What the first rows of ``source`` decide, settled once, before anything needs it (the output's columns, a
-    resume key, the signatures), whatever the chunks it is then scored in: :attr:`Scorer.known_wrong` when None (the
-    input has an ``incorrect_answers`` column: its first row tells), and ``tokenize="auto"`` (on the first
-    :data:`CHUNK_ROWS` rows)."""
-    from kpqa.text import AUTO
-
-    auto = scorer.tokenize == AUTO
-    if not auto and scorer.known_wrong is not None:
-        return
-    first = next(iter(Chunks(source, CHUNK_ROWS if auto else 1, "skip", None, scorer.fields)), None)
-    if first is None:
-        return
-    if scorer.known_wrong is None:
-        scorer.known_wrong = first.rows.wrong is not None
-    if auto:
-        scorer.tokenize, scorer._warned_cjk = check_text(first.rows, scorer.tokenize, scorer._warned_cjk)
-
-
-def file_chunks(scorer: Scorer, source: Any, chunk_rows: int) -> Chunks:
-    """The chunks :meth:`Scorer.score_file` scores, what their first rows decide settled first (:func:`settle`)."""
-    settle(scorer, source)
-    return Chunks(source, chunk_rows, scorer.on_error, scorer.max_chars, scorer.fields)
+def score_chunk(scorer: Scorer, table: Table, plan: Plan, advance: Advance | None, corpus: Corpus,
+                write: Write | None) -> tuple[dict[int, Totals], dict[str, np.ndarray]]:
+    """One chunk of :meth:`Scorer.score_stream` scored and decided, its table (input columns, which must not be
+    those it writes, plus scores) handed to ``write``: each metric's statistics and the decisions. The models'
+    caches start empty (a chunk's scores are its own rows' alone, to the last bit: resumable)."""
+    warn_wrong_as_reference(table)
+    scorer.models.clear_caches()
+    scores, totals = scorer.per_row(table.rows, plan, advance, corpus)
+    decided = scorer.decide(scores, plan, table.rows)
+    if advance is not None and table.errors:
+        advance(len(table.errors))
+    if write is not None:
+        reasons = judge_reasons(table.rows, decided, partial(scorer._context, tokenize=plan.tokenize))
+        write(scored_frame(table, {**scores, **decided}, scorer.value_columns(plan), scorer.on_error, reasons))
+    return totals, decided
 
 
 def warn_wrong_as_reference(table: Table) -> None:
@@ -369,35 +364,33 @@ def check_taken(table: Table, columns: Sequence[str]) -> Table:
     return table
 
 
-def corpus_pass(scorer: Scorer, tables: Iterable[Table]) -> dict[Hashable, DocFreq]:
+def corpus_pass(scorer: Scorer, tables: Iterable[Table], plan: Plan) -> dict[Hashable, DocFreq]:
     """The statistics of the whole input that the :data:`~kpqa.metrics.base.CORPUS_PASS` metrics read (an
     idf's document frequencies), summed over the scorable rows of every chunk and process; empty when no
     metric asks for them (then ``tables`` is not read)."""
     passing = {m.corpus_key(): m for m in scorer.metrics if m.reduction == CORPUS_PASS}
     found: dict[Hashable, DocFreq] = {}
     for table in tables if passing else ():
-        rows = scorer.prepare(table).rows
+        rows = scorer.prepare(table, plan).rows
         rows = scorer.parallel.shard(rows) if scorer.parallel.world > 1 else rows
         for key, metric in passing.items():
-            found[key] = found.get(key, DocFreq()) + metric.corpus_stats(rows, scorer._context(metric))
+            found[key] = found.get(key, DocFreq()) + metric.corpus_stats(rows, scorer._context(metric, plan.tokenize))
     return scorer.parallel.reduce(found)
 
 
-def check_text(rows: Rows, tokenize: str, warned: bool) -> tuple[str, bool]:
-    """``tokenize`` resolved on ``rows`` when ``auto``, and whether CJK text under a tokenizer for space-separated
-    languages was warned of (once: ``warned``)."""
-    from kpqa.text import cjk_share, resolve_tokenizer
+def check_text(rows: Rows, tokenize: str, warned: bool) -> bool:
+    """Whether CJK text under a tokenizer for space-separated languages was warned of (once: ``warned``)."""
+    from kpqa.text import cjk_share
 
     texts = list(rows.candidates) + [r for g in rows.references for r in g]
-    tokenize = resolve_tokenizer(tokenize, texts)
     share = 0.0 if tokenize == "zh" or warned else cjk_share(texts)
     if share < CJK_WARN_SHARE:
-        return tokenize, warned
+        return warned
     warnings.warn(KpqaWarning(
         f"{share:.0%} of the texts are Chinese / Japanese, which ", Param("tokenize", tokenize),
         " cannot split into words (one token per clause: meaningless lexical scores); use ",
         Param("tokenize", "zh"), " or 'auto'"), stacklevel=3)
-    return tokenize, True
+    return True
 
 
 def score_blocks(chosen: Sequence[tuple[int, Metric, Context]], rows: Rows,

@@ -21,6 +21,9 @@ from kpqa.metrics.base import Metric, Totals
 from kpqa.results import numbered, sums
 from kpqa.signature import Signature
 
+#: rows :meth:`~kpqa.scoring.Scorer.score_file` reads, scores and writes at a time (see docs/benchmark.md for the
+#: memory it takes); a file's first chunk settles ``tokenize="auto"`` (:mod:`kpqa.plan`)
+CHUNK_ROWS = 5000
 
 @dataclass
 class Accumulator:

@@ -60,7 +60,7 @@ def test_output_is_written_in_the_format_its_extension_names(tmp_path, suffix, r
     _inputs(tmp_path)
     out = tmp_path / f"out{suffix}"
     scorer = Scorer(["BLEU-1", "CIDEr"])
-    with OutputWriter(out, last_columns=scorer.columns) as writer:
+    with OutputWriter(out, last_columns=scorer.columns(scorer.plan_for(tmp_path / "a.jsonl"))) as writer:
         result = scorer.score_file(tmp_path / "a.jsonl", writer.write, chunk_rows=1)
     frame = read(out)
     assert list(frame.columns) == ["question", "answer", "references", "BLEU-1", "CIDEr"]  # the input's, as given

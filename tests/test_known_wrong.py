@@ -53,7 +53,31 @@ def test_without_the_column_rows_have_no_wrong_answers_and_no_wrong_columns():
     scorer = Scorer(LEXICAL)
     result = scorer.score(FRAME.drop(columns="incorrect_answers"))
     assert not any(c.endswith(WRONG_SUFFIX) for c in result.frame.columns)
-    assert scorer.known_wrong is False
+    assert scorer.known_wrong is None  # the scorer is as built: the input's plan said "no known-wrong answers"
+
+
+CJK = pd.DataFrame({"question": ["谁写了红楼梦？"] * 2, "answer": ["曹雪芹写了红楼梦。", "鲁迅写的。"],
+                    "reference1": ["红楼梦的作者是曹雪芹。"] * 2})
+
+
+@pytest.mark.filterwarnings("ignore:.*Chinese / Japanese")  # CJK text under ptb: warned once per scorer
+@pytest.mark.parametrize("tokenize", ["ptb", "auto"])
+def test_a_reused_scorer_gives_what_fresh_ones_give_whatever_the_order_of_its_inputs(tokenize):
+    """Issue 61: a Scorer is fixed when built. Known-wrong answers (``known_wrong=None``) and ``tokenize="auto"``
+    are settled per input (a plan), so a scorer that scored a frame without ``incorrect_answers`` still writes the
+    ``-wrong`` columns of one with it, and a Chinese input does not leave ``zh`` behind for an English one."""
+    inputs = [FRAME, FRAME.drop(columns="incorrect_answers"), CJK]
+    fresh = [Scorer(LEXICAL, tokenize=tokenize).score(f) for f in inputs]
+    assert any(c.endswith(WRONG_SUFFIX) for c in fresh[0].frame.columns)
+    assert not any(c.endswith(WRONG_SUFFIX) for c in fresh[1].frame.columns)
+    for order in ([0, 1, 2], [1, 0, 2], [2, 1, 0], [2, 0, 1]):
+        scorer = Scorer(LEXICAL, tokenize=tokenize)
+        for k in order:
+            again = scorer.score(inputs[k])
+            pd.testing.assert_frame_equal(again.frame, fresh[k].frame)
+            assert again.signatures == fresh[k].signatures and again.corpus == fresh[k].corpus
+    if tokenize == "auto":
+        assert "tok:zh" in str(fresh[2].signatures["ROUGE-L"]) and "tok:ptb" in str(fresh[1].signatures["ROUGE-L"])
 
 
 def test_m_wrong_is_the_metric_with_the_wrong_answers_as_references_and_nan_where_none():

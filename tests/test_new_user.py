@@ -90,7 +90,8 @@ def test_no_question_column_under_kpqa_is_said_so_not_an_empty_question(tmp_path
     (tmp_path / "in.csv").write_text(f"{header},reference1\n{'q,' * header.count(',')}a b,a c\n")
     for on_error in ("raise", "skip"):
         with pytest.raises(InputError) as e:
-            Scorer(["BLEU-1-KPQA"], on_error=on_error).prepare(kpqa.input.read_input(tmp_path / "in.csv"))
+            scorer = Scorer(["BLEU-1-KPQA"], on_error=on_error)
+            scorer.prepare(kpqa.input.read_input(tmp_path / "in.csv"), scorer.plan())
         assert str(e.value) == (f"{tmp_path / 'in.csv'}, column 'question': no 'question' column, needed by "
                                 f"BLEU-1-KPQA (columns: {header.replace(',', ', ')}, reference1); {hint}, or use no_question=True for "
                                 "the -KP weighter")

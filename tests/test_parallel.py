@@ -73,7 +73,8 @@ def test_each_process_scores_its_shard_and_the_output_keeps_input_order(tmp_path
 
         scorer = Scorer(["Who", "BLEU-4"], data_parallel=True)
         assert scorer.parallel.world == 2
-        writer = OutputWriter(sys.argv[2], last_columns=scorer.columns) if scorer.is_main else None
+        plan = scorer.plan_for(sys.argv[1])
+        writer = OutputWriter(sys.argv[2], last_columns=scorer.columns(plan)) if scorer.is_main else None
         result = scorer.score_stream(iter_input(sys.argv[1], 5), writer.write if writer else None)
         if writer:
             writer.close()

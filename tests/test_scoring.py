@@ -21,7 +21,7 @@ def test_a_handed_in_weighter_weighs_every_weighted_metric_and_nothing_is_loaded
     assert set(weighter.asked) == {(r["question"], t) for r in ROWS for t in [r["answer"], *r["references"]]}
     assert len({t for _, t in weighter.asked}) == len(set(texts))
     assert list(scorer.models) == []  # the scorer loaded no model of its own
-    assert "kpw:stub|backbone:stub|question:yes" in scorer.signatures["BLEU-1-KPQA"]
+    assert "kpw:stub|backbone:stub|question:yes" in scorer.signatures(scorer.plan())["BLEU-1-KPQA"]
 
 
 def test_a_kp_metric_hands_the_weighter_no_question():

@@ -113,6 +113,6 @@ def test_mpnet_by_name_scores_with_its_own_weighter_and_calibration():
     scorer = Scorer(decide=True, checkpoint="mpnet", device="cpu")
     assert scorer.calibration is not None and calibration.default_path("mpnet") == shipped.root() / "mpnet" / \
         calibration.FILENAME
-    assert scorer.decisions is not None  # raises CalibrationError when a signature does not match
+    assert scorer.decisions(scorer.plan()) is not None  # raises CalibrationError when a signature does not match
     result = scorer.score([{"question": "How many steps?", "answer": "Four steps.", "references": ["4 steps"]}])
     assert f"kpw:{digest}|backbone:mpnet|question:yes" in str(result.signatures["ROUGE-L-KPQA"])

@@ -58,7 +58,7 @@ def test_streamed_scores_equal_one_pass(tmp_path, chunk_rows):
     streamed = scorer.score_stream(iter_input(path, chunk_rows), frames.append)
     assert streamed.rows == len(ROWS) and len(frames) == -(-len(ROWS) // chunk_rows)
     out = pd.concat(frames).reset_index(drop=True)
-    for column in scorer.columns:
+    for column in scorer.columns(scorer.plan_for(path)):
         np.testing.assert_array_equal(out[column].to_numpy(), whole.frame[column].to_numpy())
     assert streamed.corpus == whole.corpus  # exactly: corpus BLEU and AEv sum integer counts over all rows
     assert streamed.signatures == whole.signatures
@@ -128,7 +128,7 @@ def test_output_writer_adds_columns_that_appear_in_a_later_chunk(tmp_path):
                             for i, (q, a, r) in enumerate(rows)), encoding="utf-8")
     scorer = Scorer(["BLEU-1", "ROUGE-L"])
     write_output(scorer.score(path).frame, tmp_path / "whole.csv")
-    with OutputWriter(tmp_path / "streamed.csv", last_columns=scorer.columns) as out:
+    with OutputWriter(tmp_path / "streamed.csv", last_columns=scorer.columns(scorer.plan_for(path))) as out:
         scorer.score_stream(iter_input(path, 2), out.write)
     whole, streamed = (pd.read_csv(tmp_path / f"{n}.csv", dtype=str) for n in ("whole", "streamed"))
     assert list(streamed.columns) == list(whole.columns) == [
@@ -238,11 +238,14 @@ def test_the_resume_key_is_the_scorers_and_an_api_user_can_carry_on_too(tmp_path
 
     path, out = _csv(tmp_path), tmp_path / "out.csv"
     bleu, rouge = Scorer(["BLEU-1"]), Scorer(["ROUGE-L"])
-    one, same, other = (Resume.for_scorer(s, str(path), str(out), 2) for s in (bleu, Scorer(["BLEU-1"]), rouge))
+    one, same, other = (Resume.for_scorer(s, s.plan(), str(path), str(out), 2)
+                        for s in (bleu, Scorer(["BLEU-1"]), rouge))
+    plan = bleu.plan()
     assert one is not None and one.key == same.key != other.key
-    assert Resume.for_scorer(bleu, str(path), str(out), 3).key != one.key  # the chunk size makes the run too
-    assert Resume.for_scorer(bleu, str(path), None, 2) is None and Resume.for_scorer(bleu, None, str(out), 2) is None
+    assert Resume.for_scorer(bleu, plan, str(path), str(out), 3).key != one.key  # the chunk size makes the run too
+    assert Resume.for_scorer(bleu, plan, str(path), None, 2) is None
+    assert Resume.for_scorer(bleu, plan, None, str(out), 2) is None
     with pytest.raises(UsageError, match="resume=True"):
-        Resume.for_scorer(bleu, None, str(out), 2, required=True)
+        Resume.for_scorer(bleu, plan, None, str(out), 2, required=True)
     with pytest.raises(UsageError, match="no interrupted run"):
-        Resume.for_scorer(bleu, str(path), str(out), 2, required=True)
+        Resume.for_scorer(bleu, plan, str(path), str(out), 2, required=True)

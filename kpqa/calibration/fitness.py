@@ -15,12 +15,9 @@ rating and its figures in the file it writes (``fitness``), and a file's recorde
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping, Protocol
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from kpqa.calibration.model import MetricCalibration
 
 #: the lowest balanced accuracy (on the fitting data) of a metric whose decisions are written
 MIN_BALANCED = 0.85
@@ -55,7 +52,23 @@ class Fitness:
         return "; ".join(failed)
 
 
-def floor_zero(entry: "MetricCalibration") -> bool:
+class Rated(Protocol):
+    """What the rule reads of a calibration entry (:class:`kpqa.calibration.model.MetricCalibration`, which imports
+    this module: a Protocol here, so that the two modules do not import each other)."""
+
+    @property
+    def higher_is_better(self) -> bool: ...
+
+    @property
+    def params(self) -> Any: ...  # the map: an isotonic one has its knots' scores in ``x``
+
+    @property
+    def fit(self) -> Any: ...  # the fit's figures: ``balanced_accuracy``
+
+    def prob(self, scores: Any, prior: float | None = None) -> np.ndarray: ...
+
+
+def floor_zero(entry: Rated) -> bool:
     """Whether the entry's scores have 0 as their floor, the worst score of an overlap metric: no fitted score below
     0 (an isotonic map's lowest knot; a logistic map, which keeps no scores, is taken to be of such a score). Never
     for a lower-is-better metric's (0 is its best)."""
@@ -65,7 +78,7 @@ def floor_zero(entry: "MetricCalibration") -> bool:
     return xs is None or float(xs[0]) >= 0.0
 
 
-def rate(entry: "MetricCalibration") -> Fitness:
+def rate(entry: Rated) -> Fitness:
     """The rating of ``entry`` by :data:`RULE`, from what it holds."""
     balanced = float(entry.fit.balanced_accuracy)
     p_zero = float(entry.prob(np.array([ZERO]))[0]) if floor_zero(entry) else None

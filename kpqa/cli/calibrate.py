@@ -85,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
                          "--metrics must name at least one metric to score")
     scorers = factory(scorer_options(args))
     scorer = scorers(scored)
-    signatures = scorers(list(held)).signatures if held else {}  # the held-out metrics': what a scorer of them signs
+    held_scorer = scorers(list(held)) if held else None  # the held-out metrics': what a scorer of them signs
+    signatures = held_scorer.signatures(held_scorer.plan()) if held_scorer is not None else {}
     heldout = [Heldout.read(m, path, Signature.parse(signatures[m])) for m, path in held.items()]
     fitted = fit_files(scorer, args.inputs, human_column=args.human_column,
                        positive_above=args.positive_above, method=args.method, rule=args.rule,

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from kpqa.output import STDOUT, Destination, OutputWriter, output_format
     from kpqa.results import write_signatures
     from kpqa.resume import Resume
-    from kpqa.scoring import build, settle
+    from kpqa.scoring import build
 
     if args.output:  # refuse a path it cannot write before any model is loaded or row scored
         output_format(args.output)
@@ -86,15 +86,16 @@ def run(args: argparse.Namespace) -> int:
     args.input = args.input or args.answer_files
     inputs = [args.input, *args.reference_files, *([args.question_file] if args.question_file else [])]
     output = args.output or (None if sys.stdout.isatty() else STDOUT)
-    if not args.answer_files:  # the -wrong columns and 'auto''s tokenizer, before the output's columns and resume key
-        settle(scorer, args.input)
+    # the -wrong columns and 'auto''s tokenizer, before the output's columns and resume key
+    table = text_input(args, args.answer_files, "score") if args.answer_files else None
+    plan = scorer.plan(table.rows) if table is not None else scorer.plan_for(args.input)
     writer = None
-    resume = Resume.for_scorer(scorer, None if args.answer_files else args.input, output, args.chunk_rows,
+    resume = Resume.for_scorer(scorer, plan, None if args.answer_files else args.input, output, args.chunk_rows,
                                args.resume)
     if output and scorer.is_main:
-        writer = resume.writer(output, scorer.columns, inputs=inputs, force=args.force) if resume else \
-            OutputWriter(output, last_columns=scorer.columns, inputs=inputs, force=args.force)
-    result = _score_into(args, scorer, writer, resume)
+        writer = resume.writer(output, scorer.columns(plan), inputs=inputs, force=args.force) if resume else \
+            OutputWriter(output, last_columns=scorer.columns(plan), inputs=inputs, force=args.force)
+    result = _score_into(args, scorer, writer, resume, plan, table)
     if scorer.is_main:
         report = sys.stderr if output == STDOUT else sys.stdout
         print(f"{result.rows} rows from {args.input}", file=report)
@@ -116,18 +117,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _score_into(args: argparse.Namespace, scorer: Any, writer: Any, resume: Any) -> Any:
-    """``scorer.score_file`` of the input into ``writer``, carrying on from and keeping its finished chunks in
-    ``resume`` (:mod:`kpqa.resume`), which is dropped once the output is in place or the run failed."""
+def _score_into(args: argparse.Namespace, scorer: Any, writer: Any, resume: Any, plan: Any, table: Any) -> Any:
+    """``scorer.score_file`` of the input into ``writer`` under ``plan``, carrying on from and keeping its finished
+    chunks in ``resume`` (:mod:`kpqa.resume`), which is dropped once the output is in place or the run failed;
+    ``table``: plain-text inputs read as one table (not carried on: no --resume)."""
     try:
         with writer or contextlib.nullcontext():
-            if args.answer_files:  # plain-text inputs: one table (not carried on: no --resume)
-                result = scorer.score_stream([text_input(args, args.answer_files, "score")],
-                                             writer.write if writer else None)
+            if table is not None:
+                result = scorer.score_stream([table], writer.write if writer else None, plan=plan)
             else:
                 result = scorer.score_file(args.input, writer.write if writer else None, chunk_rows=args.chunk_rows,
                                            run=resume.accumulator() if resume else None,
-                                           done=functools.partial(resume.save, writer) if resume and writer else None)
+                                           done=functools.partial(resume.save, writer) if resume and writer else None,
+                                           plan=plan)
     except KeyboardInterrupt:
         if resume is not None and resume.rows:
             print(f"kpqa: {resume.rows} rows scored are kept ({resume.partial}): the same command carries on",

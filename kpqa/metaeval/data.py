@@ -9,6 +9,7 @@ from typing import Hashable, Sequence
 
 import numpy as np
 
+from kpqa.calibration import Calibration
 from kpqa.metaeval import statistics
 from kpqa.columns import as_binary
 from kpqa.labelled import ScorerFactory, human_column, keep_rows, metric_scores, read_labelled
@@ -40,7 +41,9 @@ class Settings:
     aev_grid: bool = False
     scorer_options: ScorerOptions = field(default_factory=ScorerOptions)
     positive_above: float | None = None
-    calibration: str | None = None
+    #: the calibration file (None: the one beside the weighter), or the calibration itself (:func:`report.run` loads
+    #: it once for all the files)
+    calibration: str | Calibration | None = None
     #: leave out the rows whose question the calibration was fitted on (:func:`outside_fit`)
     outside_fit: bool = False
 

@@ -4,7 +4,7 @@ Markdown, JSON (:meth:`Report.to_dict`) or plots."""
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -348,5 +348,9 @@ def build_report(datasets: Sequence[Dataset], settings: Settings) -> Report:
 
 
 def run(paths: Sequence[str | Path], settings: Settings, scorers: ScorerFactory | None = None) -> Report:
-    """Load, score and meta-evaluate each file: :func:`build_report` of :func:`load_all`."""
+    """Load, score and meta-evaluate each file: :func:`build_report` of :func:`load_all`, the calibration read once."""
+    from kpqa.calibration import load
+
+    cal = load(settings.calibration, settings.scorer_options.checkpoint, required=False)
+    settings = settings if cal is None else replace(settings, calibration=cal)
     return build_report(load_all(paths, settings, scorers), settings)

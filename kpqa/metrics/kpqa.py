@@ -80,7 +80,9 @@ class _WeightedLexical(MeanMetric):
     ) -> float:
         """The score of one row."""
 
-    def _weighted_tokens(self, rows: Rows, ctx: Context) -> tuple[list, list, list, list]:
+    def weighted_tokens(self, rows: Rows, ctx: Context) -> tuple[list, list, list, list]:
+        """Per row: the answer's tokens and their keyphrase weights, each reference's tokens and weights (words under
+        ``tok="words"``, else the weighter's word pieces)."""
         if self.tok == "words":
             cand_w, refs_w = row_weights(rows, ctx, get_tokenizer(ctx.tokenizer), self.question)
             cands, refs = tokenize_rows(rows, ctx)
@@ -93,7 +95,7 @@ class _WeightedLexical(MeanMetric):
         return tokens[:n], weights[:n], regroup(tokens[n:], rows.references), regroup(weights[n:], rows.references)
 
     def row_scores(self, rows: Rows, ctx: Context) -> np.ndarray:
-        values = [self._score_one(*args) for args in zip(*self._weighted_tokens(rows, ctx))]
+        values = [self._score_one(*args) for args in zip(*self.weighted_tokens(rows, ctx))]
         return np.asarray(values, dtype=float)
 
 

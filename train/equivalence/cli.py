@@ -13,15 +13,18 @@ from kpqa.errors import Param, UsageError
 from kpqa.models.device import PRECISIONS
 from kpqa.models.equivalence import POOLINGS
 
-from . import __doc__ as package_doc
 from .config import EquivalenceConfig
 from .crossval import cross_validate
 from .training import train
 
 
+#: the command's description (the package's docstring says more; it imports this module, so not read from it)
+DESCRIPTION = "train the answer-equivalence model (kpqa.models.equivalence) on labelled answers"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The options of ``kpqa train-equivalence``."""
-    p = argparse.ArgumentParser(prog="kpqa train-equivalence", description=package_doc.split("\n\n")[0],
+    p = argparse.ArgumentParser(prog="kpqa train-equivalence", description=DESCRIPTION,
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     d = EquivalenceConfig(data=[], output="")
     p.add_argument("--data", action="append", required=True, metavar="FILE", help="labelled answers, in any input "
