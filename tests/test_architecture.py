@@ -535,10 +535,10 @@ def test_no_function_is_over_60_lines_but_those_the_page_lists():
 MAX_MODULE_LINES = 450
 
 
-def test_no_module_of_kpqa_is_over_450_lines_without_its_reason_on_the_page():
+def test_no_module_of_kpqa_or_train_is_over_450_lines_without_its_reason_on_the_page():
     listed = {row[0].strip("`") for row in _table(_section("Long modules"))}
     long = {str(path.relative_to(ROOT)) for m, path in MODULES.items() if m.startswith("kpqa") and
-            not m.startswith(("kpqa.train", "kpqa.checkpoints")) and
+            not m.startswith("kpqa.checkpoints") and
             len(path.read_text(encoding="utf-8").splitlines()) > MAX_MODULE_LINES}
-    assert "kpqa/scoring.py" in long  # the scan sees the long ones there are
+    assert {"kpqa/scoring.py", "train/trainer.py"} <= long  # the scan sees the long ones there are, train/ too
     assert long <= listed, "give each its reason in docs/architecture.md's Long modules"

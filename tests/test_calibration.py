@@ -359,6 +359,7 @@ def test_a_shipped_calibration_file_reads_and_writes_the_same_json(name):
     assert cal.rows == sum(d.rows for d in cal.data) == cal.metrics["BLEU-1"].fit.n
 
 
+@pytest.mark.usefixtures("every_entry_decides")
 def test_meta_eval_decides_as_kpqa_score_decide(tmp_path, capsys):
     """One apply: the "correct or not" section's accuracy is that of the -correct columns kpqa score writes."""
     from kpqa import metaeval
@@ -473,6 +474,7 @@ def test_prior_moves_the_odds_and_the_decisions():
     np.testing.assert_array_equal(cal.prob(s), 1 / (1 + np.exp(-(params.coef * s + params.intercept))))
 
 
+@pytest.mark.usefixtures("every_entry_decides")
 def test_prior_needs_decisions_and_goes_into_their_signatures(tmp_path, capsys):
     from kpqa.scoring import Scorer
 
@@ -658,6 +660,7 @@ def test_deciding_scores_what_the_calibrations_judges_read():
     assert asked == ["ROUGE-L", *[m for m in cal.judges[calibration.JUDGE].inputs if m != "ROUGE-L"]]
 
 
+@pytest.mark.usefixtures("every_entry_decides")
 def test_calibrate_a_trees_judge_from_score_columns(tmp_path, capsys):
     data = _binary_csv(tmp_path / "labels.csv", rows=60)
     scored = tmp_path / "scored.csv"
@@ -727,6 +730,7 @@ def test_calibrate_takes_a_metric_from_heldout_scores(tmp_path, capsys):
            tmp_path / "x.json")
 
 
+@pytest.mark.usefixtures("every_entry_decides")
 def test_the_judge_is_in_meta_evals_binary_table_and_kept_by_a_metric_list(tmp_path, capsys):
     """The calibration names its judge's inputs: ``score --decide --metrics M`` adds them (the judge stays), and
     ``meta-eval`` scores them when the file lacks them, reads them when it has them (unchecked); both decide alike."""

@@ -163,12 +163,11 @@ def test_deciding_without_wrong_answers_warns_of_nothing_and_with_them_the_wrong
     inputs = ["F1", "Contains", "ROUGE-L", "BLEU-1"]
     frame = FRAME.copy()
     # a calibration on these four lexical metrics and their -wrong: fitted from synthetic scores
+    signer = Scorer(inputs)  # the signatures of the four and of their -wrong columns
     cal = calibration.fit({m: scores[calibration.JUDGE_INPUTS[k]] for k, m in enumerate(inputs)} |
                           {m + WRONG_SUFFIX: scores[calibration.JUDGE_INPUTS[k] + WRONG_SUFFIX]
                            for k, m in enumerate(inputs)},
-                          {**{m: str(s) for m, s in Scorer(inputs)._signatures().items()},
-                           **{m + WRONG_SUFFIX: str(s.with_fields([("against", "incorrect_answers")]))
-                              for m, s in Scorer(inputs)._signatures().items()}}, y, judge_inputs=inputs)
+                          signer.signatures(signer.plan(known_wrong=True)), y, judge_inputs=inputs)
     plain = Scorer(inputs, calibration=cal).score(frame.drop(columns="incorrect_answers")).frame
     assert not [w for w in recwarn if "left out" in str(w.message)]
     judged = Scorer(inputs, calibration=cal).score(frame).frame

@@ -236,7 +236,7 @@ class FakeScorer:
         self.names = names
         FakeScorer.calls.append(list(names))
 
-    def score_rows(self, rows, source, numbers=None):
+    def score_rows(self, rows, source, numbers=None, known_wrong=None):
         out = {}
         for name in self.names:
             if name == "LEN":
@@ -430,7 +430,7 @@ class _LimitedScorer:
     def __init__(self, names):
         self.names = names
 
-    def score_rows(self, rows, source, numbers=None):
+    def score_rows(self, rows, source, numbers=None, known_wrong=None):
         values = np.array([len(c) for c in rows.candidates], dtype=float)
         return {"LEN": values}, {"LEN": float(values.mean())}, {"LEN": "LEN|fake"}
 

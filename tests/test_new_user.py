@@ -157,7 +157,7 @@ def test_unknown_device_is_a_usage_error():
 # ---- metric names, descriptions and signatures
 
 def test_metric_names_are_case_insensitive_with_a_suggestion():
-    assert Scorer(["bleu-1", "rouge-l-kpqa", "bertscore:idf=yes", "aev-0.3-2"]).columns == [
+    assert Scorer(["bleu-1", "rouge-l-kpqa", "bertscore:idf=yes", "aev-0.3-2"]).score_columns == [
         "BLEU-1", "ROUGE-L-KPQA", "BERTScore:idf=yes", "AEv-0.3-2"]
     with pytest.raises(UsageError, match=r"unknown metric 'ROUGE-K'; did you mean 'ROUGE-L'"):
         Scorer(["ROUGE-K"])
