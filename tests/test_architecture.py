@@ -348,6 +348,7 @@ def test_the_scorer_is_under_200_lines():
     assert scorer.end_lineno - scorer.lineno + 1 < 200  # type: ignore[operator]
 
 
+@pytest.mark.model
 def test_models_belong_to_the_scorer_that_loaded_them():
     """No module keeps a model: once the scorer goes, so does its encoder; its metrics share one encoder."""
     import gc

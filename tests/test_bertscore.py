@@ -138,12 +138,14 @@ def encoder(minilm_encoder) -> Encoder:  # the session fixture (conftest)
     return minilm_encoder
 
 
+@pytest.mark.model
 def test_encoder_reads_depth_from_config(encoder):
     assert encoder.num_layers == 6 and 1 <= encoder.layer <= 6
     with pytest.raises(UsageError, match="out of range"):
         encoder.encode(["x"], layers=[7])
 
 
+@pytest.mark.model
 def test_encoder_outputs(encoder):
     (e,) = encoder.encode(["Paris is nice."])
     assert [("Paris is nice."[s:t]) for s, t in e.offsets] == ["Paris", "is", "nice", "."]
@@ -153,6 +155,7 @@ def test_encoder_outputs(encoder):
     assert empty.vectors.shape == (0, 384) and empty.special.shape == (2, 384)
 
 
+@pytest.mark.model
 def test_a_text_seen_before_is_not_encoded_again(monkeypatch):
     fresh = Encoder("minilm", device="cpu")
     calls: list[int] = []
@@ -169,6 +172,7 @@ def test_a_text_seen_before_is_not_encoded_again(monkeypatch):
     assert list(fresh._cache) == [("one two three", ())] and fresh._cache.used == 3
 
 
+@pytest.mark.model
 def test_long_texts_are_windowed_not_cut(encoder):
     text = " ".join(CANDS * 3)
     small = Encoder("minilm", layer=encoder.layer, device="cpu", max_length=16)
@@ -180,12 +184,14 @@ def test_long_texts_are_windowed_not_cut(encoder):
     assert np.allclose(short.vectors, encoder.encode(["the cat sat"])[0].vectors, atol=1e-5)
 
 
+@pytest.mark.model
 def test_identical_candidate_scores_one():
     for idf in (False, True):
         p, r, f = bertscore(REFS, REFS, idf=idf, device="cpu")
         assert f == pytest.approx(np.ones(len(REFS)), abs=1e-4)
 
 
+@pytest.mark.model
 def test_scores_are_bounded_and_prefer_the_right_reference():
     p, r, f = bertscore(CANDS, REFS, device="cpu")
     assert np.all((f > 0) & (f <= 1)) and np.all((p > 0) & (p <= 1)) and np.all((r > 0) & (r <= 1))
@@ -193,6 +199,7 @@ def test_scores_are_bounded_and_prefer_the_right_reference():
     assert np.all(f > shuffled)
 
 
+@pytest.mark.model
 def test_multi_reference_takes_best_f_and_its_p_r():
     p, r, f = bertscore(CANDS[:2], [[REFS[1], REFS[0]], [REFS[0], REFS[1]]], device="cpu")
     p0, r0, f0 = bertscore(CANDS[:2], REFS[:2], device="cpu")
@@ -221,6 +228,7 @@ def reference_scorer(encoder):
     return get
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("idf", [False, True])
 def test_agrees_with_bert_score(encoder, reference_scorer, idf):
     P, R, F = reference_scorer(encoder.layer, REFS if idf else None).score(CANDS, REFS)
@@ -241,6 +249,7 @@ LONG = ("Sherlock Holmes is a fictional character created by Sir Arthur Conan Do
         "real science, but the stories present his method of deduction as a science of detection.", "Detection")
 
 
+@pytest.mark.model
 def test_negative_best_match_agrees_with_bert_score_unpadded(encoder, reference_scorer):
     """A reference token whose best match is negative keeps its negative similarity, whatever rows share its batch;
     bert-score agrees when nothing is padded (its batched matching multiplies padded similarities by 0, so there
@@ -258,6 +267,7 @@ def test_negative_best_match_agrees_with_bert_score_unpadded(encoder, reference_
     np.testing.assert_allclose(np.array(beside), np.stack([P.numpy(), R.numpy(), F.numpy()]), atol=1e-4)
 
 
+@pytest.mark.model
 def test_other_layer_agrees_with_bert_score(reference_scorer):
     _, _, F = reference_scorer(2).score(CANDS, REFS)
     assert bertscore(CANDS, REFS, layer=2, device="cpu")[2] == pytest.approx(F.numpy(), abs=1e-4)
@@ -283,12 +293,14 @@ def test_registered_columns():
     assert get_metric("BERTScore-KPQA:layer=5", no_question=True).columns() == ["BERTScore-KP:layer=5"]
 
 
+@pytest.mark.model
 def test_metric_columns_match_functional_form():
     p, r, f = bertscore(CANDS, REFS, device="cpu")
     for name, expected in (("BERTScore", f), ("BERTScore-P", p), ("BERTScore-R", r)):
         assert get_metric(name).score(ROWS, ctx())[name] == pytest.approx(expected, abs=1e-6)
 
 
+@pytest.mark.model
 def test_kpqa_with_uniform_weights_is_bertscore_without_idf():
     plain = get_metric("BERTScore").score(ROWS, ctx())["BERTScore"]
     weighter = WordWeighter()
@@ -298,6 +310,7 @@ def test_kpqa_with_uniform_weights_is_bertscore_without_idf():
     assert weighter.asked[len(CANDS) :] == [("q", r) for r in REFS]  # reference weights from (Q, reference)
 
 
+@pytest.mark.model
 def test_kpqa_weights_reach_the_tokens():
     # only "paris" weighs, on both sides: the score is the formula with one-hot weights on those encoder tokens
     rows = Rows(questions=["q"], candidates=["paris is the capital of france ."], references=[["the capital of france is paris"]])
@@ -309,11 +322,13 @@ def test_kpqa_weights_reach_the_tokens():
     assert only[0] == pytest.approx(greedy_prf(c.vectors, cw, r.vectors, rw, c.special, r.special)[2], abs=1e-6)
 
 
+@pytest.mark.model
 def test_kpqa_needs_a_weighter():
     with pytest.raises(UsageError, match="weighter"):
         BERTScoreKPQA().score(ROWS, ctx())
 
 
+@pytest.mark.model
 def test_idf_comes_from_every_reference_of_the_input_whatever_the_chunks(tmp_path, encoder, reference_scorer):
     """``BERTScore:idf=yes`` scored a chunk at a time takes its idf from the whole input (a corpus pass), as bert-score's
     ``idf=True`` does from every reference it is given: per-row scores the same for any chunk size."""

@@ -231,6 +231,7 @@ def _binary_csv(path, rows: int = 40, labels=None):
     return path
 
 
+@pytest.mark.model
 @pytest.mark.usefixtures("every_entry_decides")
 def test_calibrate_then_score_with_decisions(tmp_path, capsys):
     data = _binary_csv(tmp_path / "train.csv")
@@ -292,6 +293,7 @@ def test_score_with_a_calibration_for_other_settings_fails_before_writing(tmp_pa
            "no entry for F1", out)
 
 
+@pytest.mark.model
 def test_meta_eval_binary_section(tmp_path, capsys):
     data = _binary_csv(tmp_path / "judged.csv")
     cal = tmp_path / "cal.json"
@@ -359,6 +361,7 @@ def test_a_shipped_calibration_file_reads_and_writes_the_same_json(name):
     assert cal.rows == sum(d.rows for d in cal.data) == cal.metrics["BLEU-1"].fit.n
 
 
+@pytest.mark.model
 @pytest.mark.usefixtures("every_entry_decides")
 def test_meta_eval_decides_as_kpqa_score_decide(tmp_path, capsys):
     """One apply: the "correct or not" section's accuracy is that of the -correct columns kpqa score writes."""
@@ -474,6 +477,7 @@ def test_prior_moves_the_odds_and_the_decisions():
     np.testing.assert_array_equal(cal.prob(s), 1 / (1 + np.exp(-(params.coef * s + params.intercept))))
 
 
+@pytest.mark.model
 @pytest.mark.usefixtures("every_entry_decides")
 def test_prior_needs_decisions_and_goes_into_their_signatures(tmp_path, capsys):
     from kpqa.scoring import Scorer
@@ -646,6 +650,7 @@ def test_logistic_judges_name_no_kind_so_old_files_keep_their_text_and_digest():
     assert "kind" not in str(signatures[f"{calibration.JUDGE}-correct"])
 
 
+@pytest.mark.model
 def test_deciding_scores_what_the_calibrations_judges_read():
     from kpqa.scoring import DECIDE_METRICS, Scorer
 
@@ -660,6 +665,7 @@ def test_deciding_scores_what_the_calibrations_judges_read():
     assert asked == ["ROUGE-L", *[m for m in cal.judges[calibration.JUDGE].inputs if m != "ROUGE-L"]]
 
 
+@pytest.mark.model
 @pytest.mark.usefixtures("every_entry_decides")
 def test_calibrate_a_trees_judge_from_score_columns(tmp_path, capsys):
     data = _binary_csv(tmp_path / "labels.csv", rows=60)
@@ -695,6 +701,7 @@ def test_judge_inputs_must_be_score_columns():
     assert calibration.fit({"a": s}, {"a": Signature.parse("a|v:1")}, (s > 0.5).astype(float)).judges == {}
 
 
+@pytest.mark.model
 def test_calibrate_takes_a_metric_from_heldout_scores(tmp_path, capsys):
     data = _binary_csv(tmp_path / "labels.csv")
     labels = pd.read_csv(data)["scores"].to_numpy()
@@ -730,6 +737,7 @@ def test_calibrate_takes_a_metric_from_heldout_scores(tmp_path, capsys):
            tmp_path / "x.json")
 
 
+@pytest.mark.model
 @pytest.mark.usefixtures("every_entry_decides")
 def test_the_judge_is_in_meta_evals_binary_table_and_kept_by_a_metric_list(tmp_path, capsys):
     """The calibration names its judge's inputs: ``score --decide --metrics M`` adds them (the judge stays), and
@@ -756,6 +764,7 @@ def test_the_judge_is_in_meta_evals_binary_table_and_kept_by_a_metric_list(tmp_p
         assert [n for n in b["notes"] if n.startswith("KPQA-judge")] == note
 
 
+@pytest.mark.model
 def test_a_judge_that_cannot_decide_says_why_in_one_warning():
     from stubs import StubWeighter
 
@@ -798,6 +807,7 @@ def missing_words():
     del base._REGISTRY["MissingWords"]
 
 
+@pytest.mark.model
 def test_a_lower_is_better_metric_is_calibrated_and_decided_the_right_way_round(missing_words, tmp_path):
     from kpqa.calibration import Decisions
     from kpqa.scoring import Scorer
@@ -849,6 +859,7 @@ def test_meta_eval_ranks_a_lower_is_better_metric_by_correctness(missing_words, 
 
 
 
+@pytest.mark.model
 def test_a_calibration_without_the_judge_s_inputs_says_no_judge_was_fitted(tmp_path, capsys):
     """``kpqa calibrate --metrics F1,ROUGE-L`` cannot fit KPQA-judge (its default inputs are not all scored): the
     file has no judge, and a warning says so, naming what it lacks (it was silent)."""

@@ -102,6 +102,7 @@ def test_reading_the_label_cache_keeps_each_shard_once(tmp_path):
     assert peak < 4 * (offsets.nbytes + probs.nbytes)
 
 
+@pytest.mark.model
 def test_distillation_options_need_a_teacher(tmp_path):
     config = TrainConfig(data=["squad:x"], output=str(tmp_path / "o"), hard_weight=0.5)
     with pytest.raises(UsageError, match="give --teacher"):
@@ -113,6 +114,7 @@ def _k_probs(folder, questions_texts):
     return np.concatenate([p for _, p in w.piece_weights(questions_texts)])
 
 
+@pytest.mark.model
 def test_a_student_learns_its_teachers_weights_and_the_labels_are_cached(tmp_path, capsys):
     spec = squad_file(tmp_path / "s.json")
     teacher = tmp_path / "teacher"

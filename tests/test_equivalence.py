@@ -90,6 +90,7 @@ TRIPLES = [("Who wrote The Hobbit?", "J. R. R. Tolkien", "Tolkien wrote it in 19
            ("What is the capital of Australia?", "Canberra", "The capital is Canberra, not Sydney, which is larger.")]
 
 
+@pytest.mark.model
 def test_logits_do_not_depend_on_the_batch(small_model):
     small_model.clear_cache()
     together = small_model.logits(TRIPLES)
@@ -99,6 +100,7 @@ def test_logits_do_not_depend_on_the_batch(small_model):
     assert len(set(np.round(together, 4))) == len(TRIPLES)  # a real model: different inputs, different logits
 
 
+@pytest.mark.model
 def test_each_distinct_triple_is_computed_once(small_model, monkeypatch):
     small_model.clear_cache()
     computed: list[int] = []
@@ -116,6 +118,7 @@ def test_each_distinct_triple_is_computed_once(small_model, monkeypatch):
     np.testing.assert_array_equal(first[4:], first[:2])
 
 
+@pytest.mark.model
 def test_best_is_the_largest_logit_over_references(small_model):
     q = "Who wrote The Hobbit?"
     refs = [["J. R. R. Tolkien", "Tolkien", "John Ronald Reuel Tolkien"], ["Tolkien"]]
@@ -125,6 +128,7 @@ def test_best_is_the_largest_logit_over_references(small_model):
     assert best[0] == each.max() and best[1] == small_model.logits([(q, "Tolkien", cands[1])])[0]
 
 
+@pytest.mark.model
 def test_checkpoint_holds_the_top_layers_and_head_and_loads_back(small_model, tmp_path):
     from kpqa.models import backbone
     from kpqa.models import checkpoint as ckpt
@@ -142,6 +146,7 @@ def test_checkpoint_holds_the_top_layers_and_head_and_loads_back(small_model, tm
     np.testing.assert_allclose(loaded.logits(TRIPLES), small_model.logits(TRIPLES), atol=0.05)  # fp16 storage
 
 
+@pytest.mark.model
 def test_one_typed_metadata_says_each_checkpoints_kind():
     from kpqa.models import metadata, shipped
     from kpqa.models.equivalence import KIND, default_folder
@@ -153,6 +158,7 @@ def test_one_typed_metadata_says_each_checkpoints_kind():
         Weighter.load(default_folder(), device="cpu")
 
 
+@pytest.mark.model
 def test_a_weighter_checkpoint_is_refused():
     from kpqa.models import shipped
     from kpqa.models.equivalence import EquivalenceRunner
@@ -161,6 +167,7 @@ def test_a_weighter_checkpoint_is_refused():
         EquivalenceRunner.load(shipped.resolve("default"), device="cpu")
 
 
+@pytest.mark.model
 def test_training_writes_a_checkpoint_that_scores(tmp_path):
     from kpqa.metrics import get_metric
     from kpqa.context import Context
@@ -495,6 +502,7 @@ def test_the_mixed_candidate_puts_every_swapped_key_fact_below_the_right_answer(
     assert (below, under) == (12, 10)
 
 
+@pytest.mark.model
 def test_an_interrupted_run_resumes_to_the_weights_of_an_unbroken_one(tmp_path, monkeypatch):
     import torch
     from safetensors.torch import load_file

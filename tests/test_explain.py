@@ -156,6 +156,7 @@ def test_texts_take_a_row_or_the_texts_given_and_say_so_in_the_apis_words(tmp_pa
         explain.texts(references=["short", "x" * 11], candidate="c", max_chars=10)
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("argv,message", [
     (["INPUT", "--row", "1", "--question", "q"], "give either INPUT --row N or --question/--reference/--candidate"),
     (["INPUT"], "INPUT needs --row N"), (["INPUT", "--row", "3"], "h.csv: --row 3: the file has 2 rows"),
@@ -171,6 +172,7 @@ def test_explain_says_which_texts_it_needs_in_flags(tmp_path, capsys, argv, mess
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.model
 def test_explain_command(tmp_path, monkeypatch, capsys):
     from kpqa import cli
     from kpqa.models import weighter as weighter_module

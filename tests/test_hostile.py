@@ -130,6 +130,7 @@ def test_a_semicolon_separated_header_gets_a_delimiter_hint(capsys):
 
 # --- 3. --tokenize auto -------------------------------------------------------------------------------------------
 
+@pytest.mark.model
 def test_tokenize_auto_works_with_the_default_metrics_on_chinese_rows(tmp_path, capsys):
     out = tmp_path / "out.csv"
     code, _, err = _run(["score", str(HOSTILE / "chinese.csv"), "--tokenize", "auto", "-o", str(out), "--quiet"],
@@ -169,6 +170,7 @@ def test_kpqa_calibrate_records_the_rating_and_a_file_without_ratings_keeps_its_
     assert again.fitness == fitted.fitness == {m: rate(e) for m, e in fitted.metrics.items()}
 
 
+@pytest.mark.model
 def test_decide_writes_decisions_only_for_fit_metrics_and_the_judge_row_comes_first(tmp_path, capsys):
     out = tmp_path / "judged.csv"
     code, summary, _ = _run(["score", str(REPO / "examples" / "sample.csv"), "--decide", "-o", str(out), "--quiet"],
@@ -281,6 +283,7 @@ def test_texts_are_read_as_nfc_so_a_combining_accent_matches_its_precomposed_let
     assert table["answer"].tolist() == ["Cafe\u0301 au lait"]  # the output keeps the cell as given
 
 
+@pytest.mark.model
 def test_an_emoji_is_a_token_of_the_kpqa_metrics_as_it_is_of_f1():
     table = kpqa.score(["What is this?"], ["\u2764\ufe0f the heart \U0001f600"], ["\u2764\ufe0f"],
                        metrics=["F1", "ROUGE-L-KPQA", "BLEU-1-KPQA"])

@@ -141,6 +141,7 @@ def test_non_utf8_names_the_row(tmp_path):
         read_input(path)
 
 
+@pytest.mark.model
 def test_question_check_names_the_jsonl_line(tmp_path):
     from kpqa.scoring import Scorer
 

@@ -157,6 +157,7 @@ def test_a_calibration_with_the_wrong_judge_round_trips_and_a_plain_one_names_no
                           cal.judges[calibration.WRONG_JUDGE].prob(scores))
 
 
+@pytest.mark.model
 def test_deciding_without_wrong_answers_warns_of_nothing_and_with_them_the_wrong_judge_decides(recwarn, monkeypatch):
     monkeypatch.setattr("kpqa.calibration.fitness.MIN_BALANCED", 0.0)  # the plain judge of made-up scores decides
     scores, y = _synthetic()
@@ -176,6 +177,7 @@ def test_deciding_without_wrong_answers_warns_of_nothing_and_with_them_the_wrong
     assert judged[f"{calibration.JUDGE}-prob"][0] < plain[f"{calibration.JUDGE}-prob"][0]  # it repeats a wrong one
 
 
+@pytest.mark.model
 def test_kpqa_score_takes_incorrect_answers_as_the_file_does():
     import kpqa
 
@@ -220,6 +222,7 @@ def test_calibrate_fits_the_wrong_judge_on_the_file_that_has_known_wrong_answers
     assert again.judges[calibration.WRONG_JUDGE].to_dict() == wrong.to_dict()
 
 
+@pytest.mark.model
 def test_meta_eval_decides_rows_with_known_wrong_answers_as_kpqa_score_decide_does(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("kpqa.calibration.fitness.MIN_BALANCED", 0.0)
     # most wrong answers are as close to the reference as the right ones: only the known-wrong answer tells them apart
@@ -250,6 +253,7 @@ def test_meta_eval_decides_rows_with_known_wrong_answers_as_kpqa_score_decide_do
     assert f"{calibration.JUDGE}-correct" in json.dumps(compared) and calibration.WRONG_JUDGE not in json.dumps(compared)
 
 
+@pytest.mark.model
 def test_meta_eval_decides_as_score_decide_does_on_known_wrong_answers(tmp_path, capsys):
     """``kpqa meta-eval`` of a ``kpqa score --decide -o`` file with ``incorrect_answers``: its KPQA-judge is the one
     the file holds (KPQA-judge+wrong in its place on the rows with known-wrong answers), not the plain judge: the

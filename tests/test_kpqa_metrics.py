@@ -45,6 +45,7 @@ class FakeWeights:
         return Context(word_weights=self, piece_tokens=self.pieces)
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("name,plain", [("BLEU-1-KPQA", "BLEU-1"), ("ROUGE-L-KPQA", "ROUGE-L"),
                                         ("BLEU-1-KPQA:tok=words", "BLEU-1"), ("ROUGE-L-KPQA:tok=words", "ROUGE-L")])
 def test_uniform_weights_give_the_plain_metric(name, plain):
@@ -57,6 +58,7 @@ def test_uniform_weights_give_the_plain_metric(name, plain):
     assert weights.seen[n:] == [(q, r) for q, g in zip(ROWS.questions, ROWS.references) for r in g]
 
 
+@pytest.mark.model
 def test_weighted_by_hand():
     q, cand, ref = "q?", "alpha beta gamma", "alpha delta gamma"
     rows = Rows(questions=[q], candidates=[cand], references=[[ref]])
@@ -69,6 +71,7 @@ def test_weighted_by_hand():
     assert get_metric("BLEU-1-KPQA").score(rows, ctx)["BLEU-1-KPQA"][0] == pytest.approx(p, abs=1e-6)
 
 
+@pytest.mark.model
 def test_keyword_weights_move_the_score():
     rows = Rows(questions=["capital?"], candidates=["lyon is the capital of france"],
                 references=[["paris is the capital of france"]])
@@ -78,6 +81,7 @@ def test_keyword_weights_move_the_score():
     assert get_metric("BLEU-1-KPQA").score(rows, keyed)["BLEU-1-KPQA"][0] < 5 / 6
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("name", ["BLEU-1-KPQA", "ROUGE-L-KPQA"])
 def test_columns_follow_the_weighter(name):
     metric = get_metric(name)
@@ -88,11 +92,13 @@ def test_columns_follow_the_weighter(name):
     assert get_metric(name).columns() == [name]  # a fresh metric is unaffected
 
 
+@pytest.mark.model
 def test_needs_weights():
     with pytest.raises(UsageError, match="weighter"):
         get_metric("ROUGE-L-KPQA").score(ROWS, Context())
 
 
+@pytest.mark.model
 def test_with_the_shipped_checkpoint(shipped_weighter):
     ctx = Context(weighter=shipped_weighter, device="cpu")
     same = Rows(ROWS.questions, [g[0] for g in ROWS.references], ROWS.references)
@@ -102,6 +108,7 @@ def test_with_the_shipped_checkpoint(shipped_weighter):
         assert get_metric(name).score(same, ctx)[name] == pytest.approx(np.ones(len(ROWS)), abs=1e-4), name
 
 
+@pytest.mark.model
 def test_pieces_are_the_weighters_and_words_map_through_them():
     """Default tokens: the weighter's word pieces (lower-cased, punctuation dropped) with their own weights; with
     ``tok=words`` a PTB word takes the largest weight of its pieces. A hand-made weighter gives both by hand."""
@@ -131,6 +138,7 @@ def test_pieces_are_the_weighters_and_words_map_through_them():
         get_metric("BLEU-1-KPQA:beta=2")
 
 
+@pytest.mark.model
 def test_weighter_pieces_are_lowercased_text_without_punctuation(shipped_weighter):
     weighter = shipped_weighter
     pair = ("Who wrote it?", "Shakespeare's HAMLET, 1603.")
@@ -232,6 +240,7 @@ def test_key_fact_takes_the_best_reference_and_rises_when_a_missed_token_is_adde
     check()
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("name,question", [("BLEU-1-KPQA", "yes"), ("BLEU-1-KP", "no"), ("ROUGE-L-KP:tok=words", "no"),
                                            ("KeyFact-KPQA", "yes")])
 def test_the_signature_says_question_as_the_metric_reads_it(name, question):

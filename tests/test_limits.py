@@ -64,6 +64,7 @@ def _prose(chars: int) -> str:
     return text[: text.rfind(" ", 0, chars + 1)]
 
 
+@pytest.mark.model
 def test_a_long_answer_is_scored_by_the_default_metrics():
     from kpqa.scoring import DEFAULT_METRICS, Scorer
 
@@ -141,6 +142,7 @@ def test_max_overlap_memory_does_not_grow_with_the_square_of_the_text():
     assert np.array_equal(out, weights) and peak < 64 * 2**20
 
 
+@pytest.mark.model
 def test_explain_refuses_a_long_text_but_reads_a_row_beside_one(tmp_path, capsys):
     from kpqa.cli import main
 

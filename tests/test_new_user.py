@@ -84,6 +84,7 @@ def test_an_empty_answer_is_scored_at_the_floor_and_judged_wrong(tmp_path):
     assert judged.frame["F1-correct"].iloc[2] == 0.0 and judged.frame["F1-prob"].iloc[2] == 0.0
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("header, hint", [("answer", "or name yours with columns='question=COLUMN'"),
                                           ("Question,answer", "map your column with columns='question=Question'")])
 def test_no_question_column_under_kpqa_is_said_so_not_an_empty_question(tmp_path, header, hint):
@@ -97,6 +98,7 @@ def test_no_question_column_under_kpqa_is_said_so_not_an_empty_question(tmp_path
                                 "the -KP weighter")
 
 
+@pytest.mark.model
 def test_empty_question_under_kpqa_is_a_row_error_too(tmp_path):
     pytest.importorskip("torch")
     from kpqa.models import shipped
@@ -135,6 +137,7 @@ def test_a_long_text_is_a_bad_row_in_score_calibrate_and_meta_eval(tmp_path, cap
 
 # ---- the device: one check for every model metric
 
+@pytest.mark.model
 def test_cuda_without_gpu_is_one_clear_error_for_bertscore(bad_rows, capsys, monkeypatch):
     import torch
 
@@ -156,6 +159,7 @@ def test_unknown_device_is_a_usage_error():
 
 # ---- metric names, descriptions and signatures
 
+@pytest.mark.model
 def test_metric_names_are_case_insensitive_with_a_suggestion():
     assert Scorer(["bleu-1", "rouge-l-kpqa", "bertscore:idf=yes", "aev-0.3-2"]).score_columns == [
         "BLEU-1", "ROUGE-L-KPQA", "BERTScore:idf=yes", "AEv-0.3-2"]
@@ -195,6 +199,7 @@ def test_kp_columns_are_signed_with_their_own_name():
 
 # ---- the Python API's words and results
 
+@pytest.mark.model
 def test_api_errors_speak_the_apis_words():
     with pytest.raises(UsageError, match=r"^batch_size=0: must be a positive integer$"):
         Scorer(["BLEU-1"], batch_size=0)
@@ -247,6 +252,7 @@ def test_a_missing_extra_stops_the_command_before_it_reads_anything(argv, tmp_pa
     assert not (tmp_path / "fig.html").exists()
 
 
+@pytest.mark.model
 def test_explain_help_says_what_each_unit_is(capsys):
     with pytest.raises(SystemExit):
         main(["explain", "--help"])
@@ -360,6 +366,7 @@ def test_the_quick_start_output_is_ignored_by_git():
     assert proc.returncode == 0
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("name, says", [("ROUGE-L:foo=1", "ROUGE-L takes no options"),
                                         ("BLEU-4-adapted:foo=1", "known: labels=gold|auto, alpha=NUMBER"),
                                         ("ROUGE-L-KPQA:foo=1", "known: tok=pieces|words")])

@@ -30,6 +30,7 @@ def source(tmp_path):
     return path
 
 
+@pytest.mark.model
 def test_dash_writes_the_table_to_stdout_and_the_summary_to_stderr(source, tmp_path, capsys):
     assert main(["score", str(source), "-o", "-", *LEXICAL]) == 0
     out, err = capsys.readouterr()
@@ -38,12 +39,14 @@ def test_dash_writes_the_table_to_stdout_and_the_summary_to_stderr(source, tmp_p
     assert not (tmp_path / "-").exists() and not list(tmp_path.glob("*.signatures.json"))  # no file: no signatures file
 
 
+@pytest.mark.model
 def test_no_output_on_a_pipe_writes_the_table_to_stdout(source, capsys):
     assert main(["score", str(source), *LEXICAL]) == 0  # capsys: stdout is not a terminal
     out, err = capsys.readouterr()
     assert out.startswith("question,answer,reference1,BLEU-1,ROUGE-L\n") and "\nBLEU-1  " in err
 
 
+@pytest.mark.model
 def test_a_file_output_gets_every_signature_beside_it_and_the_terminal_their_hashes(source, tmp_path, capsys):
     out = tmp_path / "scored.parquet"
     assert main(["score", str(source), "-o", str(out), *LEXICAL]) == 0
@@ -59,6 +62,7 @@ def test_a_file_output_gets_every_signature_beside_it_and_the_terminal_their_has
         f"{c:<7}  {pd.read_parquet(out)[c].mean():.4f}  {s}" for c, s in record["signatures"].items()]
 
 
+@pytest.mark.model
 def test_character_device_is_written_through_not_replaced(source, capsys):
     before = os.stat("/dev/null")
     assert main(["score", str(source), "-o", "/dev/null", *LEXICAL]) == 0
@@ -67,6 +71,7 @@ def test_character_device_is_written_through_not_replaced(source, capsys):
     assert "wrote /dev/null" in capsys.readouterr().err and not os.path.exists("/dev/null.signatures.json")
 
 
+@pytest.mark.model
 def test_fifo_is_written_through(source, tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -79,6 +84,7 @@ def test_fifo_is_written_through(source, tmp_path):
     assert got and got[0].startswith("question,answer,reference1,BLEU-1,ROUGE-L")
 
 
+@pytest.mark.model
 def test_symlink_is_followed_and_its_target_replaced(source, tmp_path):
     target = tmp_path / "real.csv"
     target.write_text("old\n")
@@ -91,6 +97,7 @@ def test_symlink_is_followed_and_its_target_replaced(source, tmp_path):
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o640  # an existing file keeps its mode
 
 
+@pytest.mark.model
 def test_output_naming_the_input_is_refused_unless_forced(source, capsys):
     assert main(["score", str(source), "-o", str(source), *LEXICAL]) == 2
     err = capsys.readouterr().err
@@ -115,6 +122,7 @@ def test_meta_eval_and_write_text_refuse_to_overwrite_an_input(tmp_path, capsys)
     assert data.read_text().startswith("question,answer")
 
 
+@pytest.mark.model
 def test_unknown_output_extension_is_refused_before_scoring(source, tmp_path, capsys):
     assert main(["score", str(source), "-o", str(tmp_path / "out.xlsx"), *LEXICAL]) == 2
     err = capsys.readouterr().err
@@ -122,6 +130,7 @@ def test_unknown_output_extension_is_refused_before_scoring(source, tmp_path, ca
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv"]
 
 
+@pytest.mark.model
 def test_score_says_where_it_wrote(source, tmp_path, capsys):
     out = tmp_path / "o.tsv"
     assert main(["score", str(source), "-o", str(out), *LEXICAL]) == 0

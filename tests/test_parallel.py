@@ -47,6 +47,7 @@ def _input(tmp_path):
     return path
 
 
+@pytest.mark.model
 def test_each_process_scores_its_shard_and_the_output_keeps_input_order(tmp_path):
     script = tmp_path / "ranks.py"
     script.write_text(textwrap.dedent("""
@@ -95,6 +96,7 @@ def test_each_process_scores_its_shard_and_the_output_keeps_input_order(tmp_path
     np.testing.assert_array_equal(out["BLEU-4"], whole.frame["BLEU-4"])
 
 
+@pytest.mark.model
 def test_kpqa_score_under_accelerate_launch_matches_one_process(tmp_path):
     path = _input(tmp_path)
     metrics = "BLEU-1,BLEU-4,ROUGE-L,AEv-0.3-2,CIDEr"  # CIDEr: its idf from a corpus pass reduced over processes

@@ -129,6 +129,7 @@ def _data(page: str) -> dict:
     return json.loads(re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S).group(1))
 
 
+@pytest.mark.model
 def test_report_command_with_the_shipped_weighter(tmp_path, capsys):
     path, out = tmp_path / "two.csv", tmp_path / "report.html"
     ROWS.iloc[:2].to_csv(path, index=False)
@@ -143,6 +144,7 @@ def test_report_command_with_the_shipped_weighter(tmp_path, capsys):
     assert data["weights"]["rows"][1][0][1] > 50  # the answer to "Capital of France?" is a keyphrase
 
 
+@pytest.mark.model
 def test_report_command_runs_without_matplotlib(scored_csv, tmp_path, monkeypatch, capsys):
     from kpqa.models.weighter import Weighter
 

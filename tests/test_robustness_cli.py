@@ -268,6 +268,7 @@ def _needs(metrics: list[str]) -> None:
             pytest.fail(f"metric {name} is not registered")
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("chunk", ["5000", "1"], ids=["whole", "chunked"])
 @pytest.mark.parametrize("case", [c for c in CASES if c.expect is not None], ids=lambda c: c.id)
 def test_bad_input_one_line_exit_code_no_output(case: Case, chunk: str, tmp_path, capsys):
@@ -419,6 +420,7 @@ def _late_keyword_scores(tmp_path, capsys) -> pd.DataFrame:
     return pd.read_csv(out).set_index("answer")[KPQA_COLUMNS].reset_index(drop=True)
 
 
+@pytest.mark.model
 def test_late_keyword_keeps_its_weight_end_to_end(tmp_path, capsys, monkeypatch):
     """A stub weighter (K only for 'zebra' and 'camel'), the real encoder and tokenizer, through ``kpqa score``:
     a wrong animal at word piece ~770 must sink the KPQA scores although BLEU-1 / ROUGE-L barely move. If the text

@@ -76,6 +76,7 @@ def test_the_default_needs_no_extra(monkeypatch):
         shipped.require("mpnet")
 
 
+@pytest.mark.model
 def test_kpqa_score_with_mpnet_and_no_extra_stops_before_reading_input(tmp_path, monkeypatch, capsys):
     from kpqa.cli import main
 

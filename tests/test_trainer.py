@@ -38,6 +38,7 @@ def small_config(spec, output, lora_rank=4, **kw):
                        lora_rank=lora_rank, save_every=2, **kw)
 
 
+@pytest.mark.model
 def test_labels_mark_the_answer_pieces_only(tokenizer):
     ex = TaggedExample("Who is the mayor?", "The mayor is Anna Schmidt-Lee.", ((13, 29),), "squad", "x")
     [[f]] = label_windows(tokenizer, [ex], True, 64)
@@ -51,6 +52,7 @@ def test_labels_mark_the_answer_pieces_only(tokenizer):
     assert g.labels[0] == IGNORE and g.labels[1:-1].count(1) == len(k)
 
 
+@pytest.mark.model
 def test_long_training_texts_become_windows_not_cuts(tokenizer):
     text = "filler words here . " * 60 + "The answer is Zanzibar."
     ex = TaggedExample("Where?", text, ((text.index("Zanzibar"), len(text) - 1),), "squad", "x")
@@ -76,6 +78,7 @@ def _mean_loss(tokenizer, model, spec):
         return _loss_and_counts(model(**batch), labels)[0].item()
 
 
+@pytest.mark.model
 def test_a_few_steps_lower_the_loss_and_write_a_checkpoint(tmp_path, tokenizer, capsys):
     spec = squad_file(tmp_path / "s.json")
     torch.manual_seed(0)
@@ -102,6 +105,7 @@ def test_a_few_steps_lower_the_loss_and_write_a_checkpoint(tmp_path, tokenizer, 
         train(small_config(spec, out))
 
 
+@pytest.mark.model
 def test_rank_zero_fine_tunes_the_layers(tmp_path, tokenizer):
     spec = squad_file(tmp_path / "s.json")
     torch.manual_seed(0)
@@ -114,6 +118,7 @@ def test_rank_zero_fine_tunes_the_layers(tmp_path, tokenizer):
     assert _mean_loss(tokenizer, Weighter.load(tmp_path / "out", device="cpu").model, spec) < before * 0.7
 
 
+@pytest.mark.model
 def test_top_layer_training_stores_that_layer_and_init_must_match_it(tmp_path, tokenizer):
     spec = squad_file(tmp_path / "s.json")
     torch.manual_seed(0)
@@ -127,6 +132,7 @@ def test_top_layer_training_stores_that_layer_and_init_must_match_it(tmp_path, t
         train(small_config(spec, tmp_path / "all", lora_rank=0, init=str(tmp_path / "top")))
 
 
+@pytest.mark.model
 def test_an_interrupted_run_resumes(tmp_path, monkeypatch, capsys):
     spec = squad_file(tmp_path / "s.json")
     real = trainer.evaluate
@@ -152,6 +158,7 @@ def test_an_interrupted_run_resumes(tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "resumed" / trainer.STATE).exists()
 
 
+@pytest.mark.model
 def test_no_usable_examples_is_an_input_error(tmp_path):
     spec = squad_file(tmp_path / "s.json", answers=False)
     with pytest.raises(InputError, match="no usable training examples"):
@@ -179,6 +186,7 @@ def test_a_kill_during_a_state_save_leaves_a_resumable_state(tmp_path, left):
     assert (tmp_path / "state" / "marker").read_text() == ("state" if "state" in left else "state.old")
 
 
+@pytest.mark.model
 def test_warm_start_begins_where_the_init_checkpoint_ended(tmp_path, tokenizer):
     spec = squad_file(tmp_path / "s.json")
     train(replace(small_config(spec, tmp_path / "first", lora_rank=0), epochs=1))
@@ -253,6 +261,7 @@ def test_questions_of_an_excluded_file_are_not_trained_on(tmp_path):
         trainer.load_examples([spec], [str(no_question)])
 
 
+@pytest.mark.model
 def test_ctrl_c_saves_a_resumable_state_at_the_step_it_came(tmp_path, monkeypatch, capsys):
     import os
     import signal
@@ -313,6 +322,7 @@ def test_checkpoint_files_get_the_umask_mode(tmp_path):
         ckpt.WEIGHTS: "0o644", ckpt.METADATA: "0o644"}
 
 
+@pytest.mark.model
 def test_a_hub_name_offline_fails_fast(monkeypatch):
     import socket
     import time

@@ -41,6 +41,7 @@ def stub_weighter(tokenizer, model, use_question=True, max_length=128, **options
     return Weighter(model, tokenizer, metadata, "stub", torch.device("cpu"), batch_size=4, **options)
 
 
+@pytest.mark.model
 def test_long_text_windows_cover_everything_and_keep_late_keywords(tokenizer):
     text = "the weather was mild . " * 130 + "the farmer bought a zebra . " + "the weather was mild . " * 20
     zebra = tokenizer.convert_tokens_to_ids("zebra")
@@ -55,6 +56,7 @@ def test_long_text_windows_cover_everything_and_keep_late_keywords(tokenizer):
     assert np.delete(probs, hit[0]).max() < 1e-3
 
 
+@pytest.mark.model
 def test_cache_is_keyed_by_question_and_text(tokenizer):
     model = Stub(from_question=True)
     w = stub_weighter(tokenizer, model)
@@ -66,6 +68,7 @@ def test_cache_is_keyed_by_question_and_text(tokenizer):
     assert model.calls == calls and again == pytest.approx(p2)
 
 
+@pytest.mark.model
 def test_progress_follows_the_forward_passes_shortest_first(tokenizer):
     """``progress(done, total)`` after each forward pass of the texts not cached, which go shortest first in
     batches of ``batch_size`` (4 here)."""
@@ -89,6 +92,7 @@ def test_progress_follows_the_forward_passes_shortest_first(tokenizer):
     assert model.calls == 2 and len(reported) == 2  # all cached: no pass, nothing reported
 
 
+@pytest.mark.model
 def test_without_question_the_question_is_ignored(tokenizer):
     paris = tokenizer.convert_tokens_to_ids("paris")
     model = Stub(hot={paris})
@@ -97,6 +101,7 @@ def test_without_question_the_question_is_ignored(tokenizer):
     assert model.calls == 1 and p1 == pytest.approx([1, 0], abs=1e-4) and p2 == pytest.approx(p1)
 
 
+@pytest.mark.model
 def test_function_words_are_scaled_negations_and_word_parts_are_not(tokenizer):
     text = "the cat is not his. Fletcher's ofsted"
     words = ["the", "cat", "not", "his", "fletcher", "s", "of", "##sted"]
@@ -112,6 +117,7 @@ def test_function_words_are_scaled_negations_and_word_parts_are_not(tokenizer):
     assert raw.dtype == probs.dtype == np.float32
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("factor", [-0.1, 1.5])
 def test_function_word_weight_outside_0_1_is_a_usage_error(tokenizer, factor):
     with pytest.raises(UsageError, match=re.escape(f"function_word_weight={factor}: must be between 0 and 1")):
@@ -132,6 +138,7 @@ class Spans:
         return out
 
 
+@pytest.mark.model
 def test_word_weight_is_the_max_over_overlapping_pieces(tokenizer):
     text = "unaffable zebras"
     pieces = tokenizer.tokenize(text)
@@ -190,6 +197,7 @@ def saved(tmp_path_factory):
     return folder, model, digest
 
 
+@pytest.mark.model
 def test_lora_adapts_every_linear_map_of_every_layer(saved):
     _, model, _ = saved
     assert model.targets == ["attention.self.query", "attention.self.key", "attention.self.value",
@@ -204,6 +212,7 @@ def test_lora_adapts_every_linear_map_of_every_layer(saved):
     assert sum(v.numel() for v in state.values()) == 6 * 2 * (4 * 768 + 2 * 1920) + 2 * 384 + 2
 
 
+@pytest.mark.model
 def test_checkpoint_round_trip(saved, tokenizer):
     folder, model, digest = saved
     tensors, _, _ = ckpt.load(folder)
@@ -233,6 +242,7 @@ def _copy(folder, tmp_path):
     return tmp_path
 
 
+@pytest.mark.model
 def test_missing_file_is_a_checkpoint_error(saved, tmp_path):
     folder = _copy(saved[0], tmp_path)
     (folder / ckpt.WEIGHTS).unlink()
@@ -240,6 +250,7 @@ def test_missing_file_is_a_checkpoint_error(saved, tmp_path):
         Weighter.load(folder, device="cpu")
 
 
+@pytest.mark.model
 def test_tensors_of_another_adapter_are_a_checkpoint_error(saved, tmp_path):
     folder = _copy(saved[0], tmp_path)
     meta = json.loads((folder / ckpt.METADATA).read_text())
@@ -249,6 +260,7 @@ def test_tensors_of_another_adapter_are_a_checkpoint_error(saved, tmp_path):
         Weighter.load(folder, device="cpu")
 
 
+@pytest.mark.model
 def test_changed_tensors_are_a_checkpoint_error(saved, tmp_path):
     folder = _copy(saved[0], tmp_path)
     raw = bytearray((folder / ckpt.WEIGHTS).read_bytes())
@@ -258,6 +270,7 @@ def test_changed_tensors_are_a_checkpoint_error(saved, tmp_path):
         Weighter.load(folder, device="cpu")
 
 
+@pytest.mark.model
 def test_other_backbone_weights_are_a_checkpoint_error(saved, tmp_path):
     folder = _copy(saved[0], tmp_path)
     meta = json.loads((folder / ckpt.METADATA).read_text())
@@ -277,6 +290,7 @@ def test_install_hint_names_every_mpnet_part_and_the_stale_assembly(tmp_path, mo
     assert f"remove {tmp_path / 'all-mpnet-base-v2'} " in hint
 
 
+@pytest.mark.model
 def test_no_question_refuses_a_question_checkpoint(saved):
     with pytest.raises(UsageError, match="reads the question"):
         Weighter.load(saved[0], no_question=True, device="cpu")
@@ -311,6 +325,7 @@ def test_shipped_weighter_finds_a_late_answer():
     assert at > 600 and probs[at] > 0.5 and probs[at] == probs.max()
 
 
+@pytest.mark.model
 def test_negative_lora_rank_is_a_usage_error(minilm):
     from kpqa.cli import flags_of
     from kpqa.train.cli import build_parser
@@ -320,6 +335,7 @@ def test_negative_lora_rank_is_a_usage_error(minilm):
     assert raised.value.render(flags_of(build_parser())) == "--lora-rank -1: must be 0 (fine-tune the layers) or more"
 
 
+@pytest.mark.model
 def test_rank_zero_fine_tunes_the_layers_and_round_trips(tmp_path, tokenizer):
     model = KeyphraseTagger(load_encoder("minilm")[0], 0)
     state = model.trained_state()
@@ -337,6 +353,7 @@ def test_rank_zero_fine_tunes_the_layers_and_round_trips(tmp_path, tokenizer):
         assert not torch.allclose(base(**batch), logits, atol=1e-3)  # the stored layers are used
 
 
+@pytest.mark.model
 def test_top_layers_alone_are_trained_stored_and_loaded(tmp_path, tokenizer):
     model = KeyphraseTagger(load_encoder("minilm")[0], 0, train_layers=2)
     state = model.trained_state()
@@ -353,6 +370,7 @@ def test_top_layers_alone_are_trained_stored_and_loaded(tmp_path, tokenizer):
         Weighter.load(tmp_path, device="cpu")
 
 
+@pytest.mark.model
 def test_train_layers_outside_the_backbone_or_with_lora_is_a_usage_error(minilm):
     # all six: the plain case (a fresh encoder: the tagger sets which parameters train)
     assert KeyphraseTagger(load_encoder("minilm")[0], 0, train_layers=6).train_layers is None
@@ -363,6 +381,7 @@ def test_train_layers_outside_the_backbone_or_with_lora_is_a_usage_error(minilm)
         KeyphraseTagger(minilm[0], 4, train_layers=2)
 
 
+@pytest.mark.model
 @pytest.mark.slow
 def test_loading_a_checkpoint_that_learned_nothing_warns(tmp_path):
     """A checkpoint whose dev K-F1 is 0 warns when it is loaded for scoring, as its training run did; the shipped

@@ -42,6 +42,7 @@ def test_batches_bound_the_padded_tokens_of_a_forward_pass():
     assert [len(b) for b in batches(list(range(100)), [30] * 100, 64)] == [64, 36]  # short texts: batch_size rules
 
 
+@pytest.mark.model
 def test_a_tokenizer_that_drops_overflowing_tokens_is_refused(tokenizer):
     """tokenizers 0.23.2 returns two windows however long the text: the rest would silently weigh nothing."""
     from kpqa.errors import CheckpointError
@@ -64,6 +65,7 @@ def test_a_tokenizer_that_drops_overflowing_tokens_is_refused(tokenizer):
     assert len(encode(FirstWindows(1), ["who?"], ["word " * 59], 64)) == 1  # a window filled exactly, nothing cut
 
 
+@pytest.mark.model
 def test_encode_repeats_the_question_in_every_window(tokenizer):
     windows = encode(tokenizer, ["who?"], ["word " * 300], 64)
     assert len(windows) > 5
@@ -83,6 +85,7 @@ def test_merge_takes_each_piece_from_its_most_central_window():
     assert probs.tolist() == pytest.approx([0.1, 0.1, 0.1, 0.1, 0.1, 0.9, 0.9, 0.9, 0.9])
 
 
+@pytest.mark.model
 def test_a_question_longer_than_half_the_window_is_cut_with_one_warning_the_cli_can_say(tokenizer):
     """One :class:`KpqaWarning` per call (the CLI prints it as one ``kpqa: warning:`` line), naming how many were cut."""
     long = " ".join(["word"] * 40)
@@ -91,6 +94,7 @@ def test_a_question_longer_than_half_the_window_is_cut_with_one_warning_the_cli_
     assert [tokenizer.decode(w.inputs["input_ids"]).count("word") for w in windows[:2]] == [16, 16]
 
 
+@pytest.mark.model
 def test_a_text_longer_than_the_model_takes_is_windowed_without_transformers_warning(tokenizer):
     """kpqa windows long texts, so transformers' "Token indices sequence length is longer than the specified maximum
     sequence length" (logged once per tokenizer when a whole text is tokenized to be measured) is not said; the
