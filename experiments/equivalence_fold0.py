@@ -117,12 +117,12 @@ def measure(args: argparse.Namespace) -> dict:
                 mask = rows.source_row.str.startswith(source + ":").to_numpy()
                 out["swaps"][f"{who} {SETS.get(source, source)}"] = {
                     "rows": int(mask.sum()), "rejected": float((logits[mask] < 0).mean())}
-    sys.path.insert(0, str(ROOT / "tests"))
-    from test_calibration import SWAPS  # the CI swap test's rows, one list for both
+    swaps = json.loads((ROOT / "tests" / "data" / "key_fact_swaps.json").read_text(encoding="utf-8"))  # the CI test's
 
     for who, model in (("new", new), ("human", human)):
         lines = []
-        for question, reference, answer, key, others in SWAPS:
+        for question, reference, answer, key, others in ((d["question"], d["reference"], d["answer"], d["key"],
+                                                          d["others"]) for d in swaps):
             answers = [answer, *(answer.replace(key, o) for o in others)]
             logits = model.best([question] * len(answers), [[reference]] * len(answers), answers)
             lines.append({"question": question, "right": round(float(logits[0]), 3),

@@ -543,3 +543,16 @@ def test_no_module_of_kpqa_or_train_is_over_450_lines_without_its_reason_on_the_
             len(path.read_text(encoding="utf-8").splitlines()) > MAX_MODULE_LINES}
     assert {"kpqa/scoring.py", "train/trainer.py"} <= long  # the scan sees the long ones there are, train/ too
     assert long <= listed, "give each its reason in docs/architecture.md's Long modules"
+
+
+def test_no_experiment_or_benchmark_imports_a_test():
+    """Issue 61: research reads the tests' data files (the CI swap test's rows: tests/data/key_fact_swaps.json),
+    never imports a test module."""
+    importing = []
+    for path in sorted([*(ROOT / "experiments").rglob("*.py"), *(ROOT / "benchmarks").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            importing += [f"{path.relative_to(ROOT)}: {n}" for n in names
+                          if n.split(".")[0].startswith(("test_", "conftest"))]
+    assert importing == []

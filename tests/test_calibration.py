@@ -395,19 +395,10 @@ def test_decisions_of_scores_read_from_a_file_are_unchecked_and_a_column_without
 
 #: rows of examples/sample.csv (counting from 1) a person judges wrong: Figure 1's "seven", Dickens, 90 degrees, Berlin
 SAMPLE_WRONG = (1, 4, 7, 8)
-#: (question, reference, a correct answer, its key fact, other facts of the same type)
-SWAPS = [
-    ("How many moons does Mars have?", "Mars has two moons, Phobos and Deimos.", "Two moons orbit Mars.", "Two",
-     ["Three", "Five", "Seven"]),
-    ("When did the Berlin Wall fall?", "The Berlin Wall fell in November 1989.", "It fell in 1989.", "1989",
-     ["1979", "1991", "1961"]),
-    ("Who painted the Mona Lisa?", "Leonardo da Vinci painted the Mona Lisa.",
-     "The Mona Lisa is a work of Leonardo da Vinci.", "Leonardo da Vinci", ["Michelangelo", "Raphael"]),
-    ("What is the capital of Australia?", "Canberra is the capital of Australia.",
-     "Australia's capital city is Canberra.", "Canberra", ["Sydney", "Melbourne"]),
-    ("How many players are on a soccer team on the field?", "Each team has eleven players on the field.",
-     "There are 11 players per side.", "11", ["9", "15"]),
-]
+#: (question, reference, a correct answer, its key fact, other facts of the same type): the CI swap test's rows, in
+#: tests/data/key_fact_swaps.json so that an experiment reads them without importing a test
+SWAPS = [(d["question"], d["reference"], d["answer"], d["key"], d["others"]) for d in
+         json.loads((Path(__file__).parent / "data" / "key_fact_swaps.json").read_text(encoding="utf-8"))]
 
 
 @pytest.mark.model
