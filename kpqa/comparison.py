@@ -24,6 +24,7 @@ from kpqa.errors import InputError, Param, UsageError
 from kpqa.input import Table, frame_to_table, read_input
 from kpqa.metaeval import statistics
 from kpqa.results import read_signatures
+from kpqa.plan import Plan
 from kpqa.scoring import Scorer, build
 from kpqa.signature import Signature
 from kpqa.types import Floats
@@ -126,8 +127,9 @@ def compare(inputs: Sequence[str | os.PathLike | Table | Any], metrics: Sequence
     if key:
         tables = [tables[0], align(tables[0], tables[1], key)]
     check_paired(*tables)
-    tables = [scorer.prepare(t, scorer.plan(t.rows)) for t in tables]
-    (a, read_a), (b, read_b) = (system_scores(t, scorer) for t in tables)
+    plans = [scorer.plan(t.rows) for t in tables]  # what each input settles (its known-wrong answers...)
+    tables = [scorer.prepare(t, plan) for t, plan in zip(tables, plans)]
+    (a, read_a), (b, read_b) = (system_scores(t, scorer, plan) for t, plan in zip(tables, plans))
     human_a, human_b = (human_scores(t, human_column) for t in tables)
     if human_a is not None and human_b is not None:
         a[f"{human_column} (human)"], b[f"{human_column} (human)"] = human_a, human_b
@@ -284,16 +286,16 @@ def human_scores(table: Table, column: str) -> np.ndarray | None:
         return None
 
 
-def system_scores(table: Table, scorer: Scorer) -> tuple[dict[str, np.ndarray], bool]:
+def system_scores(table: Table, scorer: Scorer, plan: Plan) -> tuple[dict[str, np.ndarray], bool]:
     """The scorer's metric columns and its judges' ``-correct`` columns (the share judged correct) for the rows of
     ``table`` that are scored, and whether they were read from its own columns (a file from ``kpqa score
-    --decide -o``: every one of them there; their signatures unchecked) rather than scored here."""
-    decisions = scorer.decisions(scorer.plan(table.rows))
+    --decide -o``: every one of them there; their signatures unchecked) rather than scored here, under ``plan``."""
+    decisions = scorer.decisions(plan)
     judges = [] if decisions is None else [f"{j.name}-correct" for j in decisions.judges
                                            if j.replaces is None]  # KPQA-judge+wrong: in KPQA-judge's
     wanted = scorer.score_columns + judges
     read = all(c in table.frame.columns for c in wanted)
-    frame = table.frame if read else scorer.score(table).frame
+    frame = table.frame if read else scorer.score(table, plan).frame
     out = {column: numeric_column(frame[column].iloc[_kept(table)], source=table.source, column=column,
                                   numbers=table.row_numbers(), after=" is not a score") for column in wanted}
     return out, read

@@ -19,6 +19,7 @@ from kpqa.rows import Rows
 from kpqa.stream import CHUNK_ROWS, Chunks
 from kpqa.text import AUTO, resolve_tokenizer
 
+
 @dataclass(frozen=True)
 class Plan:
     """The lexical tokenizer and whether the known-wrong answers are scored (``M-wrong``), for one input."""
@@ -30,7 +31,7 @@ class Plan:
 def plan_of(rows: Rows | None, tokenize: str, known_wrong: bool | None) -> Plan:
     """The plan of ``rows`` under the options ``tokenize`` and ``known_wrong`` (None: when ``rows`` have
     known-wrong answers); no rows: ``auto`` takes ``ptb`` and there are no known-wrong answers."""
-    texts = [] if rows is None else list(rows.candidates) + [r for g in rows.references for r in g]
+    texts = [] if rows is None or tokenize != AUTO else list(rows.candidates) + [r for g in rows.references for r in g]
     wrong = known_wrong if known_wrong is not None else rows is not None and rows.wrong is not None
     return Plan(tokenize=resolve_tokenizer(tokenize, texts), known_wrong=wrong)
 

@@ -24,7 +24,8 @@ from kpqa.output import STDOUT, OutputWriter, output_format
 from kpqa.stream import Accumulator
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kpqa.scoring import Plan, Scorer
+    from kpqa.plan import Plan
+    from kpqa.scoring import Scorer
 
 #: the file beside the output that says where an interrupted run stands
 STATE_SUFFIX = ".resume.json"

@@ -25,6 +25,7 @@ from kpqa.signature import Signature
 #: memory it takes); a file's first chunk settles ``tokenize="auto"`` (:mod:`kpqa.plan`)
 CHUNK_ROWS = 5000
 
+
 @dataclass
 class Accumulator:
     """The statistics of the chunks scored so far: each metric's (by index in the scorer's metrics), the sums of
