@@ -36,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="folder for the files (same names)")
     parser.add_argument("--per-kind", type=int, metavar="N", help="at most N rows of each kind (seeded sample)")
     args = parser.parse_args(argv)
+    if args.per_kind is not None and args.per_kind < 1:
+        parser.error(f"--per-kind {args.per_kind}: must be a positive number of rows")
+    for missing in (p for p in args.inputs if not Path(p).is_file()):
+        parser.error(f"{missing}: no such file")
     fold, folds = parse_fold(args.fold)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
