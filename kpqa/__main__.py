@@ -1,6 +1,6 @@
 """``python -m kpqa``: the ``kpqa`` command."""
 import sys
 
-from kpqa.cli import main
+from kpqa.cli import console
 
-sys.exit(main())
+sys.exit(console())

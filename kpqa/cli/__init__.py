@@ -9,12 +9,14 @@ Errors the user can fix print one line (``kpqa: error: ...``) and exit 2; anythi
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import warnings
 from typing import Callable, Sequence
 
 from kpqa.cli import calibrate, compare, explain, meta_eval, metrics, report, score, train
+from kpqa.cli.common import pause_collection, resume_collection
 from kpqa.cli.train import RENAMED, TRAINERS
 from kpqa.errors import KpqaError, KpqaWarning
 from kpqa.version import __version__
@@ -94,12 +96,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv = [RENAMED[argv[0]], *argv[1:]]
     parser = build_parser()
     if argv[:1] and argv[0] in TRAINERS:  # its options (and --help) belong to the trainer's own parser
+        resume_collection()
         run: Callable[[], int] = lambda: train.run(argv[1:], argv[0])
     else:
         args = parser.parse_args(argv)
 
         def run() -> int:
             _inputs_exist(args)
+            if args.run is not score.run:  # kpqa score resumes collection once its models are loaded
+                resume_collection()
             return args.run(args)
     flags = flags_of(parser)
 
@@ -127,3 +132,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"kpqa: internal error: {type(e).__name__}: {e} (set KPQA_DEBUG=1 for the traceback)", file=sys.stderr)
         return 1
 
+
+def console() -> int:
+    """The ``kpqa`` console script and ``python -m kpqa``: :func:`main` in a process of its own. The garbage
+    collector is paused while the command imports and loads (:func:`~kpqa.cli.common.pause_collection`; ``kpqa
+    score`` resumes it once its models are loaded, the others before they run), and once the command is done the
+    objects it made are frozen out of it (:func:`gc.freeze`): the interpreter's last collection would otherwise walk
+    every object torch and transformers made, about 1 s after a scoring run (docs/benchmark.md), to free memory the
+    exit frees anyway."""
+    pause_collection()
+    code = main()
+    gc.freeze()
+    return code

@@ -4,6 +4,7 @@ plain-text inputs, and how a command says where its outputs went."""
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from typing import Any, Callable
 
@@ -148,3 +149,26 @@ def text_input(args: argparse.Namespace, answers: str, what: str) -> Any:
         raise UsageError(f"--answers needs --references FILE (one reference a line) for {what}")
     return text_files(answers, args.reference_files, args.question_file, getattr(args, "on_error", "raise"),
                       args.max_chars)
+
+
+_paused = False  # the garbage collector paused by pause_collection
+
+
+def pause_collection() -> None:
+    """Pause the garbage collector while a command imports and loads (the console script's process,
+    :func:`kpqa.cli.console`): torch and transformers make about a million objects that live as long as the process,
+    and the collections their growth sets off walk them all (about 1 s of a scoring run, docs/benchmark.md)."""
+    global _paused
+    gc.disable()
+    _paused = True
+
+
+def resume_collection() -> None:
+    """Where a command has imported and loaded what it runs: the objects made so far are frozen out of the garbage
+    collector (:func:`gc.freeze`) and collection, paused by :func:`pause_collection`, resumes. Nothing when it was not
+    paused (a caller of :func:`kpqa.cli.main` keeps its own collector as it is)."""
+    global _paused
+    if _paused:
+        gc.freeze()
+        gc.enable()
+        _paused = False

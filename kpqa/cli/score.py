@@ -8,8 +8,8 @@ import functools
 import sys
 from typing import Any
 
-from kpqa.cli.common import SCORER_FLAGS, add_text_files, names, parent, positive_int, scorer_options, some, \
-    text_input, wrote
+from kpqa.cli.common import SCORER_FLAGS, add_text_files, names, parent, positive_int, resume_collection, \
+    scorer_options, some, text_input, wrote
 from kpqa.errors import UsageError
 
 
@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     writer = None
     resume = Resume.for_scorer(scorer, plan, None if args.answer_files else args.input, output, args.chunk_rows,
                                args.resume)
+    resume_collection()  # the imports are done and the weighter loaded (the signatures need it)
     if output and scorer.is_main:
         writer = resume.writer(output, scorer.columns(plan), inputs=inputs, force=args.force) if resume else \
             OutputWriter(output, last_columns=scorer.columns(plan), inputs=inputs, force=args.force)
