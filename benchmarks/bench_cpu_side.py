@@ -1,0 +1,83 @@
+"""The CPU side of ``kpqa score`` alone: everything but the transformer forward passes, in rows/s per core.
+
+The scorer's models are loaded, then each model's forward pass is replaced by a stand-in of the same shapes that
+costs next to nothing (the keyphrase tagger's logits and the encoder's hidden states drawn from an embedding table
+by token id), so what is timed is reading the rows, tokenizing, windows and padding, keyphrase-weight bookkeeping,
+the lexical statistics, BERTScore matching, aggregation and (``--decide``) the judge: the work a GPU machine's CPU
+does around its encoders. One torch thread, so the figure is per core; caches emptied before every repeat (as
+``kpqa score`` empties them per chunk). The stand-in's scores are meaningless; only the time is reported.
+
+    python benchmarks/bench_cpu_side.py [--data ../shared/data/human_eval/marco_all.csv] [--rows 1000]
+        [--repeat 3] [--decide] [--profile N]
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import platform
+import pstats
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+import torch
+
+import kpqa
+from kpqa.models.encoder import Encoder
+from kpqa.models.weighter import Weighter
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = REPO.parent / "shared" / "data" / "human_eval" / "marco_all.csv"
+
+
+def stand_in(model: torch.nn.Module, tagger: bool) -> None:
+    """Replace ``model``'s forward pass (an instance attribute) by a table lookup of the same output shapes."""
+    config = (model.encoder if tagger else model).config
+    table = torch.randn(int(config.vocab_size), 2 if tagger else int(config.hidden_size), generator=torch.Generator().manual_seed(0))
+    layers = int(config.num_hidden_layers) + 1
+
+    def forward(input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None, **_: object) -> object:
+        out = table[input_ids]
+        return out if tagger else SimpleNamespace(hidden_states=(out,) * layers)
+
+    model.forward = forward  # type: ignore[method-assign]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--rows", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--decide", action="store_true", help="the decision suite and the judge")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="then one more run under cProfile, its N costliest functions (own time)")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    frame = pd.read_csv(args.data, dtype=str, keep_default_na=False).head(args.rows)
+    scorer = kpqa.Scorer(decide=args.decide)
+    scorer.score(frame.head(2))  # loads every model the suite uses
+    for model in scorer.models:
+        if isinstance(model, (Weighter, Encoder)):
+            stand_in(model.model, isinstance(model, Weighter))
+    times = []
+    for _ in range(args.repeat):
+        scorer.models.clear_caches()
+        began = time.perf_counter()
+        scorer.score(frame)
+        times.append(time.perf_counter() - began)
+    best = min(times)
+    print(f"CPU side of kpqa score ({'--decide' if args.decide else 'default suite'}), {len(frame)} rows of "
+          f"{args.data.name}, one torch thread, {platform.processor() or platform.machine()}; forward passes "
+          "replaced by table lookups")
+    if args.profile:
+        scorer.models.clear_caches()
+        profile = cProfile.Profile()
+        profile.runcall(scorer.score, frame)
+        pstats.Stats(profile).sort_stats("tottime").print_stats(args.profile)
+    print(f"runs (s): {' / '.join(f'{t:.2f}' for t in times)}; best {best:.2f} s = {len(frame) / best:.0f} rows/s "
+          "per core")
+
+
+if __name__ == "__main__":
+    main()
