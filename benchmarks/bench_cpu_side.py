@@ -7,6 +7,8 @@ the lexical statistics, BERTScore matching, aggregation and (``--decide``) the j
 does around its encoders. One torch thread, so the figure is per core; caches emptied before every repeat (as
 ``kpqa score`` empties them per chunk). The stand-in's scores are meaningless; only the time is reported.
 
+Another checkout's code is measured with ``PYTHONPATH=CHECKOUT`` (this script from here).
+
     python benchmarks/bench_cpu_side.py [--data ../shared/data/human_eval/marco_all.csv] [--rows 1000]
         [--repeat 3] [--decide] [--profile N]
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import platform
 import pstats
 import time
@@ -60,6 +63,7 @@ def main() -> None:
     for model in scorer.models:
         if isinstance(model, (Weighter, Encoder)):
             stand_in(model.model, isinstance(model, Weighter))
+    gc.freeze()  # as kpqa score does once its models are loaded (kpqa.cli.common.resume_collection)
     times = []
     for _ in range(args.repeat):
         scorer.models.clear_caches()

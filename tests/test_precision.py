@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from kpqa.models.device import amp_dtype, precision_name
+from kpqa.models.device import amp_dtype, cpu_has_bf16, precision_name
 from kpqa.errors import UsageError
 from kpqa.scoring import Scorer
 
@@ -26,10 +26,26 @@ def test_auto_is_fp32_on_every_device_and_bf16_is_asked_for():
     assert [precision_name(d) for d in (None, torch.bfloat16, torch.float16)] == ["fp32", "bf16", "fp16"]
 
 
+def test_the_fast_preset_is_bf16_on_a_cpu_with_the_instructions_and_fp32_elsewhere(monkeypatch):
+    assert amp_dtype("cpu", "fast") is (torch.bfloat16 if cpu_has_bf16() else None)
+    assert amp_dtype("cuda", "fast") is None and amp_dtype("cuda:0", "fast") is None  # no faster on a GPU
+    monkeypatch.setattr("kpqa.models.device.cpu_has_bf16", lambda: False)
+    assert amp_dtype("cpu", "fast") is None  # emulated bf16 would be slower
+    monkeypatch.setattr("kpqa.models.device.cpu_has_bf16", lambda: True)
+    assert amp_dtype("cpu", "fast") is torch.bfloat16
+
+
+def test_training_has_no_fast_preset():
+    from kpqa.train.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--precision", "fast"])
+
+
 def test_bad_precisions_are_usage_errors():
     with pytest.raises(UsageError, match="needs a CUDA device"):
         amp_dtype("cpu", "fp16")
-    with pytest.raises(UsageError, match="precision='fp8': must be one of auto, fp32, bf16, fp16"):
+    with pytest.raises(UsageError, match="precision='fp8': must be one of auto, fp32, bf16, fp16, fast"):
         Scorer(["BLEU-1"], precision="fp8")  # the API's words; the CLI says --precision (argparse checks it first)
 
 

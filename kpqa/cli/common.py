@@ -13,7 +13,7 @@ from kpqa.context import (
     ScorerOptions,
 )
 from kpqa.errors import UsageError
-from kpqa.models.device import PRECISIONS
+from kpqa.models.device import SCORING_PRECISIONS
 from kpqa.rows import MAX_CHARS
 
 
@@ -75,10 +75,11 @@ SHARED_OPTIONS: dict[str, dict] = {
     "--batch-size": dict(type=positive_int, default=DEFAULT_BATCH_SIZE,
                          help="encoder batch size (default: %(default)s)"),
     "--precision": dict(
-        choices=PRECISIONS, default=DEFAULT_PRECISION,
-        help="encoder and weighter arithmetic (default: %(default)s): auto = fp32 on every device (scores do not depend on the machine); "
-        "bf16 on a CPU with bf16 instructions is about 1.5x faster and moves single per-row scores by up to ~0.2 "
-        "(docs/benchmark.md; recorded in the signatures)"),
+        choices=SCORING_PRECISIONS, default=DEFAULT_PRECISION,
+        help="encoder and weighter arithmetic (default: %(default)s): auto = fp32 on every device (scores do not depend "
+        "on the machine); fast = the fast preset: bf16 on a CPU with bf16 instructions (about 1.7x faster; single "
+        "per-row scores move by up to ~0.1, the dev suite's correlations by under 0.001), fp32 elsewhere; bf16 "
+        "anywhere (docs/benchmark.md; the signatures record the arithmetic taken)"),
     "--function-words": dict(
         type=fraction, default=DEFAULT_FUNCTION_WORD_WEIGHT, metavar="FACTOR", dest="function_word_weight",
         help="multiply the keyphrase weights of function words (the, of, his...; not negations) by FACTOR in [0, 1] "

@@ -89,7 +89,9 @@ class _WeightedLexical(MeanMetric):
             return cands, cand_w, refs, refs_w
         if ctx.piece_tokens is None:
             raise UsageError("KPQA metrics need a keyphrase weighter (Context.piece_tokens is not set)")
-        found = ctx.piece_tokens(weighted_pairs(rows, self.question))
+        pieces = ctx.piece_tokens
+        # BLEU-1-KPQA and ROUGE-L-KPQA of a batch read the same pieces: made once (the batch's memo)
+        found = ctx.shared(("piece-tokens", self.question, pieces), lambda: pieces(weighted_pairs(rows, self.question)))
         n = len(rows)
         tokens, weights = [t for t, _ in found], [w for _, w in found]
         return tokens[:n], weights[:n], regroup(tokens[n:], rows.references), regroup(weights[n:], rows.references)
