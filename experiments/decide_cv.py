@@ -106,7 +106,7 @@ def fit_all(train: Labelled, method: str, mixed: int = 0, rule: str = "balanced"
         if all(f in train.scores for f in features):
             judges[name] = calibration.fit_judge(name, {f: train.scores[f] for f in features},
                                                  dict.fromkeys(features, ""), train.labels, method, rule, w, kind)
-    return calibration.Calibration(metrics, [], "", judges)
+    return calibration.Calibration(metrics=metrics, data=[], labels="", judges=judges)
 
 
 def names(data: Labelled) -> list[str]:

@@ -641,6 +641,34 @@ def test_logistic_judges_name_no_kind_so_old_files_keep_their_text_and_digest():
     assert "kind" not in str(signatures[f"{calibration.JUDGE}-correct"])
 
 
+def test_one_serializer_leaves_out_optional_fields_at_their_default_and_writes_them_otherwise():
+    from dataclasses import dataclass, field
+
+    from kpqa.calibration.model import OPTIONAL, UNSAVED, plain
+
+    @dataclass
+    class Part:  # a part of the file gaining a field: one declaration, and the files from before keep their text
+        name: str
+        weight: float = field(default=1.0, metadata=OPTIONAL)
+        seen: list[str] = field(default_factory=list, metadata=OPTIONAL)
+        where: str | None = field(default=None, metadata=UNSAVED)
+
+    assert plain(Part("a", where="f.json")) == {"name": "a"}
+    assert plain(Part("a", 0.5, ["q"])) == {"name": "a", "weight": 0.5, "seen": ["q"]}
+    assert plain({"x": [Part("b"), (1, 2)]}) == {"x": [{"name": "b"}, [1, 2]]}
+    path = calibration.default_path()
+    cal = Calibration.load(path)
+    entry = next(iter(cal.metrics.values()))
+    assert "higher_is_better" not in entry.to_dict()
+    lower = calibration.MetricCalibration.from_dict({**entry.to_dict(), "higher_is_better": False})
+    assert lower.to_dict() == {**entry.to_dict(), "higher_is_better": False}
+    assert list(cal.to_dict())[:5] == ["format", "kpqa_version", "labels", "data", "metrics"] and \
+        "path" not in cal.to_dict() and cal.path == str(path)
+    wrong = cal.judges[calibration.WRONG_JUDGE].to_dict()
+    assert list(wrong)[0] == "kind" and wrong["replaces"] == calibration.JUDGE
+    assert "replaces" not in cal.judges[calibration.JUDGE].to_dict()
+
+
 @pytest.mark.model
 def test_deciding_scores_what_the_calibrations_judges_read():
     from kpqa.scoring import DECIDE_METRICS, Scorer

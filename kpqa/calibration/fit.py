@@ -183,7 +183,7 @@ def fit(scores: Mapping[str, Floats], signatures: Mapping[str, Signature], label
             judges[WRONG_JUDGE] = fit_wrong_judge(scores, signatures, y, inputs, method=method, rule=rule,
                                                   sources=sources, kind=wrong_kind)
     fitness = {**{n: rate(m) for n, m in metrics.items()}, **{n: rate(j.calibration) for n, j in judges.items()}}
-    return Calibration(metrics, data or [], label_rule, judges, fitness=fitness)
+    return Calibration(metrics=metrics, data=data or [], labels=label_rule, judges=judges, fitness=fitness)
 
 
 def fit_wrong_judge(scores: Mapping[str, Floats], signatures: Mapping[str, Signature | str], labels: Floats,

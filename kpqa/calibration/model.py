@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import Field, asdict, dataclass, field, fields, is_dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
@@ -57,6 +57,38 @@ TILT = 0.02
 P_EDGE = 1e-4
 #: isotonic values closer than this are one run (scikit-learn's pooled means can differ in the last bit)
 RUN_TOLERANCE = 1e-12
+
+
+#: a field's metadata: the file leaves the field out while it holds its declared default (so that the files written
+#: before the field existed read back to the same text and digest)
+OPTIONAL = {"optional": True}
+#: a field's metadata: not in the file at all (where it was read from)
+UNSAVED = {"unsaved": True}
+
+
+def _default(f: Field) -> Any:
+    return f.default_factory() if callable(f.default_factory) else f.default
+
+
+def plain(value: Any) -> Any:
+    """What a calibration file holds for ``value``, the one serializer of every part: a dataclass as its fields in
+    declared order, each made plain, leaving out the :data:`UNSAVED` ones and the :data:`OPTIONAL` ones at their
+    declared default, and a tagged class's ``kind`` first unless it is the default kind (:data:`JUDGE_KIND`: the
+    logistic judges of files from before kinds name none); dicts, lists and tuples item by item; anything else as
+    it is."""
+    if is_dataclass(value) and not isinstance(value, type):
+        kind = value.kind if isinstance(value, JudgeCalibration) else JUDGE_KIND
+        out: dict[str, Any] = {} if kind == JUDGE_KIND else {"kind": kind}
+        for f in fields(value):
+            held = getattr(value, f.name)
+            if not (f.metadata.get("unsaved") or f.metadata.get("optional") and held == _default(f)):
+                out[f.name] = plain(held)
+        return out
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
 
 
 class CalibrationError(KpqaError):
@@ -215,7 +247,7 @@ class MetricCalibration:
     fit: Fit
     #: whether its metric's score rises with correctness (its signature has no ``better:lower``); when not, the map
     #: reads the negated score (:meth:`oriented`) and a row is correct at or below ``threshold``
-    higher_is_better: bool = True
+    higher_is_better: bool = field(default=True, metadata=OPTIONAL)
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> "MetricCalibration":
@@ -223,12 +255,9 @@ class MetricCalibration:
         return cls(**{**raw, "params": MAPS[raw["method"]](**raw["params"]), "fit": Fit.from_dict(raw["fit"])})
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form: ``higher_is_better`` only when false (the entries of files written before it, all of
-        higher-is-better scores, read back to the same text and digest)."""
-        fields = asdict(self)
-        if self.higher_is_better:
-            del fields["higher_is_better"]
-        return fields
+        """What the file holds (:func:`plain`)."""
+        out: dict[str, Any] = plain(self)
+        return out
 
     def oriented(self, scores: Floats) -> np.ndarray:
         """The scores as the map reads them: rising with correctness (negated for a lower-is-better metric)."""
@@ -297,12 +326,10 @@ class JudgeCalibration:
         return cls(**{**raw, "calibration": MetricCalibration.from_dict(raw["calibration"])})
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (what the file holds): ``kind`` first, but for the logistic judges that files held before
-        kinds existed, which name none (so their text, and the digest of a file of them, did not change)."""
-        fields = {**asdict(self), "calibration": self.calibration.to_dict()}  # type: ignore[call-overload]
-        if fields["replaces"] is None:  # files written before judges could replace one another name none
-            del fields["replaces"]
-        return fields if self.kind == JUDGE_KIND else {"kind": self.kind, **fields}
+        """What the file holds (:func:`plain`: ``kind`` first but for the logistic judges; ``replaces`` only when
+        set)."""
+        out: dict[str, Any] = plain(self)
+        return out
 
     @cached_property
     def fitted_on(self) -> dict[str, Signature]:
@@ -340,7 +367,7 @@ class LogisticJudge(JudgeCalibration):
     coef: list[float]
     intercept: float
     calibration: MetricCalibration
-    replaces: str | None = None
+    replaces: str | None = field(default=None, metadata=OPTIONAL)  # files from before it name none
 
     @classmethod
     def fit(cls, name: str, inputs: list[str], signatures: dict[str, str], x: np.ndarray, y: np.ndarray,
@@ -382,7 +409,7 @@ class TreesJudge(JudgeCalibration):
     baseline: float
     trees: list[Tree]
     calibration: MetricCalibration
-    replaces: str | None = None
+    replaces: str | None = field(default=None, metadata=OPTIONAL)  # files from before it name none
 
     @classmethod
     def fit(cls, name: str, inputs: list[str], signatures: dict[str, str], x: np.ndarray, y: np.ndarray,
@@ -436,33 +463,30 @@ class DataFile:
         return cls(str(path), hashlib.sha256(Path(path).read_bytes()).hexdigest(), rows, positives)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Calibration:
-    """Calibrations of several metrics (and judges) fitted on the same labelled rows, with a record of them."""
+    """Calibrations of several metrics (and judges) fitted on the same labelled rows, with a record of them; its
+    fields in the order the file holds them."""
 
-    metrics: dict[str, MetricCalibration]
-    data: list[DataFile]
-    labels: str
-    judges: dict[str, JudgeCalibration] = field(default_factory=dict)
-    kpqa_version: str = __version__
     format: int = FORMAT
-    path: str | None = None
+    kpqa_version: str = __version__
+    labels: str
+    data: list[DataFile]
+    metrics: dict[str, MetricCalibration]
+    judges: dict[str, JudgeCalibration] = field(default_factory=dict)
     #: each entry's rating by :data:`kpqa.calibration.fitness.RULE` as fitted (empty in files fitted before
     #: ratings, which are rated when asked: :meth:`rating`)
-    fitness: dict[str, Fitness] = field(default_factory=dict)
+    fitness: dict[str, Fitness] = field(default_factory=dict, metadata=OPTIONAL)
     #: the questions of the rows it was fitted on, as :func:`kpqa.folds.question_digest` (empty in files fitted
     #: before they were recorded): meta-eval can then leave a user's rows on those questions out
-    questions: list[str] = field(default_factory=list)
+    questions: list[str] = field(default_factory=list, metadata=OPTIONAL)
+    #: the file it was read from or saved to (None: not yet)
+    path: str | None = field(default=None, metadata=UNSAVED)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (what the file holds; ``fitness`` and ``questions`` only when there are some, so that a
-        file from before them reads back to the same text and digest)."""
-        return {"format": self.format, "kpqa_version": self.kpqa_version, "labels": self.labels,
-                "data": [asdict(d) for d in self.data],
-                "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
-                "judges": {name: j.to_dict() for name, j in self.judges.items()},
-                **({"fitness": {name: asdict(f) for name, f in self.fitness.items()}} if self.fitness else {}),
-                **({"questions": self.questions} if self.questions else {})}
+        """What the file holds (:func:`plain`)."""
+        out: dict[str, Any] = plain(self)
+        return out
 
     def rating(self, name: str) -> Fitness:
         """Whether the decisions of the metric or judge ``name`` mean something (:mod:`kpqa.calibration.fitness`):
@@ -526,8 +550,9 @@ class Calibration:
             data = [DataFile(**d) for d in raw["data"]]
             fitness = {name: Fitness.from_dict(f) for name, f in raw.get("fitness", {}).items()}
             questions = [str(q) for q in raw.get("questions", [])]
-            return cls(metrics, data, raw["labels"], judges, raw["kpqa_version"], FORMAT, str(path), fitness,
-                       questions)
+            return cls(metrics=metrics, data=data, labels=raw["labels"], judges=judges,
+                       kpqa_version=raw["kpqa_version"], format=FORMAT, path=str(path), fitness=fitness,
+                       questions=questions)
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError) as e:
             raise CalibrationError(f"calibration {path}: not a kpqa calibration file ({type(e).__name__}: {e})")
 
