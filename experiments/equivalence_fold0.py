@@ -2,14 +2,14 @@
 
 Reads a ``kpqa train-equivalence --folds K --fold N`` run's ``heldout.csv`` (the new model's held-out logits) and
 prints, per set (EVOUNA-NQ, EVOUNA-TQ, TruthfulQA and its ``kind`` model / written): rows, accuracy and balanced
-accuracy at logit 0 and AUROC, for the new model and for ``--human`` (``checkpoints/equivalence-human``): on NQ / TQ
+accuracy at logit 0 and AUROC, for the new model and for ``--human`` (``experiments/checkpoints/equivalence-human``): on NQ / TQ
 its own held-out CV logits (``--human-heldout``, docs/equivalence-cv/heldout_B.csv: other folds, but every row held
 out there), on TruthfulQA its logits on the same rows (it never saw the set). Then the swap property for both:
 the held-out swap rows (rejected: logit < 0), the sentences of tests/test_calibration.py's swap test (the right
 answer's logit against each swapped one) and the hand-made set (accuracy at logit 0, right / wrong side).
 
     python experiments/equivalence_fold0.py --heldout runs/mixed/heldout.csv --model runs/mixed/fold-0 \\
-        --human checkpoints/equivalence-human --data ../shared/data/human_eval --out runs/mixed/fold0.md
+        --human experiments/checkpoints/equivalence-human --data ../shared/data/human_eval --out runs/mixed/fold0.md
 """
 from __future__ import annotations
 
@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--heldout")
     p.add_argument("--model")
-    p.add_argument("--human", default=str(ROOT / "checkpoints" / "equivalence-human"))
+    p.add_argument("--human", default=str(ROOT / "experiments" / "checkpoints" / "equivalence-human"))
     p.add_argument("--human-heldout", default=str(ROOT / "docs" / "equivalence-cv" / "heldout_B.csv"))
     p.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "human_eval"))
     p.add_argument("--swaps", default="runs/swaps.csv")

@@ -9,7 +9,7 @@
 #   DATA=/path/to/human_eval OUT=runs/sweep DEVICE=cuda bash experiments/equivalence_sweep.sh [VARIANT ...]
 #
 # Variants (default: mixed mixed-sw1 mpnet):
-#   mixed-cpu  the exact recipe of checkpoints/equivalence-mixed (its fold 0, run on a 2-core CPU: 260 steps of 16,
+#   mixed-cpu  the exact recipe of experiments/checkpoints/equivalence-mixed (its fold 0, run on a 2-core CPU: 260 steps of 16,
 #              2 references, 96 word pieces): NQ 1, TQ 1, TruthfulQA 1, swaps 0.5, rule-made 1 (at most 1,000 a
 #              kind, in every fold's training), from checkpoints/equivalence, lr 1e-4
 #   mixed      the same mix as the GPU allows it: 2 epochs of (training rows / batch) steps, 3 references, 128
@@ -32,7 +32,7 @@ RULES=$OUT/contrastive3/train.csv
 # the generated data, reproducibly (runs/ is not committed): the swaps from all three sets (each fold trains only
 # on those of its training questions: a swap keeps its source's question, so it shares its fold), the rule-made
 # contrastive train part
-[ -f "$SWAPS" ] || python -m kpqa.train.swaps --data "$NQ" --data "$TQ" --data "$TRUTHFULQA" --out "$SWAPS"
+[ -f "$SWAPS" ] || python -m experiments.generators.swaps --data "$NQ" --data "$TQ" --data "$TRUTHFULQA" --out "$SWAPS"
 [ -f "$RULES" ] || python -m kpqa.train.contrastive --out "$OUT/contrastive3" --part train
 sha256sum "$SWAPS" "$RULES"
 

@@ -1,6 +1,6 @@
 """The opposite case for a judge fitted on every row of the human sets (as the shipped one is): the hand-made set
 (right and wrong sides), ``examples/sample.csv`` (rows 1, 4, 7 and 8 wrong), swaps made from people's right answers
-(``python -m kpqa.train.swaps``; rejected share per ``span_type``) and the CI swap test's rows (a column ``original``
+(``python -m experiments.generators.swaps``; rejected share per ``span_type``) and the CI swap test's rows (a column ``original``
 names the right answer a swapped row came from). Each file is one ``kpqa score FILE --decide -o SCORED`` wrote; the
 judges are fitted as ``kpqa calibrate`` fits them (:func:`judge_cv.fitted`) and applied as ``kpqa score --decide``
 applies them.
@@ -29,7 +29,7 @@ def read(path: str) -> pd.DataFrame:
 
 
 def near_misses(cal, near: pd.DataFrame) -> str:
-    """Near misses (``python -m kpqa.train.nearmiss``): the share rejected of each wrong kind, accepted of each
+    """Near misses (``python -m experiments.generators.nearmiss``): the share rejected of each wrong kind, accepted of each
     right kind."""
     if "kind" not in near:
         near = near.assign(kind=np.where(near["scores"].astype(float) == 0, "near miss", "right"))

@@ -14,7 +14,7 @@ def fold_of(question: str, k: int, seed: int = SEED) -> int:
     """The hash fold (0 to ``k - 1``) of a question: sha256 of ``"{seed}|{question}"`` (the question stripped of
     surrounding white space), its first 8 bytes as a big-endian integer, modulo ``k``. A row's fold depends only
     on its question, not on which other rows or files are loaded, so a generated row that keeps its source's
-    question (:mod:`kpqa.train.swaps`, :mod:`kpqa.train.nearmiss`) lands in its source row's fold."""
+    question (:mod:`experiments.generators.swaps`, :mod:`experiments.generators.nearmiss`) lands in its source row's fold."""
     digest = hashlib.sha256(f"{seed}|{question.strip()}".encode()).digest()
     return int.from_bytes(digest[:8], "big") % k
 

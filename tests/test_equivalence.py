@@ -12,7 +12,7 @@ import pytest
 from kpqa.errors import CheckpointError, InputError
 
 #: candidate checkpoints stay in the repository's checkpoints/ folder, out of the wheel (pyproject.toml)
-CANDIDATES = Path(__file__).resolve().parents[1] / "checkpoints"
+CANDIDATES = Path(__file__).resolve().parents[1] / "experiments" / "checkpoints"
 
 
 @pytest.fixture(scope="module")

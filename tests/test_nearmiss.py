@@ -1,4 +1,4 @@
-"""kpqa.train.nearmiss: one part of the key fact changed, the sentence kept; right answers in other words."""
+"""experiments.generators.nearmiss: one part of the key fact changed, the sentence kept; right answers in other words."""
 from __future__ import annotations
 
 import re
@@ -8,8 +8,8 @@ import pytest
 pytest.importorskip("nltk")
 
 from kpqa.train.equivalence import Example  # noqa: E402
-from kpqa.train.nearmiss import (NameIndex, _other_option, make_near_misses, near_misses, negate,  # noqa: E402
-                                 token_f1)
+from experiments.generators.nearmiss import (NameIndex, _other_option, make_near_misses,  # noqa: E402
+                                              near_misses, negate, token_f1)
 
 
 def _ex(question: str, answer: str, refs: list[str], row: int = 1) -> Example:
@@ -103,7 +103,7 @@ def test_side_writes_the_near_misses_or_the_right_answers_and_the_two_make_the_w
     they are the rows of ``--side both`` (the default), in its order."""
     import pandas as pd
 
-    from kpqa.train.nearmiss import main
+    from experiments.generators.nearmiss import main
 
     source = tmp_path / "right.csv"
     pd.DataFrame({"question": ["When was the Eiffel Tower built?", "How many legs does a spider have?",

@@ -30,18 +30,16 @@ def test_every_package_folder_is_listed():
 
 
 def test_the_wheel_holds_the_checkpoints_the_library_loads_and_no_candidate():
-    """A checkpoint folder the library names (the weighters by name, the Equivalence metric's model) ships; every
-    other one is a candidate kept in the repository for experiments and tests, out of the wheel."""
-    import fnmatch
-
+    """checkpoints/ (the wheel's kpqa.checkpoints) holds exactly the checkpoint folders the library names (the
+    weighters by name, the Equivalence metric's model); the candidates measured but not shipped are research, in
+    experiments/checkpoints/, which no package includes."""
     from kpqa.models import shipped
     from kpqa.models.equivalence import SHIPPED
 
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    excluded = config["exclude-package-data"]["kpqa.checkpoints"]
     used = {name for pair in shipped.NAMES.values() for name in pair} | {SHIPPED}
     folders = {p.name for p in (ROOT / "checkpoints").iterdir() if (p / "metadata.json").exists()}
-    assert used <= folders and "equivalence-mixed" in folders - used
-    for folder in folders:
-        out = any(fnmatch.fnmatch(f"{folder}/weights.safetensors", p) for p in excluded)
-        assert out == (folder not in used), f"checkpoints/{folder}: {'ships' if not out else 'left out'}"
+    assert folders == used
+    candidates = {p.name for p in (ROOT / "experiments" / "checkpoints").iterdir() if (p / "metadata.json").exists()}
+    assert "equivalence-mixed" in candidates and not candidates & used
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert not any(package.startswith("experiments") for package in config["packages"])

@@ -1,4 +1,4 @@
-"""Wrong answers made from people's right ones (train/swaps.py): the key span found (a short reference in the
+"""Wrong answers made from people's right ones (experiments/generators/swaps.py): the key span found (a short reference in the
 answer, or a year / date / number / name shared with a sentence reference, never the question's frame), replaced by
 another question's answer of the same type, never by one that matches or holds a reference."""
 from __future__ import annotations
@@ -19,7 +19,7 @@ LONG_WALL = "The wall came down in November 1989 after weeks of protests in the 
 
 
 def test_a_short_reference_in_a_right_answer_is_swapped_for_another_questions_name():
-    from kpqa.train.swaps import make_swaps
+    from experiments.generators.swaps import make_swaps
 
     rows = [_ex("Who wrote The Hobbit?", "The Hobbit was written by J. R. R. Tolkien; Tolkien published it in 1937.",
                 ["J. R. R. Tolkien", "Tolkien"], row=1),
@@ -37,7 +37,7 @@ def test_a_short_reference_in_a_right_answer_is_swapped_for_another_questions_na
 
 
 def test_sentence_references_give_a_shared_year_number_or_name_not_the_questions_frame():
-    from kpqa.train.swaps import Span, key_spans
+    from experiments.generators.swaps import Span, key_spans
 
     assert key_spans("When did the Berlin Wall fall?", "The Berlin Wall fell in 1989.", [LONG_WALL]) == [
         Span("1989", "year")]
@@ -61,7 +61,7 @@ def test_sentence_references_give_a_shared_year_number_or_name_not_the_questions
 
 @pytest.mark.parametrize("seed", range(8))
 def test_a_swap_is_of_the_same_type_and_never_holds_or_is_held_in_a_reference(seed):
-    from kpqa.train.swaps import make_swaps, whole
+    from experiments.generators.swaps import make_swaps, whole
 
     rows = [_ex("What is the capital of France?", "It is Paris.", ["Paris"], row=1),
             _ex("Who is a famous heiress?", "Paris Hilton", ["Paris Hilton"], row=2),  # holds the reference
@@ -88,7 +88,7 @@ def test_a_swap_is_of_the_same_type_and_never_holds_or_is_held_in_a_reference(se
 
 
 def test_the_ci_swaps_of_the_calibration_test_are_found_and_swapped_within_their_type():
-    from kpqa.train.swaps import make_swaps
+    from experiments.generators.swaps import make_swaps
 
     rows = [_ex("How many moons does Mars have?", "Mars has two moons, Phobos and Deimos.",
                 ["Two moons orbit Mars, both small and irregular in shape"], row=1),
@@ -104,7 +104,7 @@ def test_the_ci_swaps_of_the_calibration_test_are_found_and_swapped_within_their
 
 
 def test_the_command_writes_the_human_layout_reproducibly(tmp_path, capsys):
-    from kpqa.train.swaps import main
+    from experiments.generators.swaps import main
 
     data = tmp_path / "people.csv"
     pd.DataFrame({"question": ["Who wrote The Hobbit?", "Who painted the Mona Lisa?", "Who painted the Mona Lisa?"],

@@ -27,7 +27,7 @@ RULES = ("balanced", "accuracy", "kappa")
 #: the shipped judge and the metrics it combines (BLEU-1-KPQA, in the MPNet weighter's judge with a negative weight,
 #: left out since the MiniLM student: level under CV, and it decides examples/sample.csv as a person would; the
 #: answer-equivalence model's logit, Equivalence, not in it: the rule-made model costs EVOUNA-TQ accuracy and the
-#: sample; the one trained here on people's labels and near misses (checkpoints/equivalence-nearmiss, issue 59)
+#: sample; the one trained here on people's labels and near misses (experiments/checkpoints/equivalence-nearmiss, issue 59)
 #: lifts every human set under CV but decides a sample row and two CI swap rows against the person; docs/decisions.md)
 JUDGE = "KPQA-judge"
 JUDGE_INPUTS = ("ROUGE-L-KPQA", "BERTScore-KPQA", "KeyFact-KPQA", "BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "F1",

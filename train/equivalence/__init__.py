@@ -35,7 +35,7 @@ references: the first (the best answer) and a seeded sample of the others (Truth
 forward pass). Without ``--mix``, ``--max-references``, ``--steps-per-epoch``, ``--fold-by`` and ``--train-only``,
 a run is the same as before they were added.
 
-    python -m kpqa.train.swaps --data NQ --data TQ --data TRUTHFULQA --out runs/swaps.csv
+    python -m experiments.generators.swaps --data NQ --data TQ --data TRUTHFULQA --out runs/swaps.csv
     kpqa train-equivalence --data NQ --data TQ --data TRUTHFULQA --data runs/swaps.csv --data RULES
         --mix 1,1,1,0.5,1:1000 --train-only RULES --max-references 3 --max-length 128
         --init checkpoints/equivalence --folds 5 --fold 0 --output runs/mixed

@@ -1,4 +1,4 @@
-"""``python -m kpqa.train.swaps``: wrong answers made from people's right ones (issue 53), for training and checking
+"""``python -m experiments.generators.swaps``: wrong answers made from people's right ones (issue 53), for training and checking
 the answer-equivalence model on the swap property (a fluent answer whose key fact is another one is wrong).
 
 In an answer people labelled right (``scores`` 1), the key span is found and every occurrence of it (whole words,
@@ -26,7 +26,7 @@ The output is a CSV in the human-judgment layout: ``question, answer, reference1
 ``kpqa train-equivalence --folds`` names rows), ``span``, ``replacement``, ``span_type``. A swap keeps its source's
 question, so hash folds by question (:func:`kpqa.train.equivalence.fold_of`) put it in its source row's fold.
 
-    python -m kpqa.train.swaps --data nq.csv --data tq.csv --data truthfulqa.csv --out runs/swaps.csv
+    python -m experiments.generators.swaps --data nq.csv --data tq.csv --data truthfulqa.csv --out runs/swaps.csv
 """
 from __future__ import annotations
 
@@ -43,8 +43,8 @@ from pathlib import Path
 from kpqa.numbers import SMALL, TENS
 from kpqa.stopwords import FUNCTION_WORDS
 
-from .contrastive.build import span_type
-from .equivalence import Example, read_examples
+from kpqa.train.contrastive.build import span_type
+from kpqa.train.equivalence import Example, read_examples
 
 #: the types a span is swapped within (``other``: a short reference of none of the first four)
 TYPES = ("year", "date", "number", "name", "other")
@@ -241,7 +241,7 @@ def write_swaps(rows: Sequence[dict[str, object]], path: str | Path) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command's options."""
-    p = argparse.ArgumentParser(prog="python -m kpqa.train.swaps", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m experiments.generators.swaps", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", action="append", required=True, metavar="CSV",
                    help="labelled answers in the human-judgment layout (repeatable)")
     p.add_argument("--out", required=True, metavar="CSV", help="the swapped rows")

@@ -1,4 +1,4 @@
-"""``python -m kpqa.train.nearmiss``: near misses made from people's right answers (issue 59), for training and
+"""``python -m experiments.generators.nearmiss``: near misses made from people's right answers (issue 59), for training and
 checking the answer-equivalence model on the errors real systems make: one part of the key fact changed, the
 sentence intact ("July 20, 1968" for "July 20, 1969"; "Vitamin D" for "Vitamin C"; "the Atlantic" where the
 question asks "the Pacific or the Atlantic"). And the opposite side, so that no fix overshoots: right answers in
@@ -21,17 +21,17 @@ right (``scores`` 1)
   a person's right answer that shares few words with every reference (token F1 under :data:`OTHER_WORDS_F1`),
   repeated so that training sees it beside the near misses; ``span`` (SQuAD) the bare answer against its sentence.
 
-The key value of an answer is its key span (:func:`kpqa.train.swaps.key_spans`: a short reference the answer
+The key value of an answer is its key span (:func:`experiments.generators.swaps.key_spans`: a short reference the answer
 holds, or a year, date, number or name that the answer shares with a sentence reference), never one the question
 holds. A changed answer that still holds a reference (as whole words) or equals its source is dropped. Every
 choice is seeded per row (``--seed``, the file's name and the data row), so the output depends on the files and
 the seed only. A near miss keeps its source's question, so hash folds by question
 (:func:`kpqa.train.equivalence.fold_of`) put it in its source row's fold.
 
-The output is a CSV in the human-judgment layout, as :mod:`kpqa.train.swaps` writes: ``question, answer,
+The output is a CSV in the human-judgment layout, as :mod:`experiments.generators.swaps` writes: ``question, answer,
 reference1..N, scores, kind, source_row, span, replacement, span_type``.
 
-    python -m kpqa.train.nearmiss --data nq.csv --data tq.csv --data truthfulqa.csv \\
+    python -m experiments.generators.nearmiss --data nq.csv --data tq.csv --data truthfulqa.csv \\
         --squad ../shared/data/squad/train-v1.1.json --squad-questions 3000 --out runs/nearmiss.csv
 """
 from __future__ import annotations
@@ -47,10 +47,10 @@ from pathlib import Path
 
 from kpqa.numbers import SMALL
 
-from .contrastive.forms import AUX_NEGATIVE
-from .contrastive.values import near, restate
-from .equivalence import Example, read_examples
-from .swaps import POLAR, Span, _names, is_short, key_spans, replace_whole, whole, write_swaps
+from kpqa.train.contrastive.forms import AUX_NEGATIVE
+from kpqa.train.contrastive.values import near, restate
+from kpqa.train.equivalence import Example, read_examples
+from experiments.generators.swaps import POLAR, Span, _names, is_short, key_spans, replace_whole, whole, write_swaps
 
 #: the kinds of near miss (label 0) and of right answer in other words (label 1)
 WRONG_KINDS = ("year", "date", "number", "name", "choice", "negation", "polar")
@@ -238,9 +238,9 @@ def near_misses(e: Example, names: NameIndex, seed: int = 13) -> list[dict[str, 
 def squad_examples(path: str | Path, questions: int, seed: int = 13) -> list[Example]:
     """Right answers made from a SQuAD-layout file: for a seeded sample of ``questions`` questions, the passage's
     sentence that holds the first answer (the reference) and that sentence itself as the right answer."""
-    from .sentences import sentence_bounds
-    from .sources import read_json
-    from .squad import records_from_json
+    from kpqa.train.sentences import sentence_bounds
+    from kpqa.train.sources import read_json
+    from kpqa.train.squad import records_from_json
 
     records = list(records_from_json(read_json(path), str(path)))
     rng = random.Random(f"{seed}|squad")
@@ -278,7 +278,7 @@ def make_near_misses(examples: Sequence[Example], seed: int = 13) -> list[dict[s
 
 def build_parser() -> argparse.ArgumentParser:
     """The command's options."""
-    p = argparse.ArgumentParser(prog="python -m kpqa.train.nearmiss", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m experiments.generators.nearmiss", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", action="append", default=[], metavar="FILE",
                    help="labelled answers in the human-judgment layout (repeatable)")
     p.add_argument("--squad", metavar="JSON", help="a SQuAD-layout file whose answer sentences are sources too")
