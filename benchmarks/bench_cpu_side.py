@@ -4,13 +4,13 @@ The scorer's models are loaded, then each model's forward pass is replaced by a 
 costs next to nothing (the keyphrase tagger's logits and the encoder's hidden states drawn from an embedding table
 by token id), so what is timed is reading the rows, tokenizing, windows and padding, keyphrase-weight bookkeeping,
 the lexical statistics, BERTScore matching, aggregation and (``--decide``) the judge: the work a GPU machine's CPU
-does around its encoders. One torch thread, so the figure is per core; caches emptied before every repeat (as
-``kpqa score`` empties them per chunk). The stand-in's scores are meaningless; only the time is reported.
+does around its encoders. One torch thread, so the figure is per core; every cache emptied before every repeat
+(:func:`cold`). The stand-in's scores are meaningless; only the time is reported.
 
 Another checkout's code is measured with ``PYTHONPATH=CHECKOUT`` (this script from here).
 
     python benchmarks/bench_cpu_side.py [--data ../shared/data/human_eval/marco_all.csv] [--rows 1000]
-        [--repeat 3] [--decide] [--profile N]
+        [--repeat 3] [--decide] [--profile N] [--stages]
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ import pandas as pd
 import torch
 
 import kpqa
+import kpqa.text
 from kpqa.models.encoder import Encoder
 from kpqa.models.weighter import Weighter
 
@@ -47,6 +48,53 @@ def stand_in(model: torch.nn.Module, tagger: bool) -> None:
     model.forward = forward  # type: ignore[method-assign]
 
 
+#: the stages ``--stages`` times: (the module, or module:class, where the function is looked up when called; its
+#: name; label); a stage's time includes the stages inside it
+STAGES = [
+    ("kpqa.models.weighter:Weighter", "_compute", "weighter: windows, batches, merge (the forward pass a lookup)"),
+    ("kpqa.models.weighter", "encode", "  weighter: tokenizing the (question, text) pairs into windows"),
+    ("kpqa.models.weighter", "merge", "  weighter: merging windows"),
+    ("kpqa.models.weighter", "pad", "  weighter: padding batches"),
+    ("kpqa.models.encoder:Encoder", "_encode", "encoder: tokenizing, windows, batches"),
+    ("kpqa.models.encoder:Encoder", "tokenize", "  encoder: tokenizing"),
+    ("kpqa.metrics.bertscore", "score_embeddings", "BERTScore and BERTScore-KPQA: matching"),
+    ("kpqa.metrics.bertscore", "align", "BERTScore-KPQA: keyphrase weights onto the encoder's pieces"),
+    ("kpqa.metrics.kpqa", "weighted_rouge_l_rows", "ROUGE-L-KPQA: heaviest common subsequences"),
+    ("kpqa.metrics.bleu", "tokenize_rows", "BLEU: PTB tokenizing (shared with ROUGE-L through the batch's memo)"),
+    ("kpqa.metrics.bleu", "bleu_stats", "BLEU: counts"),
+]
+
+
+def time_stages(totals: dict[str, float]) -> None:
+    """Wrap each of :data:`STAGES` so that its wall time adds up in ``totals`` (a stage missing here is skipped)."""
+    import functools
+    import importlib
+
+    for where, name, label in STAGES:
+        module, _, cls = where.partition(":")
+        owner = importlib.import_module(module)
+        owner = getattr(owner, cls) if cls else owner
+        if not hasattr(owner, name):
+            continue
+
+        def timed(*args: object, _f=getattr(owner, name), _label=label, **kwargs: object) -> object:
+            began = time.perf_counter()
+            try:
+                return _f(*args, **kwargs)
+            finally:
+                totals[_label] = totals.get(_label, 0.0) + time.perf_counter() - began
+
+        setattr(owner, name, functools.wraps(getattr(owner, name))(timed))
+
+
+def cold(scorer: kpqa.Scorer) -> None:
+    """Every cache a run fills emptied: the models' (as ``kpqa score`` empties them per chunk) and the lexical
+    tokenizer's spans and word pieces (kept by text for the process; a file's first rows meet them empty)."""
+    scorer.models.clear_caches()
+    for kept in (kpqa.text._cached_spans, kpqa.text.is_word_piece):
+        getattr(kept, "cache_clear", lambda: None)()  # (an older checkout's is_word_piece keeps nothing)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -55,6 +103,7 @@ def main() -> None:
     parser.add_argument("--decide", action="store_true", help="the decision suite and the judge")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="then one more run under cProfile, its N costliest functions (own time)")
+    parser.add_argument("--stages", action="store_true", help="then one more run with each stage's wall time")
     args = parser.parse_args()
     torch.set_num_threads(1)
     frame = pd.read_csv(args.data, dtype=str, keep_default_na=False).head(args.rows)
@@ -66,7 +115,7 @@ def main() -> None:
     gc.freeze()  # as kpqa score does once its models are loaded (kpqa.cli.common.resume_collection)
     times = []
     for _ in range(args.repeat):
-        scorer.models.clear_caches()
+        cold(scorer)
         began = time.perf_counter()
         scorer.score(frame)
         times.append(time.perf_counter() - began)
@@ -75,10 +124,18 @@ def main() -> None:
           f"{args.data.name}, one torch thread, {platform.processor() or platform.machine()}; forward passes "
           "replaced by table lookups")
     if args.profile:
-        scorer.models.clear_caches()
+        cold(scorer)
         profile = cProfile.Profile()
         profile.runcall(scorer.score, frame)
         pstats.Stats(profile).sort_stats("tottime").print_stats(args.profile)
+    if args.stages:
+        totals: dict[str, float] = {}
+        time_stages(totals)
+        cold(scorer)
+        began = time.perf_counter()
+        scorer.score(frame)
+        print(f"one run: {time.perf_counter() - began:.3f} s, of which (wall s):")
+        print("\n".join(f"  {seconds:.3f}  {label}" for label, seconds in totals.items()))
     print(f"runs (s): {' / '.join(f'{t:.2f}' for t in times)}; best {best:.2f} s = {len(frame) / best:.0f} rows/s "
           "per core")
 

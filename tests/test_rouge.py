@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 from kpqa.metrics import Context, Rows, get_metric
 from kpqa.metrics.ngrams import lcs_length
-from kpqa.metrics.rouge import heaviest_common_subsequence, rouge_l, weighted_lcs, weighted_rouge_l
+from kpqa.metrics import rouge as rouge_module
+from kpqa.metrics.rouge import (heaviest_common_subsequence, heaviest_common_subsequences, rouge_l, weighted_lcs,
+                                weighted_rouge_l, weighted_rouge_l_rows)
 from kpqa.text import get_tokenizer
 
 tok = get_tokenizer("ptb").tokenize
@@ -270,3 +272,28 @@ def test_rouge_l_correlation_with_humans_matches_paper(file, paper_r, measured):
     rows = Rows(questions=list(df.question), candidates=list(df.answer), references=df[refs].values.tolist())
     r = np.corrcoef(get_metric("ROUGE-L").score(rows, Context())["ROUGE-L"], df.scores)[0, 1]
     assert abs(r - paper_r) <= 0.02 and r == pytest.approx(measured, abs=1e-6)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(weighted_sequences(), min_size=1, max_size=12), st.sampled_from([1, 8, 40, 1 << 20]))
+def test_heaviest_subsequences_together_are_each_ones_to_the_last_bit(pairs, cells):
+    # small cell budgets split the pairs into many groups, one pair alone when it is wider than the budget
+    old, rouge_module.BATCH_CELLS = rouge_module.BATCH_CELLS, cells
+    try:
+        together = heaviest_common_subsequences(pairs)
+    finally:
+        rouge_module.BATCH_CELLS = old
+    assert together == [heaviest_common_subsequence(*pair) for pair in pairs]
+
+
+def test_weighted_rouge_l_of_rows_together_is_each_rows_exactly():
+    rng = np.random.default_rng(5)
+    vocab = "the a of ptolemy proposed geocentric theory was by sun earth 1989 1990 wall fell".split()
+    rows = []
+    for _ in range(60):
+        cand = list(rng.choice(vocab, rng.integers(0, 12)))
+        refs = [list(rng.choice(vocab, rng.integers(1, 15))) for _ in range(rng.integers(1, 4))]
+        rows.append((cand, rng.random(len(cand)).astype(np.float32), refs,
+                     [rng.random(len(r)).astype(np.float32) for r in refs]))
+    expected = [weighted_rouge_l(*row, lcs="heaviest") for row in rows]
+    assert weighted_rouge_l_rows(rows) == expected and any(f > 0 for _, _, f in expected)

@@ -116,3 +116,22 @@ def test_a_text_longer_than_the_model_takes_is_windowed_without_transformers_war
         logger.removeHandler(handler)
     assert not [m for m in said if "Token indices sequence length is longer" in m]
     assert len(windows) > 2 and windows[0].last is False
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_pad_is_what_the_tokenizers_pad_makes(tokenizer, side):
+    """The batch the weighter runs, built in numpy, equals ``tokenizer.pad``'s on both padding sides."""
+    import torch
+
+    from kpqa.models.windows import pad
+
+    windows = encode(tokenizer, ["who wrote it?", "when?", "which one is larger, a or b?"],
+                     ["william shakespeare wrote hamlet around 1600", "1989", "the pacific ocean " * 40], 48)
+    old, tokenizer.padding_side = tokenizer.padding_side, side
+    try:
+        ours, theirs = pad(tokenizer, windows), dict(tokenizer.pad([w.inputs for w in windows], return_tensors="pt"))
+    finally:
+        tokenizer.padding_side = old
+    assert set(ours) == set(theirs) and len({len(w.inputs["input_ids"]) for w in windows}) > 1
+    assert all(torch.equal(ours[k], theirs[k]) for k in ours)

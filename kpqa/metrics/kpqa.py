@@ -21,7 +21,7 @@ from kpqa.context import Context
 from kpqa.metrics.base import MeanMetric, register
 from kpqa.metrics.bleu import weighted_bleu1
 from kpqa.metrics.lexical import tokenize_rows
-from kpqa.metrics.rouge import BETA, SUBSEQUENCES, weighted_rouge_l
+from kpqa.metrics.rouge import BETA, SUBSEQUENCES, weighted_rouge_l, weighted_rouge_l_rows
 from kpqa.metrics.spec import Option, kp_suffix
 from kpqa.numbers import SMALL
 from kpqa.rows import Rows, regroup, weighted_pairs
@@ -139,6 +139,13 @@ class RougeLKPQA(_WeightedLexical):
 
     def _score_one(self, cand, cand_w, refs, refs_w) -> float:
         return float(weighted_rouge_l(cand, cand_w, refs, refs_w, beta=self.beta, lcs=self.lcs)[2])
+
+    def row_scores(self, rows: Rows, ctx: Context) -> np.ndarray:
+        """Each row's F; the heaviest subsequences of a batch's rows computed together (the same numbers)."""
+        if self.lcs != HEAVIEST:
+            return super().row_scores(rows, ctx)
+        found = weighted_rouge_l_rows(list(zip(*self.weighted_tokens(rows, ctx))), beta=self.beta)
+        return np.asarray([f for _, _, f in found], dtype=float)
 
 
 #: number words read as the digits they stand for when tokens are matched (KeyFact-KPQA)

@@ -127,6 +127,77 @@ def heaviest_common_subsequence(
     return float(sa[-1]), float(sb[-1])
 
 
+#: the batched programme's arrays hold at most this many cells (pairs x their longest row of cells) at a time
+BATCH_CELLS = 1 << 20
+
+
+def heaviest_common_subsequences(
+    pairs: Sequence[tuple[Sequence[str], Sequence[float], Sequence[str], Sequence[float]]],
+) -> list[tuple[float, float]]:
+    """:func:`heaviest_common_subsequence` of each ``(a, wa, b, wb)``, the same numbers, the programmes of many
+    pairs run together: pairs of similar size side by side in arrays of at most :data:`BATCH_CELLS` cells, step k
+    taking each pair's k-th row (a pair out of rows keeps its cells). Each cell's arithmetic is the single pair's,
+    in the same order, so every sum is the same to the last bit."""
+    out: list[tuple[float, float]] = [(0.0, 0.0)] * len(pairs)
+    found = [(i, f) for i, f in enumerate(_rows(*pair) for pair in pairs) if f is not None]
+    found.sort(key=lambda item: (item[1][2], len(item[1][0])))
+    start = 0
+    while start < len(found):
+        end = start + 1
+        while end < len(found) and (end + 1 - start) * (found[end][1][2] + 1) <= BATCH_CELLS:
+            end += 1
+        group = found[start:end]
+        for (i, _), sums in zip(group, _heaviest_together([f for _, f in group])):
+            out[i] = sums
+        start = end
+    return out
+
+
+def _heaviest_together(found: list[tuple[list[tuple[float, np.ndarray]], np.ndarray, int]]) -> list[tuple[float, float]]:
+    """The programmes of :func:`heaviest_common_subsequence` (``_rows`` of each pair) run side by side."""
+    n, width = len(found), max(m for _, _, m in found) + 1
+    steps = max(len(rows) for rows, _, _ in found)
+    yw = np.zeros((n, width))  # yw[p, j]: the weight of pair p's j-th token of b (1-based)
+    for p, (_, weights, m) in enumerate(found):
+        yw[p, 1 : m + 1] = weights
+    lengths = np.array([len(rows) for rows, _, _ in found])
+    weights = np.zeros((steps, n))  # weights[k, p]: the weight of pair p's k-th row's token of a
+    ks: list[int] = []  # each match of every pair's rows: its step, its pair, its cell
+    ps: list[int] = []
+    js: list[int] = []
+    for p, (rows, _, _) in enumerate(found):
+        weights[: len(rows), p] = [w for w, _ in rows]
+        for k, (_, cells) in enumerate(rows):
+            ks += [k] * len(cells)
+            ps += [p] * len(cells)
+            js += cells.tolist()
+    where = np.array([ks, ps, js], dtype=np.int64)
+    where = where[:, np.argsort(where[0], kind="stable")]
+    bounds = np.searchsorted(where[0], np.arange(steps + 1))
+    s, sa, sb = np.zeros((n, width)), np.zeros((n, width)), np.zeros((n, width))
+    back = np.broadcast_to(-np.arange(width, dtype=float), (n, width))
+    for k in range(steps):
+        live, w_x = k < lengths, weights[k]
+        cells = np.zeros((n, width), dtype=bool)
+        cells[where[1, bounds[k] : bounds[k + 1]], where[2, bounds[k] : bounds[k + 1]]] = True
+        ds, da, db = np.full((n, width), -np.inf), np.zeros((n, width)), np.zeros((n, width))
+        ds[:, 1:] = s[:, :-1] + w_x[:, None] + yw[:, 1:]
+        da[:, 1:] = sa[:, :-1] + w_x[:, None]
+        db[:, 1:] = sb[:, :-1] + yw[:, 1:]
+        match = cells & (ds > s)
+        cs, ca, cb = np.where(match, ds, s), np.where(match, da, sa), np.where(match, db, sb)
+        pair = np.empty((n, width), dtype=complex)
+        pair.real, pair.imag = cs, back
+        source = (-np.maximum.accumulate(pair, axis=1).imag).astype(np.int64)
+        keep = live[:, None]
+        s = np.where(keep, np.take_along_axis(cs, source, 1), s)
+        sa = np.where(keep, np.take_along_axis(ca, source, 1), sa)
+        sb = np.where(keep, np.take_along_axis(cb, source, 1), sb)
+    ends = np.array([m for _, _, m in found])
+    rows_at = np.arange(n)
+    return list(zip(sa[rows_at, ends].tolist(), sb[rows_at, ends].tolist()))
+
+
 SUBSEQUENCES = ("longest", "heaviest")
 
 
@@ -151,17 +222,41 @@ def weighted_rouge_l(
     """
     if lcs not in SUBSEQUENCES:
         raise ValueError(f"lcs must be {' or '.join(SUBSEQUENCES)}, not {lcs!r}")
+    pairs = _float_pairs(cand, cand_w, refs, refs_w)
+    found = ([weighted_lcs(*pair)[1:] for pair in pairs] if lcs == "longest"
+             else [heaviest_common_subsequence(*pair) for pair in pairs])
+    return _weighted_prf(pairs, found, beta)
+
+
+def weighted_rouge_l_rows(
+    rows: Sequence[tuple[Sequence[str], Sequence[float], Sequence[Sequence[str]], Sequence[Sequence[float]]]],
+    beta: float = BETA,
+) -> list[tuple[float, float, float]]:
+    """:func:`weighted_rouge_l` with ``lcs="heaviest"`` of each ``(cand, cand_w, refs, refs_w)``, the same numbers,
+    the subsequences of every row and reference computed together (:func:`heaviest_common_subsequences`)."""
+    pairs = [_float_pairs(*row) for row in rows]
+    found = iter(heaviest_common_subsequences([pair for row in pairs for pair in row]))
+    return [_weighted_prf(row, [next(found) for _ in row], beta) for row in pairs]
+
+
+Pair = tuple[Sequence[str], list[float], Sequence[str], list[float]]
+
+
+def _float_pairs(cand: Sequence[str], cand_w: Sequence[float], refs: Sequence[Sequence[str]],
+                 refs_w: Sequence[Sequence[float]]) -> list[Pair]:
+    """(candidate, its weights, reference, its weights) per reference, checked, the weights as float64 lists (float32
+    sums can put an identical candidate and reference above 1)."""
     check_weights(cand, cand_w, refs, refs_w)
-    # in float64: float32 sums can put an identical candidate and reference above 1
     cand_w64: list[float] = np.asarray(cand_w, dtype=float).tolist()
-    cand_total = sum(cand_w64)
+    return [(cand, cand_w64, ref, np.asarray(w, dtype=float).tolist()) for ref, w in zip(refs, refs_w)]
+
+
+def _weighted_prf(pairs: Sequence[Pair], found: Sequence[tuple[float, float]],
+                  beta: float) -> tuple[float, float, float]:
+    """(P, R, F) from each reference's subsequence sums (candidate side, reference side), COCO's aggregation."""
     precisions, recalls = [0.0], [0.0]
-    for ref, ref_w in zip(refs, (np.asarray(w, dtype=float).tolist() for w in refs_w)):
-        if lcs == "longest":
-            _, lcs_c, lcs_r = weighted_lcs(cand, cand_w64, ref, ref_w)
-        else:
-            lcs_c, lcs_r = heaviest_common_subsequence(cand, cand_w64, ref, ref_w)
-        ref_total = sum(ref_w)
+    for (_, cand_w, _, ref_w), (lcs_c, lcs_r) in zip(pairs, found):
+        cand_total, ref_total = sum(cand_w), sum(ref_w)
         precisions.append(lcs_c / cand_total if cand_total > 0 else 0.0)
         recalls.append(lcs_r / ref_total if ref_total > 0 else 0.0)
     p, r = max(precisions), max(recalls)

@@ -183,15 +183,13 @@ class Encoder:
         autocast = torch.autocast(self.device.split(":")[0], dtype=self.dtype, enabled=self.dtype is not None)
         with torch.inference_mode(), autocast:
             for batch in batches(order, [len(x) for x in inputs], batch_size):
-                longest = max(len(inputs[j]) for j in batch)
-                ids = torch.full((len(batch), longest), pad, dtype=torch.long)
-                mask = torch.zeros((len(batch), longest), dtype=torch.long)
-                for row, j in enumerate(batch):
-                    ids[row, : len(inputs[j])] = torch.tensor(inputs[j])
-                    mask[row, : len(inputs[j])] = 1
-                hidden = self.model(
-                    input_ids=ids.to(self.device), attention_mask=mask.to(self.device), output_hidden_states=True
-                ).hidden_states
+                sizes = np.array([len(inputs[j]) for j in batch])
+                mask = np.arange(sizes.max()) < sizes[:, None]
+                ids = np.full(mask.shape, pad, dtype=np.int64)
+                ids[mask] = np.fromiter((t for j in batch for t in inputs[j]), dtype=np.int64, count=int(sizes.sum()))
+                hidden = self.model(input_ids=torch.from_numpy(ids).to(self.device),
+                                    attention_mask=torch.from_numpy(mask.astype(np.int64)).to(self.device),
+                                    output_hidden_states=True).hidden_states
                 stacked = torch.stack([hidden[x] for x in layers], dim=1).float()  # [B, k, T, d]
                 normed = torch.nn.functional.normalize(stacked, dim=-1).cpu().numpy()
                 for row, j in enumerate(batch):
