@@ -2,7 +2,7 @@
 (right and wrong sides), ``examples/sample.csv`` (rows 1, 4, 7 and 8 wrong), swaps made from people's right answers
 (``python -m experiments.generators.swaps``; rejected share per ``span_type``) and the CI swap test's rows (a column ``original``
 names the right answer a swapped row came from). Each file is one ``kpqa score FILE --decide -o SCORED`` wrote; the
-judges are fitted as ``kpqa calibrate`` fits them (:func:`judge_cv.fitted`) and applied as ``kpqa score --decide``
+judges are fitted as ``kpqa calibrate`` fits them (:func:`judging.fitted`) and applied as ``kpqa score --decide``
 applies them.
 
     python experiments/judge_checks.py --human NQ.csv TQ.csv TQA.csv --hand hand.csv --sample sample.csv \\
@@ -11,14 +11,11 @@ applies them.
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from judge_cv import NINE, fitted, judged, load  # noqa: E402
+from judging import NINE, fitted, judged, load  # experiments/judging.py, beside this script
 
 SAMPLE_WRONG = {1, 4, 7, 8}
 SPAN_TYPES = ("year", "date", "number", "name", "other")
