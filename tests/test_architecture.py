@@ -556,3 +556,21 @@ def test_no_experiment_or_benchmark_imports_a_test():
             importing += [f"{path.relative_to(ROOT)}: {n}" for n in names
                           if n.split(".")[0].startswith(("test_", "conftest"))]
     assert importing == []
+
+
+def test_no_experiment_imports_another():
+    """Issue 61: an experiment stands alone; what two share is a helper beside them (experiments/judging.py) or the
+    research generators' package (experiments.generators), never another experiment. Planted: judge_checks.py
+    importing judge_cv fails here."""
+    helpers = {"judging"}
+    experiments = {p.stem for p in (ROOT / "experiments").glob("*.py")} - helpers
+    assert {"judge_cv", "judge_checks"} <= experiments  # the scan sees the experiments there are
+    importing = []
+    for path in sorted((ROOT / "experiments").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            importing += [f"{path.relative_to(ROOT)}: {n}" for n in names
+                          if n.split(".")[0] in experiments or n.startswith("experiments.") and
+                          n.split(".")[1] in experiments]
+    assert importing == []
