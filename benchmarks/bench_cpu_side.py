@@ -58,7 +58,7 @@ STAGES = [
     ("kpqa.models.encoder:Encoder", "_encode", "encoder: tokenizing, windows, batches"),
     ("kpqa.models.encoder:Encoder", "tokenize", "  encoder: tokenizing"),
     ("kpqa.metrics.bertscore", "score_embeddings", "BERTScore and BERTScore-KPQA: matching"),
-    ("kpqa.metrics.bertscore", "align", "BERTScore-KPQA: keyphrase weights onto the encoder's pieces"),
+    ("kpqa.models.alignment", "max_overlap_each", "BERTScore-KPQA: keyphrase weights onto the encoder's pieces"),
     ("kpqa.metrics.kpqa", "weighted_rouge_l_rows", "ROUGE-L-KPQA: heaviest common subsequences"),
     ("kpqa.metrics.bleu", "tokenize_rows", "BLEU: PTB tokenizing (shared with ROUGE-L through the batch's memo)"),
     ("kpqa.metrics.bleu", "bleu_stats", "BLEU: counts"),

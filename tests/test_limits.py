@@ -129,6 +129,23 @@ def test_max_overlap_in_blocks_equals_the_whole_comparison(block, monkeypatch):
                               _dense_max_overlap(tokens, pieces, weights))
 
 
+@pytest.mark.parametrize("block", [3, 1 << 20])
+def test_max_overlap_of_many_texts_at_once_is_each_ones(block, monkeypatch):
+    """BERTScore-KPQA maps a batch's texts in one pass: every text's spans moved past the previous text's."""
+    monkeypatch.setattr(alignment, "BLOCK_CELLS", block)
+    rng = np.random.default_rng(block)
+    items = []
+    for _ in range(60):
+        n, m = rng.integers(0, 20, 2)  # texts with no token or no piece too
+        starts_t, starts_p = rng.integers(0, 50, n), rng.integers(0, 50, m)
+        items.append((np.stack([starts_t, starts_t + rng.integers(0, 7, n)], 1).reshape(-1, 2),
+                      np.stack([starts_p, starts_p + rng.integers(0, 7, m)], 1).reshape(-1, 2),
+                      rng.random(m).astype(np.float32)))
+    together = alignment.max_overlap_each(items)
+    assert len(together) == len(items) and alignment.max_overlap_each([]) == []
+    assert all(np.array_equal(a, alignment.max_overlap(*item)) for a, item in zip(together, items))
+
+
 def test_max_overlap_memory_does_not_grow_with_the_square_of_the_text():
     import tracemalloc
 

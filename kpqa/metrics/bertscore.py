@@ -333,8 +333,9 @@ class BERTScoreKPQA(_BERTScoreBase):
         if weighter is None:
             raise UsageError(f"{self.columns()[0]} needs a keyphrase weighter (Context.weighter is not set)")
         cands, refs = embed_rows(rows, ctx, self.backbone, self.layer)
+        from kpqa.models.alignment import max_overlap_each
+
         kpw = weighter.piece_weights(weighted_pairs(rows, self.question))
-        cw = [align(e.offsets, *kpw[i]) for i, e in enumerate(cands)]
-        flat = [e for g in refs for e in g]
-        rw = regroup([align(e.offsets, *kpw[len(rows) + k]) for k, e in enumerate(flat)], rows.references)
-        return score_embeddings(cands, refs, cw, rw)
+        texts = [*cands, *(e for g in refs for e in g)]  # in weighted_pairs' order: candidates, then references
+        weights = max_overlap_each([(e.offsets, *kpw[k]) for k, e in enumerate(texts)])  # each text as align's
+        return score_embeddings(cands, refs, weights[: len(rows)], regroup(weights[len(rows):], rows.references))

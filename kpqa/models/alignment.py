@@ -33,3 +33,22 @@ def max_overlap(token_spans: np.ndarray, piece_spans: np.ndarray, piece_weights:
             out[start:start + len(block)] = np.maximum(out[start:start + len(block)], best)
             lo = cand.stop
     return out
+
+
+def max_overlap_each(items: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> list[np.ndarray]:
+    """:func:`max_overlap` of each (token spans, piece spans, piece weights), the same numbers, in one pass over all
+    of them: each text's spans are moved past the previous text's, so that no two texts' spans can overlap."""
+    tokens, pieces, weights, counts = [], [], [], []
+    shift = 0
+    for token_spans, piece_spans, piece_weights in items:
+        t = np.asarray(token_spans, dtype=np.int64).reshape(-1, 2)
+        p = np.asarray(piece_spans, dtype=np.int64).reshape(-1, 2)
+        tokens.append(t + shift)
+        pieces.append(p + shift)
+        weights.append(np.asarray(piece_weights, dtype=np.float32).reshape(-1))
+        counts.append(len(t))
+        shift += max(int(t.max(initial=0)), int(p.max(initial=0))) + 1
+    if not items:
+        return []
+    out = max_overlap(np.concatenate(tokens), np.concatenate(pieces), np.concatenate(weights))
+    return np.split(out, np.cumsum(counts)[:-1])

@@ -147,13 +147,15 @@ def whole_texts() -> Iterator[None]:
 
 
 def _shorten(tokenizer, questions: Sequence[str], limit: int) -> list[str]:
-    out = list(questions)
+    """Each question cut to its first ``limit`` word pieces (a file repeats its questions across answers: each
+    distinct one is tokenized once)."""
+    distinct = list(dict.fromkeys(questions))
     with whole_texts():
-        enc = tokenizer(out, add_special_tokens=False, return_offsets_mapping=True)
-    long = [len(offsets) for offsets in enc["offset_mapping"] if len(offsets) > limit]
-    for i, offsets in enumerate(enc["offset_mapping"]):
-        if len(offsets) > limit:
-            out[i] = out[i][: offsets[limit - 1][1]]
+        enc = tokenizer(distinct, add_special_tokens=False, return_offsets_mapping=True)
+    cut = {q: q[: offsets[limit - 1][1]] for q, offsets in zip(distinct, enc["offset_mapping"]) if len(offsets) > limit}
+    pieces = {q: len(offsets) for q, offsets in zip(distinct, enc["offset_mapping"])}
+    long = [pieces[q] for q in questions if pieces[q] > limit]
+    out = [cut.get(q, q) for q in questions]
     if long:  # one warning per call, not one per question: a file repeats its questions across answers
         warnings.warn(KpqaWarning(f"{len(long)} question(s) longer than {limit} word pieces (up to {max(long)}) were "
                                   f"cut to their first {limit}"), stacklevel=3)
