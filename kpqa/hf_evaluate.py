@@ -35,7 +35,7 @@ _CITATION = """@inproceedings{lee2021kpqa,
   booktitle={NAACL}, year={2021}}"""
 _INPUTS = """predictions: generated answers; references: a reference or a list of references per prediction;
 questions: the question of each prediction (may be left out with no_question=True or lexical metrics only).
-Options: metrics (names or a comma-separated string), per_row, precision (auto, fp32, bf16, fp16: the models'
+Options: metrics (names or a comma-separated string), per_row, precision (auto, fp32, bf16, fp16, fast: the models'
 arithmetic), and the options of kpqa.Scorer."""
 
 

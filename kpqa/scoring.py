@@ -10,9 +10,10 @@ file is :mod:`kpqa.stream`, data-parallel scoring :mod:`kpqa.parallel`. With ``d
 The options of :class:`Scorer` (and :func:`score`): ``metrics``: names (default :data:`DEFAULT_METRICS`; deciding,
 :data:`DECIDE_METRICS`; given or not, the inputs of the calibration's judges are added, :func:`judge_metrics`). ``weighter``: a
 keyphrase weighter (:class:`~kpqa.context.KeyphraseWeighter`) for every weighted metric, instead of loading
-``checkpoint`` (a folder or a shipped name; the question-free one for ``no_question`` and the ``-KP`` metrics). ``precision`` (``auto``, ``fp32``, ``bf16``, ``fp16``) sets the models'
-arithmetic and ``function_word_weight`` scales the keyphrase weights of function words
-(:mod:`kpqa.models.weighter`); signatures record both. ``tokenize="auto"`` takes ``zh`` when most texts of the first
+``checkpoint`` (a folder or a shipped name; the question-free one for ``no_question`` and the ``-KP`` metrics).
+``precision`` (``auto``, ``fp32``, ``bf16``, ``fp16``, or ``fast``: the fast preset,
+:func:`kpqa.models.device.amp_dtype`) sets the models' arithmetic and ``function_word_weight`` scales the keyphrase
+weights of function words (:mod:`kpqa.models.weighter`); signatures record both. ``tokenize="auto"`` takes ``zh`` when most texts of the first
 rows are Chinese / Japanese, else ``ptb``; CJK text under ``ptb`` or ``whitespace`` warns (:class:`KpqaWarning`).
 An empty or missing answer is scored as ``""`` (every metric at its floor) and judged wrong (``Result.empty``).
 ``known_wrong``: score every metric column ``M`` also against each row's known-wrong answers (``M-wrong``, the
