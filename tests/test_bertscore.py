@@ -16,7 +16,6 @@ from stubs import WordWeighter
 
 from kpqa.metrics.bertscore import (
     BERTScoreKPQA,
-    align,
     bertscore,
     best_matches,
     embed_rows,
@@ -99,6 +98,8 @@ def test_idf_as_bert_score_computes_it():
 
 
 def test_align_takes_max_of_overlapping_pieces():
+    from kpqa.models.alignment import max_overlap as align  # what BERTScore-KPQA maps the pieces' weights with
+
     tokens = np.array([[0, 5], [6, 11], [12, 13]])
     pieces = np.array([[0, 3], [3, 5], [6, 11]])
     assert align(tokens, pieces, np.array([0.2, 0.9, 0.5])).tolist() == pytest.approx([0.9, 0.5, 0.0])

@@ -107,14 +107,6 @@ def lookup(idf: Mapping[int, float], ids: np.ndarray, n_docs: int) -> np.ndarray
     return np.array([idf.get(int(t), unseen) for t in ids], dtype=np.float32)
 
 
-def align(token_offsets: np.ndarray, piece_offsets: np.ndarray, piece_weights: np.ndarray) -> np.ndarray:
-    """Weight of each encoder token [n, 2] (character offsets) from the weighter's pieces [m, 2]:
-    :func:`kpqa.models.alignment.max_overlap`."""
-    from kpqa.models.alignment import max_overlap
-
-    return max_overlap(token_offsets, piece_offsets, piece_weights)
-
-
 def best_of(scores: Sequence[tuple[float, float, float]]) -> tuple[float, float, float]:
     """The (P, R, F) of the reference with the highest F (the first on ties)."""
     return max(scores, key=lambda s: s[2])
@@ -332,9 +324,9 @@ class BERTScoreKPQA(_BERTScoreBase):
         weighter = ctx.weighter
         if weighter is None:
             raise UsageError(f"{self.columns()[0]} needs a keyphrase weighter (Context.weighter is not set)")
-        cands, refs = embed_rows(rows, ctx, self.backbone, self.layer)
         from kpqa.models.alignment import max_overlap_each
 
+        cands, refs = embed_rows(rows, ctx, self.backbone, self.layer)
         kpw = weighter.piece_weights(weighted_pairs(rows, self.question))
         texts = [*cands, *(e for g in refs for e in g)]  # in weighted_pairs' order: candidates, then references
         weights = max_overlap_each([(e.offsets, *kpw[k]) for k, e in enumerate(texts)])  # each text as align's

@@ -25,7 +25,7 @@ from kpqa.models.backbone import DEFAULT_BACKBONE, resolve
 from kpqa.models.device import amp_dtype, pick_device
 from kpqa.models.loader import load_pretrained
 from kpqa.models.runner import LRU
-from kpqa.models.windows import batches, centred_windows
+from kpqa.models.windows import batches, centred_windows, padded
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -183,10 +183,7 @@ class Encoder:
         autocast = torch.autocast(self.device.split(":")[0], dtype=self.dtype, enabled=self.dtype is not None)
         with torch.inference_mode(), autocast:
             for batch in batches(order, [len(x) for x in inputs], batch_size):
-                sizes = np.array([len(inputs[j]) for j in batch])
-                mask = np.arange(sizes.max()) < sizes[:, None]
-                ids = np.full(mask.shape, pad, dtype=np.int64)
-                ids[mask] = np.fromiter((t for j in batch for t in inputs[j]), dtype=np.int64, count=int(sizes.sum()))
+                ids, mask = padded([inputs[j] for j in batch], pad)
                 hidden = self.model(input_ids=torch.from_numpy(ids).to(self.device),
                                     attention_mask=torch.from_numpy(mask.astype(np.int64)).to(self.device),
                                     output_hidden_states=True).hidden_states

@@ -152,34 +152,37 @@ def _shorten(tokenizer, questions: Sequence[str], limit: int) -> list[str]:
     distinct = list(dict.fromkeys(questions))
     with whole_texts():
         enc = tokenizer(distinct, add_special_tokens=False, return_offsets_mapping=True)
-    cut = {q: q[: offsets[limit - 1][1]] for q, offsets in zip(distinct, enc["offset_mapping"]) if len(offsets) > limit}
-    pieces = {q: len(offsets) for q, offsets in zip(distinct, enc["offset_mapping"])}
-    long = [pieces[q] for q in questions if pieces[q] > limit]
-    out = [cut.get(q, q) for q in questions]
+    offsets = dict(zip(distinct, enc["offset_mapping"]))
+    long = [len(offsets[q]) for q in questions if len(offsets[q]) > limit]
+    out = [q[: offsets[q][limit - 1][1]] if len(offsets[q]) > limit else q for q in questions]
     if long:  # one warning per call, not one per question: a file repeats its questions across answers
         warnings.warn(KpqaWarning(f"{len(long)} question(s) longer than {limit} word pieces (up to {max(long)}) were "
                                   f"cut to their first {limit}"), stacklevel=3)
     return out
 
 
+def padded(sequences: Sequence[Sequence[int]], fill: int, left: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(values int64 [n, longest], filled bool [n, longest]): the sequences one a row, padded with ``fill`` on the
+    right (``left``: on the left); built in numpy, no Python loop over the rows' cells."""
+    sizes = np.array([len(x) for x in sequences])
+    filled = np.arange(sizes.max()) < sizes[:, None]
+    if left:
+        filled = filled[:, ::-1]
+    values = np.full(filled.shape, fill, dtype=np.int64)
+    values[filled] = np.fromiter((v for x in sequences for v in x), dtype=np.int64, count=int(sizes.sum()))
+    return values, filled
+
+
 def pad(tokenizer, windows: Sequence[Window]) -> dict[str, torch.Tensor]:
     """A padded batch of window inputs (dynamic padding to the longest), as ``tokenizer.pad`` makes it: the ids
     padded with the pad token, the token types with the pad token type, the attention mask with 0, on the
-    tokenizer's padding side; built in numpy (``tokenizer.pad`` walks every row in Python)."""
+    tokenizer's padding side (:func:`padded`: ``tokenizer.pad`` walks every row in Python)."""
     import torch
 
-    sizes = np.array([len(w.inputs["input_ids"]) for w in windows])
-    filled = np.arange(sizes.max()) < sizes[:, None]
-    if tokenizer.padding_side == "left":
-        filled = filled[:, ::-1]
     fill = {"input_ids": tokenizer.pad_token_id, "token_type_ids": tokenizer.pad_token_type_id, "attention_mask": 0}
-    out = {}
-    for key in windows[0].inputs:
-        values = np.full(filled.shape, fill[key], dtype=np.int64)
-        values[filled] = np.fromiter((v for w in windows for v in w.inputs[key]), dtype=np.int64,
-                                     count=int(sizes.sum()))
-        out[key] = torch.from_numpy(values)
-    return out
+    left = tokenizer.padding_side == "left"
+    return {key: torch.from_numpy(padded([w.inputs[key] for w in windows], fill[key], left)[0])
+            for key in windows[0].inputs}
 
 
 def merge(windows: Sequence[Window], probs: Sequence[np.ndarray], n: int) -> list[tuple[np.ndarray, np.ndarray]]:
