@@ -38,7 +38,8 @@ DEFAULT_DATA = REPO.parent / "shared" / "data" / "human_eval" / "marco_all.csv"
 def stand_in(model: torch.nn.Module, tagger: bool) -> None:
     """Replace ``model``'s forward pass (an instance attribute) by a table lookup of the same output shapes."""
     config = (model.encoder if tagger else model).config
-    table = torch.randn(int(config.vocab_size), 2 if tagger else int(config.hidden_size), generator=torch.Generator().manual_seed(0))
+    table = torch.randn(int(config.vocab_size), 2 if tagger else int(config.hidden_size),
+                        generator=torch.Generator().manual_seed(0))
     layers = int(config.num_hidden_layers) + 1
 
     def forward(input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None, **_: object) -> object:
