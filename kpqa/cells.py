@@ -7,11 +7,13 @@ import json
 import math
 import re
 import unicodedata
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from kpqa.errors import InputError, Param
+from kpqa.errors import InputError
+from kpqa.lengths import check_length
 
 #: the opinion labels of Yang et al. (``answer_label``, ``reference{k}_label``), by their lower-case spelling
 LABELS = {"yes": "Yes", "no": "No", "depends": "Depends"}
@@ -22,19 +24,35 @@ def blank(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value)) or not str(value).strip()
 
 
-def opinion_label(value: Any, source: str, row: int, column: str) -> str | None:
+@dataclass(frozen=True)
+class Cell:
+    """Where a value was read, for its messages (file, row number, column), and the longest text it may hold."""
+
+    source: str
+    row: int
+    column: str
+    max_chars: int | None = None
+
+    def error(self, reason: str) -> InputError:
+        """An :class:`InputError` naming this cell."""
+        return InputError(reason, file=self.source, row=self.row, column=self.column)
+
+
+def opinion_label(value: Any, cell: Cell) -> str | None:
     """A Yes / No / Depends label (any capitals), None for a blank cell."""
     if blank(value):
         return None
     label = LABELS.get(str(value).strip().lower())
     if label is None:
-        raise InputError(f"opinion label {value!r} is not Yes, No or Depends", file=source, row=row, column=column)
+        raise cell.error(f"opinion label {value!r} is not Yes, No or Depends")
     return label
 
 
-def entity_list(value: Any, source: str, row: int) -> list[str]:
+def entity_list(value: Any, cell: Cell) -> list[str]:
     """A row's gold entities: a list, or JSON list text, of strings (blanks dropped)."""
-    if blank(value):
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)) and blank(value):
         return []
     if isinstance(value, (list, tuple)):
         items = list(value)
@@ -42,9 +60,9 @@ def entity_list(value: Any, source: str, row: int) -> list[str]:
         try:
             items = json.loads(str(value))
         except json.JSONDecodeError:
-            raise InputError("entities must be a JSON list of strings", file=source, row=row, column="entities") from None
+            raise cell.error(f"{cell.column} must be a JSON list of strings") from None
     if not isinstance(items, list) or not all(isinstance(e, str) for e in items):
-        raise InputError("entities must be a JSON list of strings", file=source, row=row, column="entities")
+        raise cell.error(f"{cell.column} must be a JSON list of strings")
     return [e for e in items if e.strip()]
 
 
@@ -66,7 +84,7 @@ def split_texts(text: str, source: str, row: int, column: str) -> list[str]:
     return parts
 
 
-def wrong_answers(value: Any, source: str, row: int, max_chars: int | None) -> list[str]:
+def wrong_answers(value: Any, cell: Cell) -> list[str]:
     """A row's known-wrong answers: a list of strings (JSONL, Parquet, records), JSON list text, or text joined
     with '; ' (:func:`split_texts`: TruthfulQA's layout; an answer holding '; ' must come as a list); blanks
     dropped. InputError naming the cell for anything else."""
@@ -78,14 +96,12 @@ def wrong_answers(value: Any, source: str, row: int, max_chars: int | None) -> l
         try:
             value = json.loads(value)
         except json.JSONDecodeError:
-            raise InputError(f"{WRONG_COLUMN!r} is not a JSON list of strings", file=source, row=row,
-                             column=WRONG_COLUMN) from None
+            raise cell.error(f"{cell.column!r} is not a JSON list of strings") from None
     if isinstance(value, str):
-        value = split_texts(value, source, row, WRONG_COLUMN)
+        value = split_texts(value, cell.source, cell.row, cell.column)
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise InputError(f"{WRONG_COLUMN!r} must be a list of strings or text joined with '; '",
-                         file=source, row=row, column=WRONG_COLUMN)
-    return [check_length(v, max_chars, source, row, WRONG_COLUMN) for v in value if v.strip()]
+        raise cell.error(f"{cell.column!r} must be a list of strings or text joined with '; '")
+    return [check_length(v, cell.max_chars, cell.source, cell.row, cell.column) for v in value if v.strip()]
 
 
 def cell_text(value: Any, source: str, row: int, column: str) -> str:
@@ -95,16 +111,3 @@ def cell_text(value: Any, source: str, row: int, column: str) -> str:
         kind = {list: "a list", tuple: "a list", dict: "an object", bool: "true/false"}[type(value)]
         raise InputError(f"expected text, got {kind}", file=source, row=row, column=column)
     return unicodedata.normalize("NFC", str(value))
-
-
-def check_length(text: str, max_chars: int | None, source: str | Param, row: int | None = None,
-                 column: str | None = None) -> str:
-    """``text`` unchanged, or an :class:`InputError` naming the cell (or the parameter ``source`` that gave the text)
-    when it is longer than ``max_chars``."""
-    if max_chars is not None and len(text) > max_chars:
-        message = (f"text of {len(text):,} characters, over the limit of {max_chars:,} per text (raise it with ",
-                   Param("max_chars", metavar="N"), ")")
-        if isinstance(source, Param):
-            raise InputError(source, ": ", *message)
-        raise InputError(*message, file=source, row=row, column=column)
-    return text

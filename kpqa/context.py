@@ -40,13 +40,6 @@ def check_on_error(on_error: str) -> str:
     return on_error
 
 
-def check_max_chars(max_chars: int | None) -> int | None:
-    """``max_chars`` unchanged if it is a positive integer or None (no limit), else a :class:`UsageError`."""
-    if max_chars is not None and (isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1):
-        raise UsageError(Param("max_chars", max_chars), ": must be a positive integer or None")
-    return max_chars
-
-
 def check_function_word_weight(value: float) -> float:
     """``value`` as a float if it is in [0, 1], else a UsageError (no torch needed)."""
     if not 0.0 <= value <= 1.0:

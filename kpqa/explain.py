@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kpqa.errors import Param, UsageError
-from kpqa.rows import MAX_CHARS
+from kpqa.lengths import check_length, model_limit
 from kpqa.types import Floats
 
 UNITS = ("word", "piece")
@@ -215,22 +215,21 @@ def to_png(explanation: Explanation, path: str | Path, title: str = "", *, input
 def row_texts(path: str, row: int, max_chars: int | None = None) -> tuple[str, list[str], str, dict[str, float]]:
     """(question, references, candidate, scores) of row ``row`` (1 = the first data row) of a CSV / JSONL file: its
     numeric columns become the scores shown. A text longer than ``max_chars`` characters (None: the weighter's limit,
-    :data:`kpqa.rows.MAX_CHARS`) or a bad row is an :class:`InputError` (the other rows of the file are not
+    :data:`kpqa.lengths.MAX_CHARS`) or a bad row is an :class:`InputError` (the other rows of the file are not
     checked)."""
     from kpqa.errors import InputError
-    from kpqa.input import frame_to_table, read_input
+    from kpqa.input import frame_to_table, is_field_column, read_input
 
-    max_chars = _limit(max_chars)
+    max_chars = model_limit(max_chars)
     table = read_input(path, on_error="skip", max_chars=max_chars)  # the other rows may be bad
     if row > len(table.frame):
         raise InputError(Param("row", row), f": the file has {len(table.frame)} rows", file=table.source)
     if row - 1 in table.errors:  # read that row alone to raise its error
         frame_to_table(table.frame.iloc[row - 1:row], table.source, table.numbers[row - 1:row], max_chars=max_chars)
     record = table.frame.iloc[row - 1]
-    texts = {"question", "answer", "entities", "answer_label"}
     scores = {}
     for column, value in record.items():
-        if column in texts or str(column).startswith("reference") or str(column).startswith("Unnamed"):
+        if is_field_column(str(column)) or str(column).startswith("Unnamed"):
             continue
         try:
             number = float(value)
@@ -246,10 +245,8 @@ def texts(input: str | None = None, row: int | None = None, *, question: str | N
           references: Sequence[str] | None = None, candidate: str | None = None,
           max_chars: int | None = None) -> tuple[str, list[str], str, dict[str, float]]:
     """(question, references, candidate, scores) to explain: row ``row`` of the file ``input`` (:func:`row_texts`),
-    or the texts given (each at most ``max_chars`` characters long; None: :data:`kpqa.rows.MAX_CHARS`), not both;
+    or the texts given (each at most ``max_chars`` characters long; None: :data:`kpqa.lengths.MAX_CHARS`), not both;
     a :class:`UsageError` naming the parameters otherwise."""
-    from kpqa.input import check_length
-
     given = question is not None or bool(references) or candidate is not None
     if input is not None:
         if given:
@@ -263,13 +260,8 @@ def texts(input: str | None = None, row: int | None = None, *, question: str | N
     if not references or candidate is None:
         raise UsageError("give ", Param("references"), " and ", Param("candidate"), " (and ", Param("question"),
                          "), or ", Param("input"), " ", Param("row", metavar="N"))
-    limit = _limit(max_chars)
+    limit = model_limit(max_chars)
     for name, text in [("question", question or ""), *(("references", r) for r in references),
                        ("candidate", candidate)]:
         check_length(text, limit, Param(name), None, None)
     return question or "", list(references), candidate, {}
-
-
-def _limit(max_chars: int | None) -> int:
-    """The longest text explained: ``max_chars``, or the weighter's limit (:data:`kpqa.rows.MAX_CHARS`)."""
-    return MAX_CHARS if max_chars is None else max_chars

@@ -29,17 +29,17 @@ import numpy as np
 from kpqa.calibration import DECISION_SUFFIXES, decided_metric
 from kpqa.columns import binary_labels, numeric_column
 from kpqa.errors import InputError, Param
-from kpqa.input import ColumnMap, Table, read_input
-from kpqa.rows import MAX_CHARS
+from kpqa.input import ColumnMap, Table, is_field_column, read_input
+from kpqa.lengths import MAX_CHARS
 from kpqa.results import REASON, SIGNATURES_SUFFIX, read_signatures
 from kpqa.version import __version__
 
 #: the human label column taken when there is one and none is named
 DEFAULT_HUMAN = "scores"
-_NOT_METRICS = {"question", "answer", "references", "entities", "answer_label", "error", "system"}
-#: not metrics either: references and their labels, pandas' unnamed index, a score against known-wrong answers
-#: (``M-wrong``: a judge's input)
-_NOT_METRIC = re.compile(r"^(reference\d*(_label)?|Unnamed: \d+|.+-wrong)$")
+_NOT_METRICS = {"error", "system"}
+#: not metrics either, beside the input's fields (:func:`kpqa.input.is_field_column`): pandas' unnamed index, a score
+#: against known-wrong answers (``M-wrong``: a judge's input)
+_NOT_METRIC = re.compile(r"^(Unnamed: \d+|.+-wrong)$")
 #: (question, text) pairs weighed per call to the weighter
 WEIGH_SLICE = 512
 
@@ -89,7 +89,7 @@ def _metric_columns(table: Table, human: str | None, decided: set[str]) -> list[
     """Every numeric column that is not text, a reference, the human column or a decision column."""
     out = []
     for column in map(str, table.frame.columns):
-        if column in _NOT_METRICS or _NOT_METRIC.match(column) or column == human or column in decided:
+        if is_field_column(column) or column in _NOT_METRICS or _NOT_METRIC.match(column) or column in (human, *decided):
             continue
         try:
             values = _numbers(table, column)
@@ -184,7 +184,7 @@ def weigh_rows(scored: Scored, weighter: Any, *, tokenize: str = "ptb", unit: st
                progress: bool = False, rows: Sequence[int] | None = None) -> list[list[Segments] | None]:
     """Per row, the :func:`kpqa.explain.weigh` segments of its candidate then each reference (None for a row left
     out for an error, or not among ``rows``: default every scored row); every distinct (question, text) weighed
-    once, shortest first, ``WEIGH_SLICE`` at a time. A text longer than :data:`kpqa.rows.MAX_CHARS` is left
+    once, shortest first, ``WEIGH_SLICE`` at a time. A text longer than :data:`kpqa.lengths.MAX_CHARS` is left
     unweighted (one segment without a weight)."""
     from tqdm.auto import tqdm
 

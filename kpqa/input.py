@@ -19,16 +19,18 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from kpqa.cells import (WRONG_COLUMN, blank, cell_text, check_length, entity_list, opinion_label, split_texts,
-                        wrong_answers)
-from kpqa.context import ON_ERROR, check_max_chars, check_on_error
+from kpqa.cells import WRONG_COLUMN, Cell, blank, cell_text, split_texts
+from kpqa.context import ON_ERROR, check_on_error
 from kpqa.errors import InputError, KpqaError, Param, UsageError, check_file
 from kpqa.formats import Format, formats, listing
 from kpqa.formats.base import DECODER, check_utf8, given_frame
-from kpqa.rows import MAX_CHARS, Rows
+from kpqa.lengths import MAX_CHARS, check_length, check_max_chars
+from kpqa.rows import InputField, Rows, input_fields
+
+__all__ = ["WRONG_COLUMN", "FIELDS", "ColumnMap", "Table", "check_columns", "check_length", "frame_to_table",
+           "is_field_column", "iter_input", "read_input", "text_files"]
 
 _REF = re.compile(r"^reference(\d*)$")
-_REF_LABEL = re.compile(r"^reference(\d*)_label$")
 
 
 @dataclass
@@ -81,13 +83,12 @@ def _records_frame(
                              column="references")
         for k, ref in enumerate(refs, 1):
             record[f"reference{k}"] = ref
-        labels = record.pop("reference_labels", None)
-        if isinstance(labels, str):
-            labels = json.loads(labels) if labels.lstrip().startswith("[") else [labels]
-        for k, label in enumerate([] if labels is None else list(labels), 1):
-            record[f"reference{k}_label"] = label
-        if isinstance(record.get("entities"), (list, tuple, np.ndarray)):
-            record["entities"] = json.dumps(list(record["entities"]), ensure_ascii=False)
+        for spec in (s for s in input_fields().values() if s.per_reference):
+            values = record.pop(spec.column, None)
+            if isinstance(values, str):
+                values = json.loads(values) if values.lstrip().startswith("[") else [values]
+            for k, value in enumerate([] if values is None else list(values), 1):
+                record[f"reference{k}{spec.per_reference}"] = value
         flat.append(record)
     return pd.DataFrame(flat, dtype=object)  # values as given: reference1 2024 beside 2024.5 stays 2024
 
@@ -106,8 +107,23 @@ def _ref_columns(frame: pd.DataFrame) -> list[str]:
 
 
 #: the fields a column mapping (``columns={"question": "Question", ...}``, ``--columns question=Question,...``)
-#: may name, beside ``reference<N>`` and ``reference<N>_label``: each is a column of the KPQA layout
-FIELDS = ("question", "answer", "references", "answer_label", "reference_labels", "entities", "incorrect_answers")
+#: may name, beside ``reference<N>`` and ``reference<N>_label``: each is a column of the KPQA layout, the optional
+#: ones as :class:`~kpqa.rows.Rows` declares them (:func:`~kpqa.rows.input_fields`)
+FIELDS = ("question", "answer", "references", *(spec.column for spec in input_fields().values()))
+
+
+def _per_reference(spec: InputField, name: str) -> int | None:
+    """The reference number of ``name`` when it is one of ``spec``'s per-reference columns (``reference2_label``: 2;
+    ``reference_label``: 0), else None."""
+    found = re.fullmatch(r"reference(\d*)" + re.escape(spec.per_reference), name) if spec.per_reference else None
+    return None if found is None else int(found.group(1) or 0)
+
+
+def is_field_column(name: str) -> bool:
+    """Whether ``name`` is a column of the KPQA layout (a field, a reference or a per-reference field's column)
+    rather than one the input carries along (scores, ids)."""
+    return name in FIELDS or bool(_REF.match(name)) or any(
+        _per_reference(spec, name) is not None for spec in input_fields().values())
 #: a column mapping: KPQA field -> the input's column that holds it
 ColumnMap = Mapping[str, str]
 
@@ -117,7 +133,7 @@ def check_columns(columns: ColumnMap | None) -> dict[str, str]:
     :class:`UsageError` naming the parameter otherwise."""
     found = dict(columns or {})
     for name, column in found.items():
-        if name not in FIELDS and not (_REF.match(name) or _REF_LABEL.match(name)) or not str(column).strip():
+        if not is_field_column(name) or not str(column).strip():
             raise UsageError(Param("columns", f"{name}={column}"), f": the fields are {', '.join(FIELDS)}, "
                              "reference1..N and reference1_label..; each given as FIELD=COLUMN")
     taken = [c for c in found.values() if list(found.values()).count(c) > 1]
@@ -156,50 +172,59 @@ _LAYOUT = ("expected the KPQA layout: columns question, answer, reference1..refe
 
 @dataclass(frozen=True)
 class _Layout:
-    """Where a frame in the KPQA layout keeps each field: reference columns, their label columns (by reference
-    number), and whether it has a question and an entities column."""
+    """Where a frame in the KPQA layout keeps each field: its reference columns, whether it has a question, and the
+    optional fields (:func:`~kpqa.rows.input_fields`) it has: each one's column, or its columns by reference number."""
 
     references: list[str]
-    labels: dict[int, str]
     question: bool
-    entities: bool
-    wrong: bool = False
+    optional: dict[str, str | dict[int, str]]
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame, references: list[str]) -> "_Layout":
+        names = [str(c) for c in frame.columns]
+        found: dict[str, str | dict[int, str]] = {}
+        for name, spec in input_fields().items():
+            if spec.per_reference:
+                numbered = {k: c for c in names if (k := _per_reference(spec, c)) is not None}
+                if numbered:
+                    found[name] = numbered
+            elif spec.column in names:
+                found[name] = spec.column
+        groups = {spec.group for name, spec in input_fields().items() if name in found and spec.group}
+        for name, spec in input_fields().items():  # a field of a group present is present, if without a column
+            if spec.group in groups and name not in found:
+                found[name] = {} if spec.per_reference else spec.column
+        return cls(references, "question" in names, found)
 
 
-@dataclass(frozen=True)
-class _Row:
-    """One row's fields, validated."""
-
-    question: str
-    candidate: str
-    references: list[str]
-    reference_labels: list[str | None]
-    candidate_label: str | None
-    entities: list[str]
-    wrong: list[str]
-
-
-def _read_row(record: dict[str, Any], layout: _Layout, source: str, number: int, max_chars: int | None) -> _Row:
-    """A record's fields, checked (an :class:`InputError` naming the cell of the first problem)."""
-    answer = record["answer"]
-    refs, labels = [], []
+def _read_row(record: dict[str, Any], layout: _Layout, source: str, number: int,
+              max_chars: int | None) -> dict[str, Any]:
+    """A record's fields by :class:`~kpqa.rows.Rows`' names (one row's values), checked: an :class:`InputError`
+    naming the cell of the first problem."""
+    specs = {name: spec for name, spec in input_fields().items() if name in layout.optional}
+    row: dict[str, Any] = {"references": []} | {name: [] for name, spec in specs.items() if spec.per_reference}
     for col in layout.references:
         if not blank(record[col]):
-            refs.append(check_length(cell_text(record[col], source, number, col), max_chars, source, number, col))
+            row["references"].append(check_length(cell_text(record[col], source, number, col), max_chars, source,
+                                                  number, col))
             k = int(_REF.match(col).group(1) or 0)  # type: ignore[union-attr]
-            labels.append(opinion_label(record.get(layout.labels[k]), source, number, layout.labels[k])
-                          if k in layout.labels else None)
-    if not refs:
+            for name, spec in specs.items():
+                column = layout.optional[name].get(k) if spec.per_reference else None  # type: ignore[union-attr]
+                if spec.per_reference:
+                    row[name].append(None if column is None else spec.read(record.get(column),
+                                                                           Cell(source, number, column, max_chars)))
+    if not row["references"]:
         raise InputError("no non-empty reference", file=source, row=number, column=layout.references[0])
     question = record["question"] if layout.question else None
     question = "" if blank(question) else cell_text(question, source, number, "question")
-    check_length(question, max_chars, source, number, "question")
-    candidate = "" if blank(answer) else check_length(cell_text(answer, source, number, "answer"), max_chars, source,
-                                                       number, "answer")
-    cand_label = opinion_label(record.get("answer_label"), source, number, "answer_label")
-    found = entity_list(record["entities"], source, number) if layout.entities else []
-    wrong = wrong_answers(record[WRONG_COLUMN], source, number, max_chars) if layout.wrong else []
-    return _Row(question, candidate, refs, labels, cand_label, found, wrong)
+    row["questions"] = check_length(question, max_chars, source, number, "question")
+    answer = record["answer"]
+    row["candidates"] = "" if blank(answer) else check_length(cell_text(answer, source, number, "answer"), max_chars,
+                                                               source, number, "answer")
+    for name, spec in specs.items():
+        if not spec.per_reference:
+            row[name] = spec.read(record.get(spec.column), Cell(source, number, spec.column, max_chars))
+    return row
 
 
 def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequence[int] | None = None,
@@ -232,11 +257,8 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
     if not ref_cols:
         raise InputError(f"no reference column; {_LAYOUT}", *layout_hint(frame, "references"), file=source,
                          column="reference1")
-    label_cols = {int(m.group(1) or 0): c for c in frame.columns if (m := _REF_LABEL.match(str(c)))}
-    layout = _Layout(ref_cols, label_cols, "question" in frame.columns, "entities" in frame.columns,
-                     WRONG_COLUMN in frame.columns)
-    has_labels = "answer_label" in frame.columns or bool(label_cols)
-    read: list[_Row] = []
+    layout = _Layout.of(frame, ref_cols)
+    read: list[dict[str, Any]] = []
     kept: list[int] = []
     errors: dict[int, str] = {}
     for position, (number, record) in enumerate(zip(numbers, _records(frame))):
@@ -248,16 +270,9 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
             errors[position] = e.reason
             continue
         kept.append(position)
-    rows = Rows(
-        questions=[r.question for r in read],
-        candidates=[r.candidate for r in read],
-        references=[r.references for r in read],
-        candidate_labels=[r.candidate_label for r in read] if has_labels else None,
-        reference_labels=[r.reference_labels for r in read] if has_labels else None,
-        entities=[r.entities for r in read] if layout.entities else None,
-        wrong=[r.wrong for r in read] if layout.wrong else None,
-    )
-    empty = [kept[i] for i, r in enumerate(read) if not r.candidate]
+    names = ["questions", "candidates", "references", *layout.optional]
+    rows = Rows(**{name: [r[name] for r in read] for name in names})
+    empty = [kept[i] for i, r in enumerate(read) if not r["candidates"]]
     return Table(frame=given, rows=rows, source=source, numbers=numbers, kept_rows=kept, errors=errors, empty=empty,
                  fields=dict(columns or {}))
 

@@ -1,20 +1,42 @@
 """The batch of examples every stage passes along: questions, candidates, references and optional labels."""
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
+from kpqa.cells import WRONG_COLUMN, Cell, entity_list, opinion_label, wrong_answers
+
 T = TypeVar("T")
 
-#: the longest text (question, answer or reference, in characters) a row may hold by default with a model metric:
-#: their memory is linear in the texts (blocks, windows, one LCS row at a time), but the time of the weighted LCS
-#: grows with the product of two texts' lengths and the models' with the length, so a longer text makes a bad row
-#: (:func:`kpqa.input.frame_to_table`) rather than a run of hours. About 33,000 words; a 200,000-character answer
-#: against a 200,000-character reference takes about five minutes of one CPU core (docs/benchmark.md).
-MAX_CHARS = 200_000
 
+@dataclass(frozen=True)
+class InputField:
+    """How input fills an optional field of :class:`Rows`, declared on the field itself (:func:`input_fields`): its
+    ``column`` in the KPQA layout, ``read`` (a cell's value -> the field's value for the row, an
+    :class:`~kpqa.errors.InputError` naming the cell otherwise; :mod:`kpqa.cells`), ``per_reference`` (a field kept
+    per reference: the suffix of its columns, ``reference{k}_label``; ``column`` is then the records' list of them)
+    and ``group`` (fields present together, when any of their columns is)."""
+
+    column: str
+    read: Callable[[Any, Cell], Any]
+    per_reference: str = ""
+    group: str = ""
+    about: str = ""  # what ``--columns --help`` says of it
+
+    def listing(self) -> str:
+        """How the column mapping's help names the field: ``reference1_label..`` per reference, else its column (and
+        what it holds)."""
+        if self.per_reference:
+            return f"reference1{self.per_reference}.."
+        return f"{self.column}: {self.about}" if self.about else self.column
+
+
+def _optional(column: str, read: Callable[[Any, Cell], Any], per_reference: str = "", group: str = "",
+              about: str = "") -> Any:
+    """An optional field of :class:`Rows` (None when the input has no such column) and how input fills it."""
+    return field(default=None, metadata={"input": InputField(column, read, per_reference, group, about)})
 
 @dataclass
 class Rows:
@@ -29,13 +51,20 @@ class Rows:
     questions: list[str]
     candidates: list[str]
     references: list[list[str]]
-    candidate_labels: list[str | None] | None = None
-    reference_labels: list[list[str | None]] | None = None
-    entities: list[list[str]] | None = None
-    wrong: list[list[str]] | None = None
+    candidate_labels: list[str | None] | None = _optional("answer_label", opinion_label, group="labels")
+    reference_labels: list[list[str | None]] | None = _optional("reference_labels", opinion_label, "_label", "labels")
+    entities: list[list[str]] | None = _optional("entities", entity_list)
+    wrong: list[list[str]] | None = _optional(WRONG_COLUMN, wrong_answers,
+                                              about="known-wrong answers, one text or a JSON list")
 
     def __len__(self) -> int:
         return len(self.candidates)
+
+
+def input_fields() -> dict[str, InputField]:
+    """The optional fields of :class:`Rows` by name, in declared order, each with how input fills it: the one list
+    the reader (:mod:`kpqa.input`) and the column mapping (``columns``) follow."""
+    return {f.name: f.metadata["input"] for f in fields(Rows) if "input" in f.metadata}
 
 
 def take_rows(rows: Rows, start: int, end: int) -> Rows:

@@ -22,7 +22,7 @@ best over them; empty where a row has none), which the judges read; None (defaul
 ``on_error``: ``raise`` (default) stops at the first bad row (no reference, an empty question under a
 KPQA metric...); ``skip`` leaves its scores empty and ``zero`` sets them to 0, both saying why in an ``error``
 column and leaving the row out of the corpus scores. ``max_chars``: a longer question, answer or reference makes a
-bad row (default: the metrics' own limit, :func:`kpqa.metrics.base.text_limit`). ``progress``: a bar of rows scored
+bad row (default: the metrics' own limit, :func:`kpqa.lengths.text_limit`). ``progress``: a bar of rows scored
 (on a terminal only), moving as the weighter works through each block of :data:`PROGRESS_ROWS` rows.
 ``data_parallel=True`` under a launcher that sets ``WORLD_SIZE`` (:mod:`kpqa.parallel`): every process scores a
 shard of each batch and all get the per-row scores in input order; corpus scores, signatures and output are the main
@@ -54,13 +54,14 @@ import pandas as pd
 from kpqa.calibration import Calibration, Decisions, decision_columns, unfit, warn_unjudged
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER, Context,
-    KeyphraseWeighter, Models, ScorerOptions, check_function_word_weight, check_max_chars, check_on_error,
+    KeyphraseWeighter, Models, ScorerOptions, check_function_word_weight, check_on_error,
 )
 from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa.input import WRONG_COLUMN, ColumnMap, Table, check_columns, layout_hint, read_input
 from kpqa.rows import WRONG_SUFFIX, Rows, against_wrong, empty_answers, select_rows, take_rows, weighted_pairs, \
     wrong_as_reference
-from kpqa.metrics.base import CORPUS_PASS, DocFreq, Metric, Totals, get_metric, text_limit
+from kpqa.lengths import check_max_chars, text_limit
+from kpqa.metrics.base import CORPUS_PASS, DocFreq, Metric, Totals, get_metric
 from kpqa.parallel import DataParallel
 from kpqa.plan import Plan, first_settles, plan_of, plan_of_source
 from kpqa.reasons import judge_reasons, text_columns

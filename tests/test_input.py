@@ -229,3 +229,53 @@ def test_plain_text_files_are_read_one_text_a_line(tmp_path):
     table = text_files(tmp_path / "a.txt", [tmp_path / "r.txt"])
     assert table.rows.candidates == ["an answer", "", "third"] and table.rows.references == [["a reference"],
                                                                                              ["another"], ["1e5"]]
+
+
+def test_every_optional_field_rows_declares_is_read_from_its_column_and_none_without_it():
+    """The reader follows :func:`kpqa.rows.input_fields`: each optional field of ``Rows`` is filled from its column
+    (per reference for the labels) and is None when the input lacks the column."""
+    from kpqa.rows import input_fields
+
+    frame = pd.DataFrame({"question": ["q"], "answer": ["a"], "reference1": ["r1"], "reference2": [""],
+                          "reference3": ["r3"], "answer_label": ["yes"], "reference3_label": ["No"],
+                          "entities": ['["Paris", " "]'], "incorrect_answers": ["x; y"]})
+    rows = read_input(frame).rows
+    assert list(input_fields()) == ["candidate_labels", "reference_labels", "entities", "wrong"]
+    assert (rows.candidate_labels, rows.reference_labels, rows.entities, rows.wrong) == (
+        ["Yes"], [[None, "No"]], [["Paris"]], [["x", "y"]])
+    bare = read_input(frame[["question", "answer", "reference1"]]).rows
+    assert [getattr(bare, name) for name in input_fields()] == [None] * 4
+    labels_only = read_input(frame[["answer", "reference1", "reference3", "reference3_label"]]).rows
+    assert labels_only.candidate_labels == [None] and labels_only.reference_labels == [[None, "No"]]  # one group
+
+
+def test_a_field_declared_on_rows_reaches_the_reader_and_the_column_mapping(monkeypatch):
+    """Adding an optional input field is one declaration on ``Rows``: a toy ``context`` field, declared with its
+    column and cell reader, is read, mapped (``columns``) and checked cell by cell with nothing else changed."""
+    from dataclasses import dataclass
+
+    import kpqa.input
+    import kpqa.rows
+    from kpqa.cells import cell_text
+    from kpqa.rows import Rows, _optional
+
+    @dataclass
+    class WithContext(Rows):
+        context: list[str] | None = _optional("context", lambda v, c: cell_text(v, c.source, c.row, c.column))
+
+    monkeypatch.setattr(kpqa.rows, "Rows", WithContext)
+    monkeypatch.setattr(kpqa.input, "Rows", WithContext)
+    monkeypatch.setattr(kpqa.input, "FIELDS", (*kpqa.input.FIELDS, "context"))
+    frame = pd.DataFrame({"Q": ["q", "q2"], "answer": ["a", "b"], "reference1": ["r", "s"], "Ctx": ["text", ["x"]]})
+    table = kpqa.input.frame_to_table(frame, columns={"question": "Q", "context": "Ctx"}, on_error="skip")
+    assert table.rows.context == ["text"] and table.errors == {1: "expected text, got a list (column 'context')"}
+    assert read_input(frame[["answer", "reference1"]]).rows.context is None
+
+
+def test_parquet_entities_as_a_list_column_are_read(tmp_path):
+    """A list column of entities (Parquet gives numpy arrays) is read as the list it is; it used to be refused as
+    'not a JSON list' unless the references came as a list too."""
+    path = tmp_path / "e.parquet"
+    pd.DataFrame({"question": ["q"], "answer": ["a"], "reference1": ["r"],
+                  "entities": [["Paris", "France"]]}).to_parquet(path)
+    assert read_input(path).rows.entities == [["Paris", "France"]]

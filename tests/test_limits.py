@@ -11,9 +11,9 @@ import pytest
 from kpqa import explain
 from kpqa.errors import InputError, UsageError
 from kpqa.input import frame_to_table, read_input
-from kpqa.metrics.base import LCS_MAX_CHARS, get_metric, text_limit
+from kpqa.lengths import LCS_MAX_CHARS, MAX_CHARS, text_limit
+from kpqa.metrics.base import get_metric
 from kpqa.models import alignment
-from kpqa.rows import MAX_CHARS
 from kpqa.text import get_tokenizer
 
 LONG = "word " * 30  # 150 characters

@@ -14,7 +14,8 @@ from kpqa.context import (
 )
 from kpqa.errors import UsageError
 from kpqa.models.device import SCORING_PRECISIONS
-from kpqa.rows import MAX_CHARS
+from kpqa.lengths import LCS_MAX_CHARS, MAX_CHARS
+from kpqa.rows import input_fields
 
 
 def int_at_least(low: int) -> Callable[[str], int]:
@@ -87,12 +88,12 @@ SHARED_OPTIONS: dict[str, dict] = {
     "--columns": dict(type=column_map, metavar="FIELD=COLUMN,...",
                       help="which of the input's columns holds which field, e.g. question=Question,answer=Answer,"
                       "references=Reference (fields: question, answer, references: one text or a JSON list, "
-                      "reference1..N, answer_label, reference1_label.., entities, incorrect_answers: known-wrong "
-                      "answers, one text or a JSON list); the output keeps your names"),
+                      f"reference1..N, {', '.join(spec.listing() for spec in input_fields().values())}); the output "
+                      "keeps your names"),
     "--quiet": dict(action="store_true", help="no progress bar (there is none when stderr is not a terminal)"),
     "--max-chars": dict(type=positive_int, metavar="N",
                         help="longest question, answer or reference in characters; a longer one is a bad row "
-                        f"(default: the metrics' own limit: {MAX_CHARS:,} with a model metric, 1,000,000 with "
+                        f"(default: the metrics' own limit: {MAX_CHARS:,} with a model metric, {LCS_MAX_CHARS:,} with "
                         "ROUGE-L, none for BLEU, METEOR, CIDEr, EM, F1, Contains, AEv): the time of the weighted LCS "
                         "and of ROUGE-L grows with the product of two texts' lengths"),
 }

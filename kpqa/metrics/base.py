@@ -35,7 +35,7 @@ from typing import Callable, ClassVar, Hashable, Iterable, Sequence
 import numpy as np
 
 from kpqa.context import Context
-from kpqa.rows import MAX_CHARS, Rows
+from kpqa.rows import Rows
 from kpqa.metrics.spec import KPQA_SUFFIX, Option, base_name, kp_name, read_options, split_kp
 from kpqa.signature import LOWER_IS_BETTER, Signature
 
@@ -146,7 +146,7 @@ class Metric(ABC):
     #: whether the metric's weights come from the weighter that reads the question (set when it is built)
     question: bool = True
     #: the longest text (characters) the metric scores in bounded time; None: any length (its work grows linearly).
-    #: A model metric's is :data:`kpqa.rows.MAX_CHARS` whatever this says (:func:`text_limit`)
+    #: A model metric's is :data:`kpqa.lengths.MAX_CHARS` whatever this says (:func:`kpqa.lengths.text_limit`)
     max_chars: ClassVar[int | None] = None
 
     @classmethod
@@ -232,19 +232,6 @@ class Metric(ABC):
             if weighter.function_word_weight != 1.0:
                 signature = signature.with_fields([("fw", f"{weighter.function_word_weight:g}")])
         return signature
-
-
-#: the longest text an LCS metric (ROUGE-L and its adapted form: rapidfuzz's bit-parallel LCS, linear memory)
-#: scores: two texts this long take seconds, not minutes
-LCS_MAX_CHARS = 1_000_000
-
-
-def text_limit(metrics: Iterable[Metric]) -> int | None:
-    """The longest text every one of ``metrics`` scores in bounded time: the smallest of their ``max_chars``,
-    :data:`kpqa.rows.MAX_CHARS` for a model metric (the models' windows, the weighted LCS); None when every one
-    takes any length. Memory is linear in the texts whatever the limit."""
-    limits = [MAX_CHARS if m.uses_model else m.max_chars for m in metrics]
-    return min((x for x in limits if x is not None), default=None)
 
 
 class MeanMetric(Metric):

@@ -18,7 +18,8 @@ import numpy as np
 
 from kpqa.context import Context
 from kpqa.rows import Rows
-from kpqa.metrics.base import LCS_MAX_CHARS, MeanMetric, register
+from kpqa.lengths import LCS_MAX_CHARS
+from kpqa.metrics.base import MeanMetric, register
 from kpqa.metrics.lexical import check_weights, tokenize_rows
 from kpqa.metrics.ngrams import f_measure, lcs_length
 

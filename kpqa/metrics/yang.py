@@ -40,7 +40,8 @@ import numpy as np
 from kpqa.errors import InputError, KpqaWarning, UsageError
 from kpqa.context import Context
 from kpqa.rows import Rows
-from kpqa.metrics.base import LCS_MAX_CHARS, MeanMetric, Metric, Totals, register
+from kpqa.lengths import LCS_MAX_CHARS
+from kpqa.metrics.base import MeanMetric, Metric, Totals, register
 from kpqa.metrics.bleu import MAX_N, BleuStats, bleu_stats
 from kpqa.metrics.labels import SPAN_THRESHOLD, find_labels, language
 from kpqa.metrics.ngrams import clipped_matches, f_measure, lcs_length, max_ref_counts, ngram_counts
