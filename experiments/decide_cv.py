@@ -116,7 +116,7 @@ def names(data: Labelled) -> list[str]:
 def apply(fitted: calibration.Calibration, test: Labelled, prior: float | None) -> dict[str, tuple[Any, Any]]:
     """(prob, decision) of every fitted calibration (:meth:`kpqa.calibration.Decisions.apply`, as ``kpqa score
     --decide``) and fixed rule on ``test``."""
-    decisions = calibration.Decisions(fitted, dict(fitted.metrics), list(fitted.judges.values()), prior)
+    decisions = calibration.Decisions(fitted, dict(fitted.metrics), calibration.JudgeSet.every(fitted), prior)
     columns = decisions.apply(test.scores)
     out: dict[str, tuple[Any, Any]] = {name: (columns[f"{name}-prob"], columns[f"{name}-correct"])
                                        for name in [*fitted.metrics, *fitted.judges]}

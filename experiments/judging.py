@@ -60,5 +60,5 @@ def judged(cal: calibration.Calibration, test: pd.DataFrame) -> tuple[np.ndarray
     """(P(correct), decision) of KPQA-judge on ``test`` as the scorer decides (:meth:`Decisions.apply`)."""
     columns = {c for j in cal.judges.values() for c in j.inputs if c in test}  # no M-wrong: KPQA-judge alone
     per_row = {c: test[c].to_numpy(dtype=float) for c in columns}
-    out = calibration.Decisions(cal, {}, list(cal.judges.values())).apply(per_row)
+    out = calibration.Decisions(cal, {}, calibration.JudgeSet.every(cal)).apply(per_row)
     return out[f"{calibration.JUDGE}-prob"], out[f"{calibration.JUDGE}-correct"]

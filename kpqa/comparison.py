@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from kpqa.columns import numeric_column
+from kpqa.roles import ResultColumn, Role
 from kpqa.context import ScorerOptions
 from kpqa.errors import InputError, Param, UsageError
 from kpqa.input import Table, frame_to_table, read_input
@@ -153,7 +154,9 @@ def check_signatures(columns: Sequence[str], a: Mapping[str, str], b: Mapping[st
     differently (the fields that differ) unless ``allow``, which gives one note per such column instead."""
     notes = []
     for column in columns:
-        keys = [column, column.removesuffix("-correct") + "-prob", column.removesuffix("-correct")]
+        found = ResultColumn.parse(column)
+        base = found.metric if found.role is Role.CORRECT else column
+        keys = [column, Role.PROB.of(base), base]
         x, y = (next((s[k] for k in keys if k in s), None) for s in (a, b))
         if x is None or y is None or Signature.parse(x).comparable() == Signature.parse(y).comparable():
             continue
@@ -291,8 +294,7 @@ def system_scores(table: Table, scorer: Scorer, plan: Plan) -> tuple[dict[str, n
     ``table`` that are scored, and whether they were read from its own columns (a file from ``kpqa score
     --decide -o``: every one of them there; their signatures unchecked) rather than scored here, under ``plan``."""
     decisions = scorer.decisions(plan)
-    judges = [] if decisions is None else [f"{j.name}-correct" for j in decisions.judges
-                                           if j.replaces is None]  # KPQA-judge+wrong: in KPQA-judge's
+    judges = [] if decisions is None else [Role.CORRECT.of(j.name) for j in decisions.judges.deciding()]
     wanted = scorer.score_columns + judges
     read = all(c in table.frame.columns for c in wanted)
     frame = table.frame if read else scorer.score(table, plan).frame

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from kpqa.calibration import DECISION_SUFFIXES, decided_metric
+from kpqa.roles import DECISIONS, Role, decided_metric, decision_names, role_of
 from kpqa.columns import binary_labels, numeric_column
 from kpqa.errors import InputError, Param
 from kpqa.input import ColumnMap, Table, is_field_column, read_input
@@ -39,7 +39,7 @@ DEFAULT_HUMAN = "scores"
 _NOT_METRICS = {"error", "system"}
 #: not metrics either, beside the input's fields (:func:`kpqa.input.is_field_column`): pandas' unnamed index, a score
 #: against known-wrong answers (``M-wrong``: a judge's input)
-_NOT_METRIC = re.compile(r"^(Unnamed: \d+|.+-wrong)$")
+_NOT_METRIC = re.compile(r"^Unnamed: \d+$")
 #: (question, text) pairs weighed per call to the weighter
 WEIGH_SLICE = 512
 
@@ -89,7 +89,7 @@ def _metric_columns(table: Table, human: str | None, decided: set[str]) -> list[
     """Every numeric column that is not text, a reference, the human column or a decision column."""
     out = []
     for column in map(str, table.frame.columns):
-        if is_field_column(column) or column in _NOT_METRICS or _NOT_METRIC.match(column) or column in (human, *decided):
+        if is_field_column(column) or column in _NOT_METRICS or _NOT_METRIC.match(column) or role_of(column) is Role.WRONG or column in (human, *decided):
             continue
         try:
             values = _numbers(table, column)
@@ -112,20 +112,20 @@ def read_scored(path: str | os.PathLike, *, metrics: Sequence[str] | None = None
         raise InputError(f"no human label column {human_column!r} (columns: {', '.join(names)}); pick one with ",
                          Param("human_column"), file=table.source, column=human_column)
     human = human_column or (DEFAULT_HUMAN if DEFAULT_HUMAN in names else None)
-    decided = {c for c in names if c.endswith(DECISION_SUFFIXES)}
+    decided = {c for c in names if role_of(c) in DECISIONS}
     wanted = list(metrics) if metrics is not None else _metric_columns(table, human, decided)
     scored = Scored(table, {}, signatures=read_signatures(path), human_column=human)
     for name in wanted:
         if name in names:
             scored.scores[name] = _numbers(table, name)
-        elif not {f"{name}{s}" for s in DECISION_SUFFIXES} & decided:
+        elif not set(decision_names(name)) & decided:
             raise InputError(Param("metrics", name), f": no such column (columns: {', '.join(names)})",
                              file=table.source, column=name)
     for name in wanted if metrics is not None else dict.fromkeys(decided_metric(c) for c in names if c in decided):
-        if f"{name}-prob" in names:
-            scored.probs[name] = _in_range(table, f"{name}-prob", "[0, 1]")
-        if f"{name}-correct" in names:
-            scored.decisions[name] = _in_range(table, f"{name}-correct", "0/1")
+        if Role.PROB.of(name) in names:
+            scored.probs[name] = _in_range(table, Role.PROB.of(name), "[0, 1]")
+        if Role.CORRECT.of(name) in names:
+            scored.decisions[name] = _in_range(table, Role.CORRECT.of(name), "0/1")
     if REASON in names:  # why KPQA-judge decided a row wrong (kpqa score --decide)
         scored.reasons = ["" if v is None or (isinstance(v, float) and v != v) else str(v)
                           for v in table.frame[REASON].tolist()]
@@ -273,7 +273,7 @@ def summary(scored: Scored) -> str:
             got = evaluate(y[ok], scores=None if ranked is None else ranked[ok], probs=None if prob is None else prob[ok],
                            decisions=None if decision is None else decision[ok], bootstrap=0) if ok.any() else {}
             cells += [_cell(got[k].value if k in got else None) for k in ("accuracy", "auroc", "ece")]
-        signature = scored.signatures.get(name) or scored.signatures.get(f"{name}-prob") or ""
+        signature = scored.signatures.get(name) or scored.signatures.get(Role.PROB.of(name)) or ""
         cells_html = "".join(f"<td>{c}</td>" for c in cells)
         out.append(f'<tr>{cells_html}<td class="sig">{html.escape(signature)}</td></tr>')
     out.append("</table>")

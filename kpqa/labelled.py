@@ -18,7 +18,8 @@ from kpqa.errors import InputError, Param, Part, UsageError
 from kpqa.folds import fold_of, question_digest
 from kpqa.input import ColumnMap, Table, frame_to_table, read_csv_frame, read_input
 from kpqa.metrics.base import get_metric
-from kpqa.rows import WRONG_SUFFIX, select_rows
+from kpqa.roles import Role, metric_of, role_of
+from kpqa.rows import select_rows
 from kpqa.scoring import Scorer
 from kpqa.signature import Signature
 
@@ -112,13 +113,13 @@ def metric_scores(table: Table, metrics: Sequence[str], scorers: ScorerFactory, 
         if metric in table.frame.columns:
             before: tuple[Part, ...] = (Param("reuse_scores", True), ": ") if reuse == "check" else ("metric score ",)
             given[metric] = _numbers(table, metric, before, " is not a score" if reuse == "check" else
-                                     " is not a number", blanks=metric.endswith(WRONG_SUFFIX))
+                                     " is not a number", blanks=role_of(metric) is Role.WRONG)
     scores: dict[str, np.ndarray] = dict(given)
     signatures: dict[str, Signature | None] = dict.fromkeys(given)
     missing = [m for m in metrics if m not in given]
     if missing:  # an M-wrong is scored with M, by a scorer of the known-wrong answers
-        scorer = scorers(list(dict.fromkeys(m.removesuffix(WRONG_SUFFIX) for m in missing)))
-        wrong = True if any(m.endswith(WRONG_SUFFIX) for m in missing) else None
+        scorer = scorers(list(dict.fromkeys(metric_of(m) for m in missing)))
+        wrong = True if any(role_of(m) is Role.WRONG for m in missing) else None
         per_row, _, found = scorer.score_rows(_within(table, scorer).rows, table.source, table.numbers, wrong)
         scores.update({c: np.asarray(v, dtype=float) for c, v in per_row.items() if c not in given})
         signatures.update({c: s for c, s in found.items() if c in per_row and c not in given})
@@ -193,7 +194,7 @@ def fit_files(scorer: Scorer, paths: Sequence[str], *, human_column: str = "scor
                             numbers=t.numbers) for t in tables]
     check_labels(np.concatenate(labels), ", ".join(paths))
     known_wrong = any(t.rows.wrong is not None for t in tables)  # then the judge of such rows is fitted too
-    wrong = [c + WRONG_SUFFIX for c in scorer.score_columns if known_wrong]
+    wrong = [Role.WRONG.of(c) for c in scorer.score_columns if known_wrong]
     held = [[h.take(t) for h in heldout] for t in tables]  # every row's held-out score is there before scoring
     parts = [metric_scores(t, scorer.score_columns + (wrong if t.rows.wrong is not None else []),
                            lambda names: scorer, "check" if reuse_scores else "never") for t in tables]

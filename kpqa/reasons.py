@@ -12,11 +12,12 @@ from kpqa.calibration import JUDGE
 from kpqa.context import Context
 from kpqa.metrics.kpqa import KeyMissKPQA, missing_phrase
 from kpqa.results import REASON
+from kpqa.roles import Role
 from kpqa.rows import Rows, select_rows
 
 __all__ = ["EMPTY", "KEY_WEIGHT", "REASON", "WHOLE", "explain", "judge_reasons", "reasons", "text_columns"]
 #: the decision column whose rows get a reason
-DECIDED = f"{JUDGE}-correct"
+DECIDED = Role.CORRECT.of(JUDGE)
 #: a missing word is a key phrase when its keyphrase weight is at least this (below it the answer holds the
 #: reference's key words, and it is wrong on the whole: a negation, another relation)
 KEY_WEIGHT = 0.3

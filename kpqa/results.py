@@ -12,7 +12,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from kpqa.calibration import Calibration, decided_metric
+from kpqa.calibration import Calibration
+from kpqa.roles import Role, decided_metric, role_of
 from kpqa.calibration.fitness import MIN_BALANCED
 from kpqa.errors import InputError
 from kpqa.input import Table
@@ -92,14 +93,14 @@ class Summary:
             return ""
         names = list(dict.fromkeys(decided_metric(c) for c in corpus))
         names = [n for n in names if n not in corpus] + [n for n in names if n in corpus]  # judges first
-        deciding = any(c.endswith("-correct") for c in corpus)
+        deciding = any(role_of(c) is Role.CORRECT for c in corpus)
         width = max(map(len, names + ["metric"]))
         value = lambda c: f"{corpus[c]:.4f}" if c in corpus else ""  # noqa: E731
         lines = [f"{'metric':<{width}}   score" + ("  P(correct)  correct" if deciding else "") + "  signature"]
         for name in names:
-            signature = signatures.get(name) or signatures.get(name + "-correct")
+            signature = signatures.get(name) or signatures.get(Role.CORRECT.of(name))
             decided = (f"  {'':>10}  {'unfit':>7}" if name in self.unfit else
-                       f"  {value(name + '-prob'):>10}  {value(name + '-correct'):>7}") if deciding else ""
+                       f"  {value(Role.PROB.of(name)):>10}  {value(Role.CORRECT.of(name)):>7}") if deciding else ""
             lines.append(f"{name:<{width}}  {value(name):>6}{decided}  {signature.short_hash if signature else ''}")
         return "\n".join(lines + note)
 

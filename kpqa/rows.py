@@ -110,11 +110,6 @@ def regroup(items: Sequence[T], groups: Sequence[Sequence[str]]) -> list[list[T]
     return out
 
 
-#: the suffix of a metric column's score against the row's known-wrong answers: ``M-wrong`` is ``M`` with those
-#: answers as the references (empty where a row has none); a judge's input, with no decision of its own
-WRONG_SUFFIX = "-wrong"
-
-
 def against_wrong(rows: Rows) -> tuple[Rows, list[int]]:
     """The rows that have known-wrong answers, each with those answers as its references (labels and entities
     dropped), and their indices in ``rows``: what a metric scores to say how close an answer is to a wrong one."""

@@ -51,14 +51,15 @@ from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Sequenc
 import numpy as np
 import pandas as pd
 
-from kpqa.calibration import Calibration, Decisions, decision_columns, unfit, warn_unjudged
+from kpqa.calibration import JUDGE_INPUTS, Calibration, Decisions, decision_columns, unfit, warn_unjudged
 from kpqa.context import (
     DEFAULT_BATCH_SIZE, DEFAULT_DEVICE, DEFAULT_FUNCTION_WORD_WEIGHT, DEFAULT_PRECISION, DEFAULT_TOKENIZER, Context,
     KeyphraseWeighter, Models, ScorerOptions, check_function_word_weight, check_on_error,
 )
 from kpqa.errors import InputError, KpqaWarning, Param, UsageError
 from kpqa.input import WRONG_COLUMN, ColumnMap, Table, check_columns, layout_hint, read_input
-from kpqa.rows import WRONG_SUFFIX, Rows, against_wrong, empty_answers, select_rows, take_rows, weighted_pairs, \
+from kpqa.roles import Role, role_of
+from kpqa.rows import Rows, against_wrong, empty_answers, select_rows, take_rows, weighted_pairs, \
     wrong_as_reference
 from kpqa.lengths import check_max_chars, text_limit
 from kpqa.metrics.base import CORPUS_PASS, DocFreq, Metric, Totals, get_metric
@@ -77,9 +78,10 @@ CJK_WARN_SHARE = 0.01
 #: rows: 52 s against 44 s); the progress bar moves within a block while the weighter works (:meth:`Scorer._weigh`)
 PROGRESS_ROWS = 1024
 DEFAULT_METRICS = ("BLEU-1", "BLEU-4", "ROUGE-L", "BERTScore", "BLEU-1-KPQA", "ROUGE-L-KPQA", "BERTScore-KPQA")
-#: the default metrics when deciding: the default suite plus what the shipped judge also needs (then what the judges of
-#: the calibration decided with read beyond these: :func:`judge_metrics`)
-DECIDE_METRICS = DEFAULT_METRICS + ("Contains", "KeyFact-KPQA", "F1")
+#: the default metrics when deciding: the default suite, then the other inputs of the judge (:data:`JUDGE_INPUTS`, in
+#: its order), derived so that the two cannot drift apart (then what the judges of the calibration decided with read
+#: beyond these: :func:`judge_metrics`)
+DECIDE_METRICS = DEFAULT_METRICS + tuple(m for m in JUDGE_INPUTS if m not in DEFAULT_METRICS)
 
 
 Advance = Callable[[int], None]
@@ -168,7 +170,7 @@ class Scorer:
 
     def value_columns(self, plan: Plan) -> list[str]:
         """The metric columns, their ``-wrong`` ones, then (deciding) each fit one's ``-prob`` and ``-correct``."""
-        scored = self.score_columns + [c + WRONG_SUFFIX for c in self.score_columns if plan.known_wrong]
+        scored = self.score_columns + [Role.WRONG.of(c) for c in self.score_columns if plan.known_wrong]
         extra = [] if self.calibration is None else decision_columns(self.calibration, scored, True)
         return scored + extra
 
@@ -211,7 +213,7 @@ class Scorer:
         """The signature of every metric column, then of their ``-wrong`` ones (the metric's, against the known-wrong
         answers; loads the weighter when a metric needs it)."""
         found = {c: m.signature(self._context(m, plan.tokenize)) for m in self.metrics for c in m.columns()}
-        return found | {c + WRONG_SUFFIX: s.with_fields([("against", WRONG_COLUMN)]) for c, s in found.items()
+        return found | {Role.WRONG.of(c): s.with_fields([("against", WRONG_COLUMN)]) for c, s in found.items()
                         if plan.known_wrong}
 
     def signatures(self, plan: Plan) -> dict[str, str]:
@@ -406,7 +408,7 @@ def score_blocks(chosen: Sequence[tuple[int, Metric, Context]], rows: Rows,
         against, have = against_wrong(rows)
         wrong = score_blocks(chosen, against, None)[0] if have else {}
         for column in list(scores):
-            scores[column + WRONG_SUFFIX] = spread(wrong[column], np.asarray(have, dtype=int), len(rows), np.nan) \
+            scores[Role.WRONG.of(column)] = spread(wrong[column], np.asarray(have, dtype=int), len(rows), np.nan) \
                 if have else np.full(len(rows), np.nan)
         return scores, totals
     totals = {i: Totals() for i, _, _ in chosen}
@@ -472,7 +474,7 @@ def judge_metrics(calibration: Calibration, columns: Sequence[str], no_question:
     """The metrics that the judges of ``calibration`` read and that ``columns`` lack (``Equivalence``, for a judge that
     reads it), in the judges' order: what deciding adds to the metrics (a warning says why a judge still cannot decide)."""
     inputs = dict.fromkeys(m for j in calibration.judges.values() for m in j.inputs
-                           if m not in columns and not m.endswith(WRONG_SUFFIX))  # M-wrong: scored with M
+                           if m not in columns and role_of(m) is not Role.WRONG)  # M-wrong: scored with M
     added = [m for m in (get_metric(name, no_question) for name in inputs) if not set(m.columns()) <= set(columns)]
     warn_unjudged(calibration, [*columns, *(c for m in added for c in m.columns())])
     return added

@@ -637,7 +637,7 @@ def test_logistic_judges_name_no_kind_so_old_files_keep_their_text_and_digest():
     judge = cal.judges[calibration.JUDGE]
     assert isinstance(judge, calibration.LogisticJudge) and "kind" not in judge.to_dict()
     assert cal.to_json() == path.read_text() and cal.digest == hashlib.sha256(path.read_bytes()).hexdigest()[:12]
-    signatures = calibration.Decisions(cal, {}, [judge]).signatures({})
+    signatures = calibration.Decisions(cal, {}, calibration.JudgeSet((judge,))).signatures({})
     assert "kind" not in str(signatures[f"{calibration.JUDGE}-correct"])
 
 

@@ -13,7 +13,7 @@ from kpqa import calibration
 from kpqa.cli import main
 from kpqa.errors import InputError
 from kpqa.input import frame_to_table
-from kpqa.rows import WRONG_SUFFIX
+from kpqa.roles import Role, role_of
 from kpqa.scoring import Scorer
 
 LEXICAL = ["F1", "ROUGE-L", "BLEU-1", "Contains"]
@@ -52,7 +52,7 @@ def test_an_incorrect_answers_cell_that_is_not_a_list_of_texts_names_its_cell(ce
 def test_without_the_column_rows_have_no_wrong_answers_and_no_wrong_columns():
     scorer = Scorer(LEXICAL)
     result = scorer.score(FRAME.drop(columns="incorrect_answers"))
-    assert not any(c.endswith(WRONG_SUFFIX) for c in result.frame.columns)
+    assert not any(role_of(c) is Role.WRONG for c in result.frame.columns)
     assert scorer.known_wrong is None  # the scorer is as built: the input's plan said "no known-wrong answers"
 
 
@@ -68,8 +68,8 @@ def test_a_reused_scorer_gives_what_fresh_ones_give_whatever_the_order_of_its_in
     ``-wrong`` columns of one with it, and a Chinese input does not leave ``zh`` behind for an English one."""
     inputs = [FRAME, FRAME.drop(columns="incorrect_answers"), CJK]
     fresh = [Scorer(LEXICAL, tokenize=tokenize).score(f) for f in inputs]
-    assert any(c.endswith(WRONG_SUFFIX) for c in fresh[0].frame.columns)
-    assert not any(c.endswith(WRONG_SUFFIX) for c in fresh[1].frame.columns)
+    assert any(role_of(c) is Role.WRONG for c in fresh[0].frame.columns)
+    assert not any(role_of(c) is Role.WRONG for c in fresh[1].frame.columns)
     for order in ([0, 1, 2], [1, 0, 2], [2, 1, 0], [2, 0, 1]):
         scorer = Scorer(LEXICAL, tokenize=tokenize)
         for k in order:
@@ -91,12 +91,12 @@ def test_m_wrong_is_the_metric_with_the_wrong_answers_as_references_and_nan_wher
                                   "references": [wrong[0], wrong[1]]})
     expected = Scorer(LEXICAL).score(as_references).frame
     for column in LEXICAL:
-        got = result.frame[column + WRONG_SUFFIX].to_numpy()
+        got = result.frame[Role.WRONG.of(column)].to_numpy()
         assert got[:2].tolist() == expected[column].tolist()
         assert np.isnan(got[2])
     # the second answer is closer to a wrong answer than the first is: ROUGE-L to "You will get arthritis" is 1
-    assert result.frame["ROUGE-L" + WRONG_SUFFIX][0] == pytest.approx(1.0)
-    assert "against:incorrect_answers" in str(result.signatures["F1" + WRONG_SUFFIX])
+    assert result.frame[Role.WRONG.of("ROUGE-L")][0] == pytest.approx(1.0)
+    assert "against:incorrect_answers" in str(result.signatures[Role.WRONG.of("F1")])
 
 
 def test_the_cli_writes_the_wrong_columns_when_the_input_has_the_column(tmp_path, capsys):
@@ -115,7 +115,7 @@ def _synthetic(n: int = 600, seed: int = 0) -> tuple[dict[str, np.ndarray], np.n
     y = (rng.random(n) < 0.4).astype(float)
     scores = {m: np.clip(0.6 + 0.1 * rng.standard_normal(n), 0, 1) for m in calibration.JUDGE_INPUTS}
     for m in calibration.JUDGE_INPUTS:
-        scores[m + WRONG_SUFFIX] = np.clip(np.where(y == 1, 0.3, 0.7) + 0.1 * rng.standard_normal(n), 0, 1)
+        scores[Role.WRONG.of(m)] = np.clip(np.where(y == 1, 0.3, 0.7) + 0.1 * rng.standard_normal(n), 0, 1)
     return scores, y
 
 
@@ -123,13 +123,13 @@ def test_fit_adds_a_judge_that_decides_the_rows_with_wrong_answers_in_kpqa_judge
     scores, y = _synthetic()
     half = len(y) // 2
     for m in calibration.JUDGE_INPUTS:  # the first half has no known-wrong answers
-        scores[m + WRONG_SUFFIX][:half] = np.nan
+        scores[Role.WRONG.of(m)][:half] = np.nan
     signatures = {c: f"{c}|x" for c in scores}
     cal = calibration.fit(scores, signatures, y)
     assert set(cal.metrics) == set(calibration.JUDGE_INPUTS)  # no entry of its own for an M-wrong column
     wrong = cal.judges[calibration.WRONG_JUDGE]
     assert wrong.replaces == calibration.JUDGE and wrong.calibration.fit.n == len(y) - half
-    decisions = calibration.Decisions(cal, {}, list(cal.judges.values()))
+    decisions = calibration.Decisions(cal, {}, calibration.JudgeSet.every(cal))
     out = decisions.apply(scores)
     assert set(out) == {f"{calibration.JUDGE}-prob", f"{calibration.JUDGE}-correct"}
     plain = cal.judges[calibration.JUDGE].prob(scores)
@@ -166,7 +166,7 @@ def test_deciding_without_wrong_answers_warns_of_nothing_and_with_them_the_wrong
     # a calibration on these four lexical metrics and their -wrong: fitted from synthetic scores
     signer = Scorer(inputs)  # the signatures of the four and of their -wrong columns
     cal = calibration.fit({m: scores[calibration.JUDGE_INPUTS[k]] for k, m in enumerate(inputs)} |
-                          {m + WRONG_SUFFIX: scores[calibration.JUDGE_INPUTS[k] + WRONG_SUFFIX]
+                          {Role.WRONG.of(m): scores[Role.WRONG.of(calibration.JUDGE_INPUTS[k])]
                            for k, m in enumerate(inputs)},
                           signer.signatures(signer.plan(known_wrong=True)), y, judge_inputs=inputs)
     plain = Scorer(inputs, calibration=cal).score(frame.drop(columns="incorrect_answers")).frame
@@ -242,7 +242,7 @@ def test_meta_eval_decides_rows_with_known_wrong_answers_as_kpqa_score_decide_do
     assert accuracy == 1.0  # KPQA-judge+wrong decided every row (KPQA-judge alone: 5 of 6)
     report = json.loads((tmp_path / "m.json").read_text())
     results = report["datasets"][0]["binary"]["results"]
-    assert calibration.WRONG_JUDGE not in results and not any(c.endswith(WRONG_SUFFIX) for c in results)
+    assert calibration.WRONG_JUDGE not in results and not any(role_of(c) is Role.WRONG for c in results)
     assert results[calibration.JUDGE]["accuracy"]["value"] == pytest.approx(accuracy)
     # kpqa compare reads KPQA-judge's decisions of the two systems, made by KPQA-judge+wrong on these rows
     other = pd.DataFrame(rows).assign(answer=lambda f: [f"it is blue{i} red{i}" for i in range(len(f))])

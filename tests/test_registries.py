@@ -35,18 +35,23 @@ def test_every_module_that_registers_a_metric_is_found_without_a_list():
     assert set(registering) <= set(ast.literal_eval(loaded))
 
 
-def test_judge_kinds_are_the_judge_classes_each_with_its_fitter():
-    from kpqa.calibration import JUDGE_KINDS, LogisticJudge, TreesJudge
+def test_judge_kinds_are_the_judge_classes_each_with_its_fitter_and_are_built_whole():
+    """Each kind fits a judge, and builds it whole: its calibration is made of the fitted judge's own logits on
+    the fitting scores (``calibrate``), and ``replaces`` is set when it is made."""
+    from kpqa.calibration import JUDGE_KINDS, LogisticJudge, TreesJudge, fit_metric
 
     assert JUDGE_KINDS == {"logistic": LogisticJudge, "trees": TreesJudge}
     rng = np.random.default_rng(0)
     x = rng.normal(size=(200, 2))
     y = (x[:, 0] + x[:, 1] > 0).astype(float)
     for kind, cls in JUDGE_KINDS.items():
-        judge = cls.fit("J", ["a", "b"], {"a": "a", "b": "b"}, x, y, np.ones(len(y)))
-        assert type(judge) is cls and judge.kind == kind
+        seen = []
+        calibrate = lambda logit: seen.append(logit) or fit_metric("J", "J|logit", logit, y)  # noqa: E731
+        judge = cls.fit("J", ["a", "b"], {"a": "a", "b": "b"}, x, y, np.ones(len(y)), calibrate, replaces="K")
+        assert type(judge) is cls and judge.kind == kind and judge.replaces == "K"
         logit = judge.logit({"a": x[:, 0], "b": x[:, 1]})
         assert np.mean((logit > 0) == (y == 1)) > 0.9  # a fitted judge, not a stub
+        assert np.array_equal(seen[0], logit) and judge.calibration == fit_metric("J", "J|logit", logit, y)
 
 
 def test_the_format_registry_lists_every_format_by_suffix():

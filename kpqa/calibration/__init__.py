@@ -37,7 +37,7 @@ package: :mod:`kpqa.labelled` (labelled files read and scored: ``kpqa calibrate`
 only theirs). No torch here: fitting and applying take arrays of scores.
 """
 from kpqa.calibration.apply import (
-    DECISION_SUFFIXES, Decisions, decided_metric, decision_columns, unfit, warn_unjudged,
+    DECISION_SUFFIXES, Decisions, JudgeSet, decided_metric, decision_columns, unfit, warn_unjudged,
 )
 from kpqa.calibration.fitness import Fitness, rate
 from kpqa.calibration.fit import (
@@ -56,7 +56,7 @@ __all__ = [
     "DECISION_SUFFIXES", "FILENAME", "FORMAT", "JUDGE", "JUDGE_INPUTS", "JUDGE_KIND", "JUDGE_KINDS", "MAPS", "METHODS",
     "MIN_ROWS", "PRIOR", "P_EDGE", "RULES", "RUN_TOLERANCE", "STEPS_FORMAT", "TILT", "TREES", "TREES_ESTIMATOR",
     "WRONG_JUDGE", "WRONG_JUDGE_KIND",
-    "Calibration", "CalibrationError", "DataFile", "Decisions", "Fit", "IsotonicMap", "JudgeCalibration",
+    "Calibration", "CalibrationError", "DataFile", "Decisions", "Fit", "IsotonicMap", "JudgeCalibration", "JudgeSet",
     "LogisticJudge", "LogisticMap", "MetricCalibration", "Quality", "Tree", "TreesJudge",
     "balanced_weights", "check_labels", "check_prior", "choose_judge_inputs", "comparable",
     "decided_metric", "decision_columns", "default_path", "fit", "fit_judge", "fit_metric", "fit_wrong_judge",

@@ -5,42 +5,82 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from kpqa.calibration.model import JUDGE_KIND, Calibration, JudgeCalibration, MetricCalibration
 from kpqa.errors import KpqaWarning
-from kpqa.rows import WRONG_SUFFIX
+from kpqa.roles import DECISION_SUFFIXES, DECISIONS, Role, decided_metric, role_of
 from kpqa.signature import Signature
 
-#: the decision columns of a metric or judge ``M``: ``M-prob`` (P(correct)) and ``M-correct`` (1 / 0)
-DECISION_SUFFIXES = ("-prob", "-correct")
+__all__ = ["DECISION_SUFFIXES", "Decisions", "JudgeSet", "decided_metric", "decision_columns", "unfit",
+           "warn_unjudged"]
 
 
-def decided_metric(column: str) -> str:
-    """The metric or judge column a decision column (``M-prob``, ``M-correct``) is of; any other column itself."""
-    for suffix in DECISION_SUFFIXES:
-        if column.endswith(suffix):
-            return column.removesuffix(suffix)
-    return column
+@dataclass(frozen=True)
+class JudgeSet:
+    """Some judges of one calibration, and which of them decides each row: a judge decides in its own columns
+    (``J-prob``, ``J-correct``) unless it decides in another's place (:attr:`JudgeCalibration.replaces`: on the
+    rows where all its inputs are scored, the rows with known-wrong answers). The one reader of ``replaces``."""
+
+    judges: tuple[JudgeCalibration, ...] = ()
+
+    @classmethod
+    def every(cls, calibration: Calibration) -> "JudgeSet":
+        """Every judge of ``calibration``."""
+        return cls(tuple(calibration.judges.values()))
+
+    def __iter__(self) -> Iterator[JudgeCalibration]:
+        return iter(self.judges)
+
+    def on(self, columns: Iterable[str]) -> "JudgeSet":
+        """The judges whose inputs are all among ``columns``."""
+        have = set(columns)
+        return JudgeSet(tuple(j for j in self.judges if set(j.inputs) <= have))
+
+    def deciding(self) -> list[JudgeCalibration]:
+        """The judges with decision columns of their own."""
+        return [j for j in self.judges if j.replaces is None]
+
+    def in_place_of(self, name: str) -> list[JudgeCalibration]:
+        """The judges that decide in judge ``name``'s place where their inputs are scored."""
+        return [j for j in self.judges if j.replaces == name]
+
+    def lacking(self, columns: Sequence[str]) -> dict[str, list[str]]:
+        """Each judge with columns of its own that cannot decide on ``columns``, with the inputs they lack."""
+        missing = {j.name: [m for m in j.inputs if m not in columns] for j in self.deciding()}
+        return {name: m for name, m in missing.items() if m}
+
+    def apply(self, per_row: Mapping[str, np.ndarray], out: dict[str, np.ndarray], prior: float | None) -> None:
+        """Add to ``out`` the decision columns of each judge whose inputs ``per_row`` all has, each then replaced
+        on the rows that a judge deciding in its place has every input of."""
+        for judge in self.on(per_row).deciding():
+            out[Role.PROB.of(judge.name)] = judge.prob(per_row, prior)
+            out[Role.CORRECT.of(judge.name)] = judge.decide(per_row, prior)
+            for other in self.on(per_row).in_place_of(judge.name):
+                scored = np.all(np.isfinite(other.features(per_row)), axis=1)
+                if scored.any():
+                    full = {m: np.where(scored, np.asarray(per_row[m], dtype=float), 0.0) for m in other.inputs}
+                    for role, values in ((Role.PROB, other.prob(full, prior)), (Role.CORRECT, other.decide(full, prior))):
+                        column = role.of(judge.name)
+                        out[column] = np.where(scored, values, out[column])
 
 
 def decision_columns(calibration: Calibration, columns: list[str], fit_only: bool = False) -> list[str]:
     """``-prob`` and ``-correct`` of each of ``columns`` (but the scores against known-wrong answers, ``M-wrong``:
-    a judge's inputs only) and of the judges whose inputs are all among them (but those that decide in another's
-    place: :attr:`~kpqa.calibration.JudgeCalibration.replaces`); ``fit_only``: of those whose decisions mean
-    something (:meth:`Calibration.rating`) alone."""
-    judges = [j.name for j in calibration.judges.values() if set(j.inputs) <= set(columns) and j.replaces is None]
-    decided = [c for c in columns if not c.endswith(WRONG_SUFFIX)]
-    return [f"{c}{s}" for c in decided + judges if not fit_only or _fit(calibration, c) for s in DECISION_SUFFIXES]
+    a judge's inputs only) and of the judges with columns of their own whose inputs are all among them
+    (:class:`JudgeSet`); ``fit_only``: of those whose decisions mean something (:meth:`Calibration.rating`) alone."""
+    judges = [j.name for j in JudgeSet.every(calibration).on(columns).deciding()]
+    decided = [c for c in columns if role_of(c) is not Role.WRONG]
+    return [role.of(c) for c in decided + judges if not fit_only or _fit(calibration, c) for role in DECISIONS]
 
 
 def unfit(calibration: Calibration, columns: list[str]) -> dict[str, str]:
     """The metrics of ``columns`` and the judges that read only them whose decisions the calibration rates unfit,
     each with what it fails (:mod:`kpqa.calibration.fitness`)."""
-    judges = [j.name for j in calibration.judges.values() if set(j.inputs) <= set(columns) and j.replaces is None]
-    decided = [c for c in columns if not c.endswith(WRONG_SUFFIX)]
+    judges = [j.name for j in JudgeSet.every(calibration).on(columns).deciding()]
+    decided = [c for c in columns if role_of(c) is not Role.WRONG]
     return {c: calibration.rating(c).why() for c in judges + decided if not _fit(calibration, c)}
 
 
@@ -57,7 +97,7 @@ class Decisions:
 
     calibration: Calibration
     entries: dict[str, MetricCalibration]
-    judges: list[JudgeCalibration]
+    judges: JudgeSet
     prior: float | None = None
     unchecked: list[str] = field(default_factory=list)
 
@@ -71,7 +111,7 @@ class Decisions:
         the entries and judges rated fit alone (:meth:`Calibration.rating`; every one is checked all the same)."""
         entries, unchecked = {}, []
         for column, signature in signatures.items():
-            if column.endswith(WRONG_SUFFIX):  # a judge's input, no decision of its own
+            if role_of(column) is Role.WRONG:  # a judge's input, no decision of its own
                 continue
             if signature is None and column in calibration.metrics:
                 entries[column] = calibration.metrics[column]
@@ -89,7 +129,7 @@ class Decisions:
         if fit_only:
             entries = {c: e for c, e in entries.items() if _fit(calibration, c)}
             judges = [j for j in judges if _fit(calibration, j.name)]
-        return cls(calibration, entries, judges, prior, unchecked)
+        return cls(calibration, entries, JudgeSet(tuple(judges)), prior, unchecked)
 
     def apply(self, per_row: Mapping[str, np.ndarray], empty: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """``M-prob`` and ``M-correct`` of each column ``M`` of ``per_row`` with an entry, then of each judge whose
@@ -104,22 +144,9 @@ class Decisions:
         out = {}
         for column, entry in self.entries.items():
             if column in per_row:
-                out[f"{column}-prob"] = entry.prob(per_row[column], self.prior)
-                out[f"{column}-correct"] = entry.decide(per_row[column], self.prior)
-        for judge in self.judges:
-            if judge.replaces is None and all(m in per_row for m in judge.inputs):
-                out[f"{judge.name}-prob"] = judge.prob(per_row, self.prior)
-                out[f"{judge.name}-correct"] = judge.decide(per_row, self.prior)
-        for judge in self.judges:  # in the place of another judge, on the rows where all its inputs are scored
-            if judge.replaces is not None and f"{judge.replaces}-prob" in out \
-                    and all(m in per_row for m in judge.inputs):
-                scored = np.all(np.isfinite(judge.features(per_row)), axis=1)
-                if scored.any():
-                    full = {m: np.where(scored, np.asarray(per_row[m], dtype=float), 0.0) for m in judge.inputs}
-                    for suffix, values in (("-prob", judge.prob(full, self.prior)),
-                                           ("-correct", judge.decide(full, self.prior))):
-                        column = f"{judge.replaces}{suffix}"
-                        out[column] = np.where(scored, values, out[column])
+                out[Role.PROB.of(column)] = entry.prob(per_row[column], self.prior)
+                out[Role.CORRECT.of(column)] = entry.decide(per_row[column], self.prior)
+        self.judges.apply(per_row, out, self.prior)
         return out
 
     def signatures(self, signatures: Mapping[str, Signature]) -> dict[str, Signature]:
@@ -130,14 +157,14 @@ class Decisions:
         decided = {c: signatures[c].with_fields(cal) for c in self.entries}
         decided.update({j.name: Signature.of(j.name, [("inputs", "+".join(j.inputs)), *_kind(j),
                                                       *_in_place(j, self.judges), *cal])
-                        for j in self.judges if j.replaces is None})
-        return {column + suffix: signature for column, signature in decided.items() for suffix in DECISION_SUFFIXES}
+                        for j in self.judges.deciding()})
+        return {role.of(column): signature for column, signature in decided.items() for role in DECISIONS}
 
 
-def _in_place(judge: JudgeCalibration, judges: Sequence[JudgeCalibration]) -> list[tuple[str, str]]:
+def _in_place(judge: JudgeCalibration, judges: JudgeSet) -> list[tuple[str, str]]:
     """The ``known-wrong`` field of a judge's decision signatures: the judges that decide in its place where the
     known-wrong answers are scored (their extra inputs), none when there are none."""
-    extra = ["+".join(m for m in j.inputs if m not in judge.inputs) for j in judges if j.replaces == judge.name]
+    extra = ["+".join(m for m in j.inputs if m not in judge.inputs) for j in judges.in_place_of(judge.name)]
     return [("known-wrong", ",".join(extra))] if extra else []
 
 
@@ -148,11 +175,7 @@ def _kind(judge: JudgeCalibration) -> list[tuple[str, str]]:
 
 def warn_unjudged(calibration: Calibration, columns: Sequence[str]) -> None:
     """A :class:`~kpqa.errors.KpqaWarning` for each judge of ``calibration`` that cannot decide on ``columns`` (say
-    why: the inputs it reads that they lack)."""
-    for judge in calibration.judges.values():
-        missing = [m for m in judge.inputs if m not in columns]
-        if judge.replaces is not None:  # decides only where its inputs are there (known-wrong answers given)
-            continue
-        if missing:
-            warnings.warn(KpqaWarning(f"{judge.name} left out: it reads {', '.join(missing)}, which this run does not "
-                                      "score (a -KP metric is another metric than its -KPQA one)"), stacklevel=3)
+    why: the inputs it reads that they lack); a judge that decides in another's place is never missed."""
+    for name, missing in JudgeSet.every(calibration).lacking(columns).items():
+        warnings.warn(KpqaWarning(f"{name} left out: it reads {', '.join(missing)}, which this run does not "
+                                  "score (a -KP metric is another metric than its -KPQA one)"), stacklevel=3)

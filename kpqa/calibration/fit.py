@@ -15,7 +15,7 @@ from kpqa.calibration.model import (
 from kpqa.arraystats import balanced, cohen_kappa
 from kpqa.calibration.fitness import rate
 from kpqa.errors import InputError, KpqaWarning, Param, UsageError
-from kpqa.rows import WRONG_SUFFIX
+from kpqa.roles import Role, role_of
 from kpqa.signature import Signature
 from kpqa.types import Floats
 
@@ -132,10 +132,9 @@ def fit_judge(name: str, scores: Mapping[str, Floats], signatures: Mapping[str, 
     for m, column in zip(inputs, x.T):
         _check_finite(column, name, f" of {m}")
     w = balanced_weights(y) if weights is None else np.asarray(weights, dtype=float)
-    judge = JUDGE_KINDS[kind].fit(name, inputs, {m: str(signatures[m]) for m in inputs}, x, y, w)
-    judge.calibration = fit_metric(name, f"{name}|logit", judge.logit(scores), y, method, rule, weights)
-    judge.replaces = replaces
-    return judge
+    return JUDGE_KINDS[kind].fit(name, inputs, {m: str(signatures[m]) for m in inputs}, x, y, w,
+                                 lambda logit: fit_metric(name, f"{name}|logit", logit, y, method, rule, weights),
+                                 replaces)
 
 
 def choose_judge_inputs(columns: Sequence[str], inputs: Sequence[str] | None = None) -> list[str] | None:
@@ -169,7 +168,7 @@ def fit(scores: Mapping[str, Floats], signatures: Mapping[str, Signature], label
     judge input's ``M-wrong`` too (NaN where a row has no known-wrong answer), :data:`WRONG_JUDGE` is fitted on the
     rows that have them, on both, to decide those rows in KPQA-judge's place (:func:`fit_wrong_judge`; of
     ``wrong_kind``)."""
-    plain = [c for c in scores if not c.endswith(WRONG_SUFFIX)]
+    plain = [c for c in scores if role_of(c) is not Role.WRONG]
     inputs = choose_judge_inputs(plain, judge_inputs)
     _check_kind(judge_kind)
     y = np.asarray(labels, dtype=float)
@@ -179,7 +178,7 @@ def fit(scores: Mapping[str, Floats], signatures: Mapping[str, Signature], label
     judges = {}
     if inputs is not None:
         judges[JUDGE] = fit_judge(JUDGE, {m: scores[m] for m in inputs}, signatures, y, method, rule, w, judge_kind)
-        if all(m + WRONG_SUFFIX in scores for m in inputs):
+        if all(Role.WRONG.of(m) in scores for m in inputs):
             judges[WRONG_JUDGE] = fit_wrong_judge(scores, signatures, y, inputs, method=method, rule=rule,
                                                   sources=sources, kind=wrong_kind)
     fitness = {**{n: rate(m) for n, m in metrics.items()}, **{n: rate(j.calibration) for n, j in judges.items()}}
@@ -193,7 +192,7 @@ def fit_wrong_judge(scores: Mapping[str, Floats], signatures: Mapping[str, Signa
     """:data:`WRONG_JUDGE`: a judge on ``inputs`` and their ``M-wrong`` scores, fitted on the rows where all of
     them are scores (the rows with known-wrong answers; each source and class weighing the same), that decides
     those rows in KPQA-judge's place. InputError when fewer than ``MIN_ROWS`` rows, or one class, have them."""
-    both = [*inputs, *(m + WRONG_SUFFIX for m in inputs)]
+    both = [*inputs, *(Role.WRONG.of(m) for m in inputs)]
     x = np.stack([np.asarray(scores[m], dtype=float) for m in both], axis=1)
     have = np.all(np.isfinite(x), axis=1)
     y = np.asarray(labels, dtype=float)[have]

@@ -10,7 +10,7 @@ import os
 from dataclasses import Field, asdict, dataclass, field, fields, is_dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import numpy as np
 
@@ -315,9 +315,11 @@ class JudgeCalibration:
 
     @classmethod
     def fit(cls, name: str, inputs: list[str], signatures: dict[str, str], x: np.ndarray, y: np.ndarray,
-            w: np.ndarray) -> "JudgeCalibration":
-        """A judge of this kind fitted (uncalibrated: ``calibration`` is set by :func:`~kpqa.calibration.fit_judge`)
-        on the scores ``x`` [rows, inputs] with labels ``y`` and row weights ``w``."""
+            w: np.ndarray, calibrate: Callable[[np.ndarray], "MetricCalibration"],
+            replaces: str | None = None) -> "JudgeCalibration":
+        """A judge of this kind fitted on the scores ``x`` [rows, inputs] with labels ``y`` and row weights ``w``,
+        built whole: ``calibrate`` turns its logits on ``x`` into its calibration
+        (:func:`~kpqa.calibration.fit_judge`)."""
         raise NotImplementedError
 
     @classmethod
@@ -371,19 +373,28 @@ class LogisticJudge(JudgeCalibration):
 
     @classmethod
     def fit(cls, name: str, inputs: list[str], signatures: dict[str, str], x: np.ndarray, y: np.ndarray,
-            w: np.ndarray) -> "LogisticJudge":
+            w: np.ndarray, calibrate: Callable[[np.ndarray], "MetricCalibration"],
+            replaces: str | None = None) -> "LogisticJudge":
         """scikit-learn's L2-regularised logistic regression, C=1, on the standardised scores."""
         from sklearn.linear_model import LogisticRegression
 
         mean, scale = x.mean(axis=0), x.std(axis=0)
         scale[scale == 0] = 1.0
         lr = LogisticRegression().fit((x - mean) / scale, y, sample_weight=w)
-        return cls(name, inputs, signatures, mean.tolist(), scale.tolist(), lr.coef_[0].tolist(),
-                   float(lr.intercept_[0]), None)  # type: ignore[arg-type]
+        coef, intercept = lr.coef_[0].tolist(), float(lr.intercept_[0])
+        logit = _standardised_logit(x, mean.tolist(), scale.tolist(), coef, intercept)
+        return cls(name, inputs, signatures, mean.tolist(), scale.tolist(), coef, intercept, calibrate(logit),
+                   replaces)
 
     def logit(self, scores: Mapping[str, Floats]) -> np.ndarray:
         """The regression's logit of each row."""
-        return ((self.features(scores) - self.mean) / self.scale) @ np.asarray(self.coef) + self.intercept
+        return _standardised_logit(self.features(scores), self.mean, self.scale, self.coef, self.intercept)
+
+
+def _standardised_logit(x: np.ndarray, mean: list[float], scale: list[float], coef: list[float],
+                        intercept: float) -> np.ndarray:
+    """A logistic judge's logit of each row of ``x`` [rows, inputs]."""
+    return ((x - mean) / scale) @ np.asarray(coef) + intercept
 
 
 #: the trees judge's estimator: scikit-learn's ``HistGradientBoostingClassifier`` (``GradientBoostingClassifier``,
@@ -413,7 +424,8 @@ class TreesJudge(JudgeCalibration):
 
     @classmethod
     def fit(cls, name: str, inputs: list[str], signatures: dict[str, str], x: np.ndarray, y: np.ndarray,
-            w: np.ndarray) -> "TreesJudge":
+            w: np.ndarray, calibrate: Callable[[np.ndarray], "MetricCalibration"],
+            replaces: str | None = None) -> "TreesJudge":
         """:data:`TREES_ESTIMATOR` with :data:`TREES` on the raw scores, its trees read out
         (:func:`~kpqa.calibration.trees.from_hist_gradient_boosting`); the entry records every setting."""
         import sklearn
@@ -422,7 +434,8 @@ class TreesJudge(JudgeCalibration):
         model = HistGradientBoostingClassifier(**TREES).fit(x, y, sample_weight=w)  # type: ignore[arg-type]
         baseline, trees = from_hist_gradient_boosting(model)
         record = {"estimator": TREES_ESTIMATOR, "scikit-learn": sklearn.__version__, "params": model.get_params()}
-        return cls(name, inputs, signatures, record, baseline, trees, None)  # type: ignore[arg-type]
+        logit = baseline + leaf_sum(flatten(trees), x)
+        return cls(name, inputs, signatures, record, baseline, trees, calibrate(logit), replaces)
 
     @classmethod
     def from_entry(cls, raw: dict[str, Any]) -> "TreesJudge":

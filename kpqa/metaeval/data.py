@@ -15,7 +15,7 @@ from kpqa.columns import as_binary
 from kpqa.labelled import ScorerFactory, human_column, keep_rows, metric_scores, read_labelled
 from kpqa.context import ScorerOptions
 from kpqa.errors import InputError, KpqaWarning, Param
-from kpqa.rows import WRONG_SUFFIX
+from kpqa.roles import Role, role_of
 from kpqa.input import Table
 from kpqa.scoring import factory
 from kpqa.signature import Signature
@@ -128,7 +128,7 @@ def load_dataset(path: str | Path, settings: Settings, scorers: ScorerFactory | 
     names = list(settings.metrics) + (judge_inputs(settings, settings.metrics, table.rows.wrong is not None)
                                       if binary else [])
     scores, signatures = metric_scores(table, names, scorers or scorer_factory(settings))
-    wrong = {c: scores.pop(c) for c in list(scores) if c.endswith(WRONG_SUFFIX)}
+    wrong = {c: scores.pop(c) for c in list(scores) if role_of(c) is Role.WRONG}
     signatures = with_sidecar(path, signatures)
     if "Contains" not in scores and binary:  # binary reports' baseline
         from kpqa.context import Context
@@ -193,7 +193,7 @@ def judge_inputs(settings: Settings, metrics: Sequence[str], known_wrong: bool =
     cal = load(settings.calibration, settings.scorer_options.checkpoint, required=False)
     if cal is None:
         return []
-    inputs = (m for j in cal.judges.values() for m in j.inputs if known_wrong or not m.endswith(WRONG_SUFFIX))
+    inputs = (m for j in cal.judges.values() for m in j.inputs if known_wrong or role_of(m) is not Role.WRONG)
     return [m for m in dict.fromkeys(inputs) if m not in metrics]
 
 

@@ -17,7 +17,7 @@ from kpqa.columns import as_binary
 from kpqa.metaeval.data import Dataset, ScorerFactory, Settings, aev_scores, load_all
 
 from kpqa.metrics.spec import SUFFIXES, base_metric
-from kpqa.rows import WRONG_SUFFIX
+from kpqa.roles import Role, ResultColumn, role_of
 
 if TYPE_CHECKING:
     from kpqa.calibration import Decisions
@@ -196,8 +196,9 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
     decisions = None if cal is None else Decisions.of(cal, data.signatures, every=False)
     decided = {} if decisions is None else decisions.apply({**data.scores, **data.wrong},
                                                            empty_answers(data.table.rows))
-    probs = {c.removesuffix("-prob"): p for c, p in decided.items() if c.endswith("-prob")}
-    choices = {c.removesuffix("-correct"): d for c, d in decided.items() if c.endswith("-correct")}
+    parsed = {c: ResultColumn.parse(c) for c in decided}
+    probs = {parsed[c].metric: p for c, p in decided.items() if parsed[c].role is Role.PROB}
+    choices = {parsed[c].metric: d for c, d in decided.items() if parsed[c].role is Role.CORRECT}
     options: dict[str, Any] = {"bootstrap": settings.bootstrap, "seed": settings.seed}
     for c, raw in data.scores.items():
         signature = data.signatures.get(c)
@@ -213,7 +214,7 @@ def _binary(data: Dataset, settings: Settings, labels: np.ndarray) -> dict[str, 
         else:
             out["results"][c] = binary.evaluate(labels, scores=s, **options)
             out["notes"].append(f"{c}: no calibration, so AUROC and AP only (fit one with `kpqa calibrate`)")
-    judges = [] if decisions is None else [j.name for j in decisions.judges if j.replaces is None]
+    judges = [] if decisions is None else [j.name for j in decisions.judges.deciding()]
     for name in judges:
         out["results"][name] = binary.evaluate(labels, scores=probs[name], probs=probs[name],
                                                decisions=choices[name], **options)
@@ -239,9 +240,10 @@ def _in_place_note(name: str, decisions: Decisions, wrong: dict[str, np.ndarray]
     """What says that judge ``name`` decided as ``kpqa score --decide`` does: another judge in its place on the rows
     whose known-wrong answers are scored (``wrong``: the ``M-wrong`` scores), with how many rows that was."""
     notes = []
-    for judge in decisions.judges:
-        if judge.replaces == name and all(m in wrong for m in judge.inputs if m.endswith(WRONG_SUFFIX)):
-            scored = np.all([np.isfinite(wrong[m]) for m in judge.inputs if m.endswith(WRONG_SUFFIX)], axis=0)
+    for judge in decisions.judges.in_place_of(name):
+        against = [m for m in judge.inputs if role_of(m) is Role.WRONG]
+        if all(m in wrong for m in against):
+            scored = np.all([np.isfinite(wrong[m]) for m in against], axis=0)
             notes.append(f"{name}: decided as `kpqa score --decide` decides, by {judge.name} on the "
                          f"{int(np.sum(scored))} rows with known-wrong answers")
     return notes
