@@ -45,7 +45,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from kpqa.numbers import SMALL
+from kpqa.numbers import SMALL, YEAR
 
 from kpqa.train.contrastive.forms import AUX_NEGATIVE
 from kpqa.train.contrastive.values import near, restate
@@ -168,7 +168,7 @@ def _flip_polar(answer: str) -> str | None:
 def _value_kind(span: Span) -> str | None:
     if span.type in ("year", "date", "number"):
         return span.type
-    if re.fullmatch(r"(?:1[0-9]{3}|20[0-9]{2})", span.text.strip()):
+    if re.fullmatch(YEAR, span.text.strip()):
         return "year"
     if re.search(r"\d", span.text) or any(w in SMALL[2:13] for w in _tokens(span.text)):
         return "number"

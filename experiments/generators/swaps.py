@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kpqa.numbers import SMALL, TENS
+from kpqa.numbers import SMALL, TENS, YEAR, months_pattern
 from kpqa.stopwords import FUNCTION_WORDS
 
 from kpqa.train.contrastive.build import span_type
@@ -54,11 +54,10 @@ SHORT_WORDS = 5
 OTHER_WORDS = 3
 #: references that are not swapped (a polar answer's flip is the contrastive answers' job)
 POLAR = frozenset({"yes", "no", "true", "false"})
-_MONTH = ("January|February|March|April|May|June|July|August|September|October|November|December|"
-          "Jan\\.?|Feb\\.?|Mar\\.?|Apr\\.?|Jun\\.?|Jul\\.?|Aug\\.?|Sept?\\.?|Oct\\.?|Nov\\.?|Dec\\.?")
+_MONTH = months_pattern(abbreviated=True, dot=True)
 _DATE = re.compile(rf"\b(?:(?:{_MONTH}) \d{{1,2}}(?:st|nd|rd|th)?(?:, \d{{4}})?|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?"
                    rf"(?:{_MONTH})(?:,? \d{{4}})?|(?:{_MONTH}),? \d{{4}})(?!\w)")
-_YEAR = re.compile(r"(?<![\w.,])(?:1[0-9]{3}|20[0-9]{2})s?(?![\w.]\d|\w)")
+_YEAR = re.compile(rf"(?<![\w.,])(?:{YEAR})s?(?![\w.]\d|\w)")
 _NUMBER = re.compile(r"(?<![\w.,])\d(?:[\d,]*\d)?(?:\.\d+)?(?![\w]|[.,]\d)|\b(?:" + "|".join((*SMALL[2:], *TENS)) + r")\b",
                      re.IGNORECASE)
 _CAP_WORD = r"[A-Z][\w'’.-]*"

@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from kpqa.numbers import ORDINALS, SCALES, SMALL, TENS
+from kpqa.numbers import ORDINALS, SCALES, SMALL, TENS, YEAR, months_pattern
 
 from . import forms, values
 from .records import Article, Polar, Question, Spec, articles, polar_questions
@@ -28,10 +28,8 @@ KINDS_WRONG: tuple[str, ...] = ("swap", "swap-span", "swap-verbose", "choice-oth
                                 "polar-wrong-statement", *(k for _, k in FORM_KINDS))
 FIELDS = ("question", "answer", "reference1", "reference2", "reference3", "scores", "kind", "article", "source")
 
-_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
-           "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
-_DATE = re.compile(rf"\b({_MONTHS})\b", re.IGNORECASE)
-_YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})s?$")
+_DATE = re.compile(rf"\b({months_pattern(abbreviated=True)})\b", re.IGNORECASE)
+_YEAR = re.compile(rf"^({YEAR})s?$")
 #: number words a span of the ``number`` type may be ("Four", "a dozen")
 _NUMBER_WORDS = (*SMALL, *TENS, *SCALES, *ORDINALS[:10], "half", "dozen")
 _NUMBER = re.compile(r"^[$£€~]?\d[\d,.:/]*(%|s|st|nd|rd|th|k|m|bn)?$|^(" + "|".join(_NUMBER_WORDS) + r")$",

@@ -17,10 +17,8 @@ from __future__ import annotations
 import random
 import re
 
-from kpqa.numbers import ORDINALS, SMALL, TENS
+from kpqa.numbers import MONTHS, ORDINALS, SMALL, TENS, YEAR
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
 _MONTH = re.compile(r"\b(" + "|".join(MONTHS) + r")\b")
 #: a unit after a number and its words (both ways)
 UNITS = {"km": "kilometres", "km2": "square kilometres", "sq mi": "square miles", "mi": "miles", "kg": "kilograms",
@@ -35,7 +33,7 @@ _NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|(?<![\w.
 _ORDINAL = re.compile(r"\b(\d{1,2})(st|nd|rd|th)\b")
 _DAY_MONTH = re.compile(r"\b(\d{1,2}) (" + "|".join(MONTHS) + r")\b")
 _MONTH_DAY = re.compile(r"\b(" + "|".join(MONTHS) + r") (\d{1,2})\b(?!,? \d{1,2}\b)")
-_YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
+_YEAR = re.compile(rf"^({YEAR})$")
 _CURRENCIES = {"$": "dollars", "£": "pounds", "€": "euros"}
 
 
