@@ -9,8 +9,11 @@ does around its encoders. One torch thread, so the figure is per core; every cac
 
 Another checkout's code is measured with ``PYTHONPATH=CHECKOUT`` (this script from here).
 
+With ``--workers N`` the metrics that load no model run in N worker processes (:mod:`kpqa.workers`), started
+again before every repeat (a worker's caches are its own), so the figure is rows/s on 1 + N cores.
+
     python benchmarks/bench_cpu_side.py [--data ../shared/data/human_eval/marco_all.csv] [--rows 1000]
-        [--repeat 3] [--decide] [--profile N] [--stages]
+        [--repeat 3] [--decide] [--workers N] [--profile N] [--stages]
 """
 from __future__ import annotations
 
@@ -105,10 +108,12 @@ def main() -> None:
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="then one more run under cProfile, its N costliest functions (own time)")
     parser.add_argument("--stages", action="store_true", help="then one more run with each stage's wall time")
+    parser.add_argument("--workers", type=int, default=0, help="worker processes for the lexical metrics")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    frame = pd.read_csv(args.data, dtype=str, keep_default_na=False).head(args.rows)
-    scorer = kpqa.Scorer(decide=args.decide)
+    whole = pd.read_csv(args.data, dtype=str, keep_default_na=False)
+    frame, warm = whole.head(args.rows), whole.tail(2)  # warm: rows outside the timed ones, to start the workers
+    scorer = kpqa.Scorer(decide=args.decide, workers=args.workers)
     scorer.score(frame.head(2))  # loads every model the suite uses
     for model in scorer.models:
         if isinstance(model, (Weighter, Encoder)):
@@ -116,14 +121,17 @@ def main() -> None:
     gc.freeze()  # as kpqa score does once its models are loaded (kpqa.cli.common.resume_collection)
     times = []
     for _ in range(args.repeat):
+        if scorer.workers is not None:
+            scorer.workers.close()
+            scorer.score(warm)
         cold(scorer)
         began = time.perf_counter()
         scorer.score(frame)
         times.append(time.perf_counter() - began)
     best = min(times)
     print(f"CPU side of kpqa score ({'--decide' if args.decide else 'default suite'}), {len(frame)} rows of "
-          f"{args.data.name}, one torch thread, {platform.processor() or platform.machine()}; forward passes "
-          "replaced by table lookups")
+          f"{args.data.name}, one torch thread, {args.workers} worker process(es), "
+          f"{platform.processor() or platform.machine()}; forward passes replaced by table lookups")
     if args.profile:
         cold(scorer)
         profile = cProfile.Profile()
@@ -138,7 +146,7 @@ def main() -> None:
         print(f"one run: {time.perf_counter() - began:.3f} s, of which (wall s):")
         print("\n".join(f"  {seconds:.3f}  {label}" for label, seconds in totals.items()))
     print(f"runs (s): {' / '.join(f'{t:.2f}' for t in times)}; best {best:.2f} s = {len(frame) / best:.0f} rows/s "
-          "per core")
+          f"on {1 + args.workers} core(s)")
 
 
 if __name__ == "__main__":

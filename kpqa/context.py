@@ -67,6 +67,8 @@ class ScorerOptions:
     #: which input column holds which field (:func:`kpqa.input.frame_to_table`)
     columns: Mapping[str, str] | None = None
     progress: bool = False
+    #: worker processes for the metrics that load no model (:mod:`kpqa.workers`; 0: none)
+    workers: int = 0
 
     def kwargs(self) -> dict[str, Any]:
         """The options as :class:`~kpqa.scoring.Scorer` keywords."""

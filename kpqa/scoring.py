@@ -24,6 +24,8 @@ KPQA metric...); ``skip`` leaves its scores empty and ``zero`` sets them to 0, b
 column and leaving the row out of the corpus scores. ``max_chars``: a longer question, answer or reference makes a
 bad row (default: the metrics' own limit, :func:`kpqa.lengths.text_limit`). ``progress``: a bar of rows scored
 (on a terminal only), moving as the weighter works through each block of :data:`PROGRESS_ROWS` rows.
+``workers``: worker processes that score the metrics loading no model while this one runs the models
+(:mod:`kpqa.workers`; the output is the same to the last bit; 0, the default: none).
 ``data_parallel=True`` under a launcher that sets ``WORLD_SIZE`` (:mod:`kpqa.parallel`): every process scores a
 shard of each batch and all get the per-row scores in input order; corpus scores, signatures and output are the main
 process's (``is_main``); all must be given the same rows. ``decide=True`` adds the decision columns of
@@ -69,6 +71,7 @@ from kpqa.reasons import judge_reasons, text_columns
 from kpqa.results import ERROR_COLUMN, Result, StreamResult, scored_frame, spread
 from kpqa.signature import Signature
 from kpqa.stream import CHUNK_ROWS, Accumulator, Chunks, rereadable
+from kpqa.workers import Block, Workers, away, score_batch
 
 #: share of CJK texts from which scoring under a tokenizer for space-separated languages warns (a Chinese name in
 #: a few English answers is no reason to)
@@ -121,7 +124,7 @@ class Scorer:
         max_chars: int | None = None, data_parallel: bool = False, decide: bool = False,
         calibration: str | os.PathLike | Calibration | None = None, prior: float | None = None,
         weighter: KeyphraseWeighter | None = None, columns: ColumnMap | None = None,
-        known_wrong: bool | None = None,
+        known_wrong: bool | None = None, workers: int = 0,
     ) -> None:
         from kpqa.models.device import check_precision
 
@@ -143,6 +146,7 @@ class Scorer:
             _check_models(self.metrics, checkpoint, device)
         self.max_chars = check_max_chars(max_chars) if max_chars is not None else text_limit(self.metrics)
         self.models = Models()  # what this scorer loaded (weighters, encoders), shared by its metrics
+        self.workers = Workers(workers) if workers else None  # the CPU side's processes (kpqa.workers)
         self._contexts: dict[tuple[bool | None, str], Context] = {}
         self._decisions: dict[Plan, Decisions | None] = {}  # by plan: checked against its signatures once
         #: the processes scoring together (``rank``, ``world``: one unless data-parallel)
@@ -233,9 +237,8 @@ class Scorer:
                 corpus: Corpus | None = None) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
         """Per-row scores of ``rows`` and each metric's statistics summed over them (by index in :attr:`metrics`),
         from every process's shard (in order); ``corpus``: the corpus pass's statistics (:func:`corpus_pass`)."""
-        chosen = [(i, m, replace(self._context(m, plan.tokenize), corpus=corpus))
-                  for i, m in enumerate(self.metrics)]
-        blocks = partial(score_blocks, chosen, known_wrong=plan.known_wrong)
+        chosen = [(i, m, replace(self._context(m, plan.tokenize), corpus=corpus)) for i, m in enumerate(self.metrics)]
+        blocks = partial(score_blocks, chosen, known_wrong=plan.known_wrong, workers=self.workers)
         if self.parallel.world == 1:
             return blocks(rows, advance)
         scaled = (lambda n: advance(n * self.parallel.world)) if advance is not None and self.is_main else None
@@ -397,16 +400,18 @@ def check_text(rows: Rows, tokenize: str, warned: bool) -> bool:
     return True
 
 
-def score_blocks(chosen: Sequence[tuple[int, Metric, Context]], rows: Rows,
-                 advance: Advance | None, known_wrong: bool = False) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
+def score_blocks(chosen: Sequence[tuple[int, Metric, Context]], rows: Rows, advance: Advance | None,
+                 known_wrong: bool = False, workers: Workers | None = None
+                 ) -> tuple[dict[str, np.ndarray], dict[int, Totals]]:
     """Per-row scores and summed statistics of the ``chosen`` metrics (index, metric, context) over ``rows``,
     :data:`PROGRESS_ROWS` rows at a time, ``advance(rows done)`` called as the weighter works through a block
     (:func:`weigh_ahead`). ``known_wrong``: also each column ``M``'s ``M-wrong``, scored with the rows' known-wrong
-    answers as references (NaN where a row has none; their statistics are not summed)."""
+    answers as references (NaN where a row has none; their statistics are not summed). ``workers``: the metrics
+    that load no model are scored there (:mod:`kpqa.workers`), every block's results merged in block order."""
     if known_wrong:
-        scores, totals = score_blocks(chosen, rows, advance)
+        scores, totals = score_blocks(chosen, rows, advance, workers=workers)
         against, have = against_wrong(rows)
-        wrong = score_blocks(chosen, against, None)[0] if have else {}
+        wrong = score_blocks(chosen, against, None, workers=workers)[0] if have else {}
         for column in list(scores):
             scores[Role.WRONG.of(column)] = spread(wrong[column], np.asarray(have, dtype=int), len(rows), np.nan) \
                 if have else np.full(len(rows), np.nan)
@@ -414,26 +419,29 @@ def score_blocks(chosen: Sequence[tuple[int, Metric, Context]], rows: Rows,
     totals = {i: Totals() for i, _, _ in chosen}
     parts: dict[str, list[np.ndarray]] = {c: [] for _, m, _ in chosen for c in m.columns()}
     weighters = {not m.question: ctx.weighter for _, m, ctx in chosen if "weights" in m.requires}
-    for start in range(0, len(rows), PROGRESS_ROWS):
+    sent = away(chosen) if workers is not None else []
+    here = [c for c in chosen if c[0] not in {i for i, _, _ in sent}]
+    starts = range(0, len(rows), PROGRESS_ROWS)
+    pending = [workers.submit(sent, take_rows(rows, s, s + PROGRESS_ROWS)) for s in starts] \
+        if workers is not None and sent else []
+    for start in starts:
         batch = take_rows(rows, start, start + PROGRESS_ROWS)
         shown = weigh_ahead(batch, weighters, advance) if advance is not None else 0
-        run_batch(chosen, batch, parts, totals)
+        add_block(parts, totals, score_batch(here, batch))
         if advance is not None:
             advance(len(batch) - shown)
+    for future in pending:  # block order: each metric's statistics added as one process adds them
+        add_block(parts, totals, future.result())
     return {c: np.concatenate(v) if v else np.empty(0) for c, v in parts.items()}, totals
 
 
-def run_batch(chosen: Sequence[tuple[int, Metric, Context]], batch: Rows, parts: dict[str, list[np.ndarray]],
-              totals: dict[int, Totals]) -> None:
-    """Score ``batch`` with the ``chosen`` metrics (index, metric, context), adding their per-row scores to
-    ``parts`` and their statistics to ``totals``; work they share (n-gram counts, embeddings) is kept in a memo
-    dropped after the batch."""
-    memo: dict = {}
-    for i, metric, ctx in chosen:
-        stats = metric.stats(batch, replace(ctx, memo=memo))
-        for column, values in metric.per_row(stats).items():
-            parts[column].append(values)
-        totals[i] = totals[i] + Totals.of(stats)
+def add_block(parts: dict[str, list[np.ndarray]], totals: dict[int, Totals], block: Block) -> None:
+    """Add one block's per-row scores to ``parts`` and its statistics to ``totals``."""
+    scores, found = block
+    for column, values in scores.items():
+        parts[column].append(values)
+    for i, t in found.items():
+        totals[i] = totals[i] + t
 
 
 def weigh_ahead(rows: Rows, weighters: dict[bool, KeyphraseWeighter | None], advance: Advance) -> int:

@@ -75,6 +75,10 @@ SHARED_OPTIONS: dict[str, dict] = {
     "--device": dict(default=DEFAULT_DEVICE, help="auto, cpu, cuda, cuda:N (default: %(default)s)"),
     "--batch-size": dict(type=positive_int, default=DEFAULT_BATCH_SIZE,
                          help="encoder batch size (default: %(default)s)"),
+    "--workers": dict(type=int_at_least(0), default=0, metavar="N",
+                      help="score the metrics that load no model (BLEU, ROUGE-L, F1...) in N worker processes while "
+                      "this one runs the models (default: %(default)s, none); the output is the same to the last "
+                      "bit: worth it on a machine whose cores the models leave idle (a GPU's)"),
     "--precision": dict(
         choices=SCORING_PRECISIONS, default=DEFAULT_PRECISION,
         help="encoder and weighter arithmetic (default: %(default)s): auto = fp32 on every device (scores do not depend "
@@ -102,7 +106,7 @@ SHARED_OPTIONS: dict[str, dict] = {
 #: the shared options of every command that scores rows (score, meta-eval, calibrate, compare): the flags of
 #: :class:`~kpqa.context.ScorerOptions`
 SCORER_FLAGS = ("--columns", "--tokenize", "--checkpoint", "--function-words", "--device", "--batch-size",
-                "--precision", "--max-chars", "--quiet")
+                "--workers", "--precision", "--max-chars", "--quiet")
 
 
 def parent(*flags: str, **helps: str) -> argparse.ArgumentParser:
@@ -120,7 +124,7 @@ def scorer_options(args: argparse.Namespace) -> ScorerOptions:
     """The one options object of a scoring command, built from its flags (``--quiet``: no progress bar); the
     options a command has no flag for keep their defaults (meta-eval and calibrate have no ``--no-question``)."""
     fields = ("tokenize", "checkpoint", "no_question", "device", "batch_size", "precision", "function_word_weight",
-              "max_chars", "columns")
+              "max_chars", "columns", "workers")
     return ScorerOptions(**{f: getattr(args, f) for f in fields if hasattr(args, f)}, progress=not args.quiet)
 
 
