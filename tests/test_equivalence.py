@@ -541,6 +541,48 @@ def test_an_interrupted_run_resumes_to_the_weights_of_an_unbroken_one(tmp_path, 
         train(EquivalenceConfig(**{**config("broken").__dict__, "lr": 1e-3}))
 
 
+@pytest.mark.model
+def test_ctrl_c_lets_the_step_finish_and_the_resumed_run_ends_as_an_unbroken_one(tmp_path, monkeypatch, capsys):
+    """The equivalence trainer defers Ctrl-C as the weighter's does (:mod:`kpqa.train.skeleton`): the step under way
+    finishes, its state is saved after it, and the same command ends with the unbroken run's weights."""
+    import os
+    import signal
+
+    import torch
+    from safetensors.torch import load_file
+
+    from kpqa.train.equivalence import EquivalenceConfig, train
+    from kpqa.train.equivalence import training
+
+    people = _toy_rows(tmp_path / "people.csv", questions=8)
+
+    def config(out: str) -> EquivalenceConfig:
+        return EquivalenceConfig(data=[str(people)], output=str(tmp_path / out), trained_layers=1, epochs=2,
+                                 batch_size=4, dev_share=0.25, precision="fp32", device="cpu", mix=[1.0],
+                                 steps_per_epoch=3, max_references=1, save_every=2)
+
+    train(config("whole"))
+    real_step, calls = training.step, {"n": 0}
+
+    def ctrl_c_in_the_fourth(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_step(*args, **kwargs)
+
+    before = signal.getsignal(signal.SIGINT)
+    monkeypatch.setattr(training, "step", ctrl_c_in_the_fourth)
+    with pytest.raises(KeyboardInterrupt):
+        train(config("broken"))
+    state = torch.load(tmp_path / "broken" / "resume.pt", weights_only=False)
+    assert (state["epoch"], state["step"]) == (1, 1)  # the fourth step (epoch 2's first) done and saved
+    assert "saved a resumable state" in capsys.readouterr().err and signal.getsignal(signal.SIGINT) is before
+    monkeypatch.setattr(training, "step", real_step)
+    train(config("broken"))
+    whole, resumed = (load_file(str(tmp_path / d / "weights.safetensors")) for d in ("whole", "broken"))
+    assert all(torch.equal(whole[k], resumed[k]) for k in whole)
+
+
 def _save_state_of(config):
     import torch
 

@@ -91,7 +91,8 @@ def test_a_few_steps_lower_the_loss_and_write_a_checkpoint(tmp_path, tokenizer, 
     assert after < before * 0.7
     saved = json.loads((out / ckpt.METADATA).read_text())
     assert saved["status"] == "finished" and saved["examples"] == {
-        "total": 12, "train": 11, "dev": 1, "train_windows": 11, "dev_windows": 1}
+        "total": 12, "train": 10, "dev": 2, "train_windows": 10, "dev_windows": 2}  # by passage: 12 passages
+    assert saved["split"] == {"by": "passage", "seed": 13, "dev_fraction": 0.1, "max_examples": None}
     assert saved["sources"] == [{"spec": spec, "counts": {"kept": 12}}]
     assert saved["lora"] == {"rank": 4, "alpha": 8.0, "dropout": 0.0, "layers": "all", "targets": [
         "attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
@@ -222,7 +223,7 @@ def test_choice_copies_join_the_training_split_only():
     text = "Dinner was leftover from home."
     examples = [TaggedExample(f"Was dinner from home or takeout? ({i})", text, ((text.index("home"), len(text) - 1),),
                               "squad", f"c{i}") for i in range(20)]
-    config = TrainConfig(data=[], output="", choice_questions=3)
+    config = TrainConfig(data=[], output="", choice_questions=3, dev_split="example")
     forms = trainer.AnswerForms(choice=3)
     out, train_idx, dev_idx, copied = trainer.split_examples(examples, forms, config)
     plain_train, plain_dev = split(20, config.seed, config.dev_fraction, None)
@@ -230,6 +231,27 @@ def test_choice_copies_join_the_training_split_only():
     assert out[:20] == examples and len(out) == len(train_idx) + len(dev_idx) == 20 + 36
     dev_questions = {examples[i].question for i in dev_idx}
     assert all(out[i].question not in dev_questions for i in train_idx)  # no copy of a dev example
+
+
+def test_the_passage_split_keeps_a_passage_on_one_side_and_the_example_split_is_the_old_one():
+    """``--dev-split passage`` (the default): every example of a passage on one side, seeded, both sides kept;
+    ``--dev-split example`` gives :func:`split`'s indices, as the shipped checkpoints were made."""
+    examples = [TaggedExample(f"q{i}", f"sentence {i}", ((0, 8),), "squad", f"e{i}", passage=f"passage {i % 40}")
+                for i in range(400)]
+    train_idx, dev_idx = trainer.passage_split(examples, 13, 0.1, None)
+    passages = lambda idx: {examples[i].passage for i in idx}  # noqa: E731
+    assert sorted(train_idx + dev_idx) == list(range(400)) and not passages(train_idx) & passages(dev_idx)
+    assert 1 <= len(passages(dev_idx)) <= 10 and trainer.passage_split(examples, 13, 0.1, None) == (train_idx, dev_idx)
+    assert trainer.passage_split(examples, 14, 0.1, None) != (train_idx, dev_idx)
+    assert sum(map(len, trainer.passage_split(examples, 13, 0.1, 50))) == 50
+    one = [examples[0], examples[40]]  # two examples of one passage: no split by passage
+    with pytest.raises(InputError, match="passage"):
+        trainer.passage_split(one, 13, 0.1, None)
+    few = examples[:2]  # two passages: whatever the hash, one on each side
+    assert sorted(map(len, trainer.passage_split(few, 13, 0.1, None))) == [1, 1]
+    forms = trainer.AnswerForms()
+    by_example = trainer.split_examples(examples, forms, TrainConfig(data=[], output="", dev_split="example"))
+    assert by_example[1:3] == split(400, 13, 0.1, None)
 
 
 def test_an_example_given_by_two_specs_is_kept_once(tmp_path):

@@ -11,7 +11,7 @@ from kpqa.errors import KpqaError
 from kpqa.models.device import PRECISIONS
 
 from .forms import YES_NO
-from .trainer import TrainConfig, train
+from .trainer import DEV_SPLITS, TrainConfig, train
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,6 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --teacher, raise the targets of content words after a leading yes/no to at least P")
     p.add_argument("--seed", type=int, default=d.seed, help="seed of the dev split, shuffling and initialisation")
     p.add_argument("--max-examples", type=int, default=None, help="use at most this many examples (quick runs)")
+    p.add_argument("--dev-split", choices=DEV_SPLITS, default=d.dev_split,
+                   help="dev rows by whole passages (default: %(default)s; no passage on both sides) or by single "
+                   "examples (how the shipped checkpoints were made: add --dev-split example to make them again)")
     p.add_argument("--note", default=None, help="free text recorded in the checkpoint metadata (e.g. a budget cut)")
     p.add_argument("--save-every", type=int, default=d.save_every, help="steps between resumable state saves")
     return p
@@ -91,6 +94,7 @@ def config_from_args(args: argparse.Namespace, argv: Sequence[str]) -> TrainConf
         use_question=not args.no_question, epochs=args.epochs,
         batch_size=args.batch_size, lr=args.lr, max_length=args.max_length, backbone=args.backbone,
         lora_rank=args.lora_rank, train_layers=args.train_layers, seed=args.seed, max_examples=args.max_examples,
+        dev_split=args.dev_split,
         short_answers=args.short_answers, bare_answers=args.bare_answers, long_answers=args.long_answers,
         echo_answers=args.echo_answers, yes_no=args.yes_no, max_answer_share=args.max_answer_share,
         choice_questions=args.choice_questions,

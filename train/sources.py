@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from kpqa.errors import InputError
 
@@ -144,3 +144,43 @@ def load_source(spec: str) -> tuple[list[TaggedExample], Counter]:
         examples = [examples[i] for i in keep]
     return examples, counts
 
+
+def load_examples(specs: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[TaggedExample], list[dict]]:
+    """All examples of the ``--data`` specs and, per spec, the converter's kept/skipped counts; an example given by
+    two specs (``squad@30000:F`` and ``squad@choice:F``) is kept once, where it first comes. An example whose
+    question is one of the questions of the ``exclude`` files (:func:`excluded_questions`) is dropped."""
+    banned = excluded_questions(exclude)
+    examples: list[TaggedExample] = []
+    sources = []
+    seen: set[tuple[str, str]] = set()
+    for spec in specs:
+        found, counts = load_source(spec)
+        for example in found:
+            if (example.source, example.id) in seen:
+                counts["already given by an earlier --data"] += 1
+            elif banned and question_key(example.question) in banned:
+                counts["question in an --exclude-questions file"] += 1
+            else:
+                seen.add((example.source, example.id))
+                examples.append(example)
+        sources.append({"spec": spec, "counts": dict(sorted(counts.items()))})
+    return examples, sources
+
+
+def question_key(question: str) -> str:
+    """A question as :func:`load_examples` compares it: case-folded, runs of space as one, end punctuation gone."""
+    return " ".join(question.casefold().split()).rstrip(" ?.!")
+
+
+def excluded_questions(files: Sequence[str]) -> frozenset[str]:
+    """The :func:`question_key` of every question in ``files`` (any input :func:`kpqa.input.read_input` reads; the
+    human-judgment sets, so that none of their questions is trained on)."""
+    from kpqa.input import read_input
+
+    keys: set[str] = set()
+    for file in files:
+        table = read_input(file)
+        if "question" not in table.frame.columns:
+            raise InputError("no 'question' column: --exclude-questions needs the questions to leave out", file=file)
+        keys.update(question_key(q) for q in table.rows.questions if q)
+    return frozenset(keys)

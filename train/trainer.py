@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import json
 import math
-import platform
 import random
 import shutil
-import signal
 import sys
-import threading
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
@@ -40,6 +37,8 @@ from . import batches
 from .examples import TaggedExample
 from .forms import AnswerForms, build_examples, choice_copies
 from .loop import optimizer_and_schedule, step
+from .skeleton import deferred_interrupt, grouped_split, is_better, machine
+from .sources import excluded_questions, load_examples, question_key  # noqa: F401 (kpqa.train.trainer's API)
 
 STATE = "state"
 PROGRESS = "trainer_state.json"
@@ -66,6 +65,9 @@ class TrainConfig:
     seed: int = 13
     max_examples: int | None = None
     dev_fraction: float = 0.1
+    #: how the dev rows are drawn (:data:`DEV_SPLITS`): whole passages (the default) or single examples (how every
+    #: shipped checkpoint was made: its metadata's ``split`` names no ``by``)
+    dev_split: str = "passage"
     short_answers: float = 0.0
     bare_answers: float = 0.0
     long_answers: float = 0.0
@@ -141,12 +143,42 @@ def split(n: int, seed: int, dev_fraction: float, max_examples: int | None) -> t
     return order[n_dev:], order[:n_dev]
 
 
+#: the weighter's dev splits: ``passage``, every example of a passage on one side
+#: (:func:`~kpqa.train.skeleton.grouped_split`, as the answer-equivalence trainer splits by question); ``example``, a
+#: seeded shuffle of the examples (:func:`split`), which puts the answers of one passage on both sides
+DEV_SPLITS = ("passage", "example")
+
+
+def passage_split(examples: Sequence[TaggedExample], seed: int, dev_fraction: float, max_examples: int | None
+                  ) -> tuple[list[int], list[int]]:
+    """Seeded (train, dev) example indices with every example of a passage (the paragraph its sentence came from,
+    else its text) on one side; ``max_examples`` caps their total first, as :func:`split` does. When the hash puts
+    every passage on one side, the first passage in the other's order moves over (a run needs both)."""
+    order = list(range(len(examples)))
+    random.Random(seed).shuffle(order)
+    order = sorted(order[:max_examples] if max_examples is not None else order)
+    groups = [f"{examples[i].source}|{examples[i].passage or examples[i].text}" for i in order]
+    if len(set(groups)) < 2:
+        raise InputError(f"{len(set(groups))} passage(s): too few for a train/dev split by passage")
+    train, dev = grouped_split(groups, dev_fraction, seed)
+    if not dev or not train:  # every passage on one side: the first of them moves to the other
+        first = groups[(train or dev)[0]]
+        side, rest = [k for k, g in enumerate(groups) if g == first], [k for k, g in enumerate(groups) if g != first]
+        train, dev = (rest, side) if not dev else (side, rest)
+    return [order[k] for k in train], [order[k] for k in dev]
+
+
 def split_examples(examples: list[TaggedExample], forms: AnswerForms, config: TrainConfig
                    ) -> tuple[list[TaggedExample], list[int], list[int], int]:
-    """(examples, train indices, dev indices, number of copies): the seeded split of :func:`split`, then the
+    """(examples, train indices, dev indices, number of copies): the seeded split (:data:`DEV_SPLITS`), then the
     choice-question copies (:func:`kpqa.train.forms.choice_copies`) of the training examples appended to both
     ``examples`` and the training indices, so that no copy of a dev example is trained on."""
-    train_idx, dev_idx = split(len(examples), config.seed, config.dev_fraction, config.max_examples)
+    if config.dev_split not in DEV_SPLITS:
+        raise UsageError(f"--dev-split must be one of {', '.join(DEV_SPLITS)}, got {config.dev_split!r}")
+    if config.dev_split == "example":
+        train_idx, dev_idx = split(len(examples), config.seed, config.dev_fraction, config.max_examples)
+    else:
+        train_idx, dev_idx = passage_split(examples, config.seed, config.dev_fraction, config.max_examples)
     in_train = set(train_idx)
     copies = [copy for origin, copy in choice_copies(examples, forms, config.seed) if origin in in_train]
     extra = list(range(len(examples), len(examples) + len(copies)))
@@ -223,20 +255,6 @@ def evaluate(model, loader, accelerator, loss: Loss = Loss()) -> dict[str, float
     return _metrics(accelerator.reduce(total, reduction="sum").cpu())
 
 
-def _machine(accelerator) -> dict:
-    device = accelerator.device
-    return {
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpu_count": __import__("os").cpu_count(),
-        "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
-        "processes": accelerator.num_processes,
-        "torch_threads": torch.get_num_threads(),
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-    }
-
-
 def _swap_state(new: Path, state_dir: Path) -> None:
     old = state_dir.with_name(STATE + ".old")
     if state_dir.exists():
@@ -295,57 +313,12 @@ def _warm_start(tagger: KeyphraseTagger, config: TrainConfig) -> dict:
             "sources": [s["spec"] for s in raw.get("sources", [])], "dev": raw.get("dev")}
 
 
-def load_examples(specs: Sequence[str], exclude: Sequence[str] = ()) -> tuple[list[TaggedExample], list[dict]]:
-    """All examples of the ``--data`` specs and, per spec, the converter's kept/skipped counts; an example given by
-    two specs (``squad@30000:F`` and ``squad@choice:F``) is kept once, where it first comes. An example whose
-    question is one of the questions of the ``exclude`` files (:func:`excluded_questions`) is dropped."""
-    from .sources import load_source
-
-    banned = excluded_questions(exclude)
-    examples: list[TaggedExample] = []
-    sources = []
-    seen: set[tuple[str, str]] = set()
-    for spec in specs:
-        found, counts = load_source(spec)
-        for example in found:
-            if (example.source, example.id) in seen:
-                counts["already given by an earlier --data"] += 1
-            elif banned and question_key(example.question) in banned:
-                counts["question in an --exclude-questions file"] += 1
-            else:
-                seen.add((example.source, example.id))
-                examples.append(example)
-        sources.append({"spec": spec, "counts": dict(sorted(counts.items()))})
-    return examples, sources
-
-
-def question_key(question: str) -> str:
-    """A question as :func:`load_examples` compares it: case-folded, runs of space as one, end punctuation gone."""
-    return " ".join(question.casefold().split()).rstrip(" ?.!")
-
-
-def excluded_questions(files: Sequence[str]) -> frozenset[str]:
-    """The :func:`question_key` of every question in ``files`` (any input :func:`kpqa.input.read_input` reads; the
-    human-judgment sets, so that none of their questions is trained on)."""
-    from kpqa.input import read_input
-
-    keys: set[str] = set()
-    for file in files:
-        table = read_input(file)
-        if "question" not in table.frame.columns:
-            raise InputError("no 'question' column: --exclude-questions needs the questions to leave out", file=file)
-        keys.update(question_key(q) for q in table.rows.questions if q)
-    return frozenset(keys)
-
-
 def train(config: TrainConfig) -> dict:
     """Train, resuming from ``OUTPUT/state`` when present; returns the final checkpoint metadata. The first Ctrl-C
-    lets the current step finish, saves a resumable state and raises KeyboardInterrupt."""
-    interrupted = _defer_interrupt()
-    try:
+    lets the current step finish, saves a resumable state and raises KeyboardInterrupt
+    (:func:`~kpqa.train.skeleton.deferred_interrupt`)."""
+    with deferred_interrupt() as interrupted:
         return _train(config, interrupted)
-    finally:
-        _restore_interrupt()
 
 
 def _train(config: TrainConfig, interrupted: list[bool]) -> dict:
@@ -518,7 +491,8 @@ def _setup(config: TrainConfig, progress: dict[str, Any]) -> _Run:
         "precision": precision,
         "examples": {"total": len(examples), "train": len(train_idx), "dev": len(dev_idx),
                      "train_windows": len(train_set), "dev_windows": len(dev_set)},
-        "split": {"seed": config.seed, "dev_fraction": config.dev_fraction, "max_examples": config.max_examples},
+        "split": {"by": config.dev_split, "seed": config.seed, "dev_fraction": config.dev_fraction,
+                  "max_examples": config.max_examples},
         "optimizer": {"name": "AdamW", "lr": config.lr, "weight_decay": config.weight_decay,
                       "warmup_fraction": config.warmup, "schedule": "linear", "batch_size": config.batch_size,
                       "epochs": config.epochs},
@@ -572,7 +546,7 @@ def _end_epoch(run: _Run, epoch: int) -> None:
     progress["history"].append({"epoch": epoch + 1, **{f"dev_{k}": round(v, 5) for k, v in dev.items()}})
     if run.main:
         print(f"epoch {epoch + 1}: " + ", ".join(f"dev {k} {v:.4f}" for k, v in dev.items()))
-    if progress["best_dev_loss"] is None or dev["loss"] < progress["best_dev_loss"]:
+    if is_better(dev["loss"], progress["best_dev_loss"]):
         progress["best_dev_loss"], progress["best_epoch"] = dev["loss"], epoch + 1
         if run.main:
             save_file({k: v.detach().cpu().contiguous() for k, v in run.tagger.trained_state().items()},
@@ -622,7 +596,7 @@ def _finish(run: _Run) -> dict:
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "training_seconds": round(seconds, 1),
         "train_windows_per_second": round(progress["train_windows_seen"] / max(seconds, 1e-9), 2),
-        "machine": _machine(accelerator),
+        "machine": machine(accelerator.device, accelerator.num_processes),
     }
     metadata["dev"]["k_spread"] = round(_k_spread(run.model, run.dev_loader), 5)  # a load warns by it too
     if run.main:
@@ -663,28 +637,3 @@ def _warn_if_untrained(k_f1: float, spread: float) -> None:
     if spread < MIN_SPREAD:
         warnings.warn(f"the weighter's K-probabilities are nearly uniform on the dev set (std {spread:.4f}): KPQA "
                       "metrics with it are close to their unweighted bases", KpqaWarning, stacklevel=3)
-
-
-_PREVIOUS_HANDLER: list = []
-
-
-def _defer_interrupt() -> list[bool]:
-    """Make the first Ctrl-C (SIGINT) set a flag, checked after each training step, instead of raising at once; a
-    second one interrupts as usual. Returns the flag (a list: true once it holds an item)."""
-    interrupted: list[bool] = []
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.getsignal(signal.SIGINT)
-
-        def handler(signum, frame) -> None:  # noqa: ANN001
-            interrupted.append(True)
-            signal.signal(signal.SIGINT, previous)
-
-        signal.signal(signal.SIGINT, handler)
-        _PREVIOUS_HANDLER[:] = [previous]
-    return interrupted
-
-
-def _restore_interrupt() -> None:
-    """Put back the SIGINT handler :func:`_defer_interrupt` replaced."""
-    if _PREVIOUS_HANDLER and threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, _PREVIOUS_HANDLER.pop())

@@ -1,7 +1,6 @@
 """The dev split and the cross-validation folds: whole questions (or groups) on one side."""
 from __future__ import annotations
 
-import hashlib
 from typing import Sequence
 
 import numpy as np
@@ -9,19 +8,14 @@ import numpy as np
 from kpqa.errors import InputError
 from kpqa.folds import fold_of
 
+from ..skeleton import grouped_split
 from .config import EquivalenceConfig
 from .data import Example
 
 
 def split_dev(examples: Sequence[Example], share: float, seed: int) -> tuple[list[int], list[int]]:
-    """(train, dev) indices, whole groups on one side (a seeded hash of the group)."""
-    def in_dev(group: str) -> bool:
-        digest = hashlib.sha256(f"{seed}|dev|{group}".encode()).digest()
-        return int.from_bytes(digest[:8], "big") / 2**64 < share
-
-    dev = [i for i, e in enumerate(examples) if in_dev(e.group)]
-    chosen = set(dev)
-    return [i for i in range(len(examples)) if i not in chosen], dev
+    """(train, dev) indices, whole groups on one side (:func:`kpqa.train.skeleton.grouped_split`)."""
+    return grouped_split([e.group for e in examples], share, seed)
 
 
 def grouped_folds(examples: Sequence[Example], k: int, seed: int) -> np.ndarray:

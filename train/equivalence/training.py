@@ -24,6 +24,7 @@ from kpqa.models.loader import load_pretrained
 
 from ..batches import length_grouped
 from ..loop import optimizer_and_schedule, step
+from ..skeleton import deferred_interrupt, is_better, log_line, machine
 from .config import EquivalenceConfig
 from .data import Example, load_examples
 from .evaluation import best_logits, evaluate, text_length
@@ -80,14 +81,23 @@ def _fit(examples: list[Example], train_idx: list[int], dev_idx: list[int], conf
          steps_per_epoch: int, epoch_batches: Callable[[], Iterable[list[int]]], positive: float,
          extra: dict[str, Any]) -> dict[str, Any]:
     """The training loop: ``epoch_batches()`` each epoch, the epoch with the lowest dev loss kept. A resumable state
-    is saved every ``config.save_every`` steps and on Ctrl-C (:class:`Resume`); the same command goes on from it."""
+    is saved every ``config.save_every`` steps and on Ctrl-C, once the step under way is done
+    (:func:`~kpqa.train.skeleton.deferred_interrupt`, :class:`Resume`); the same command goes on from it."""
+    with deferred_interrupt() as interrupted:
+        return _fit_steps(examples, train_idx, dev_idx, config, steps_per_epoch, epoch_batches, positive, extra,
+                          interrupted)
+
+
+def _fit_steps(examples: list[Example], train_idx: list[int], dev_idx: list[int], config: EquivalenceConfig,
+               steps_per_epoch: int, epoch_batches: Callable[[], Iterable[list[int]]], positive: float,
+               extra: dict[str, Any], interrupted: list[bool]) -> dict[str, Any]:
     model, tokenizer, params, optimizer, scheduler = _setup(config, steps_per_epoch * config.epochs)
     device = resolve_device(config.device)
     model.to(device)
     run = _Run(config, model, tokenizer, params, optimizer, scheduler, device,
                amp_dtype(str(device), training_precision(config.precision)),
                {1: 0.5 / positive, 0: 0.5 / (1 - positive)}, random.Random(f"{config.seed}|references"),
-               Resume(config))
+               Resume(config), interrupted)
     state = run.resume.load(model, optimizer, scheduler)
     history: list[dict[str, Any]] = state["history"] if state else []
     best: dict[str, Any] | None = state["best"] if state else None
@@ -103,9 +113,9 @@ def _fit(examples: list[Example], train_idx: list[int], dev_idx: list[int], conf
         dev = evaluate(model, tokenizer, examples, dev_idx, config, device, run.dtype) if dev_idx else {"loss": 0.0}
         history.append({"epoch": epoch + 1, "train_loss": total / max(seen, 1), "dev": dev,
                         "seconds": round(time.time() - started, 1)})
-        print(json.dumps({k: v for k, v in history[-1].items() if k != "dev"} |
-                         {"dev_loss": dev["loss"], "dev_accuracy": dev.get("accuracy")}), file=sys.stderr)
-        if best is None or dev["loss"] < best["dev"]["loss"]:
+        log_line({k: v for k, v in history[-1].items() if k != "dev"} |
+                 {"dev_loss": dev["loss"], "dev_accuracy": dev.get("accuracy")})
+        if is_better(dev["loss"], None if best is None else best["dev"]["loss"]):
             best = history[-1]
             metadata = _metadata(config, examples, train_idx, dev_idx, model, history, best) | extra
             ckpt.save(config.output, model.trained_state(), metadata)
@@ -132,6 +142,7 @@ class _Run:
     class_weight: dict[int, float]
     ref_rng: random.Random
     resume: "Resume"
+    interrupted: list[bool]  # Ctrl-C came: save after the step under way, then stop
 
     def references(self, rows: list[Example]) -> list[Example]:
         """``rows`` with at most ``--max-references`` references each (the sampler drawn for every batch)."""
@@ -163,21 +174,27 @@ class _Run:
                 weights = torch.tensor([self.class_weight[e.label] for e in rows], device=self.device)
                 loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels, weight=weights)
                 step(loss, self.params, self.optimizer, self.scheduler)
-            except KeyboardInterrupt:
-                self.save(epoch, k, total, seen, history, best, started)
-                print(f"\ninterrupted: saved a resumable state in {self.resume.path}; re-run the same command to "
-                      "resume", file=sys.stderr)
-                raise
+            except KeyboardInterrupt:  # a second Ctrl-C, within the step: the state before it
+                self._stop(epoch, k, total, seen, history, best, started)
             total, seen = total + float(loss.detach()) * len(rows), seen + len(rows)
             bar.update(1)
+            if self.interrupted:
+                self._stop(epoch, k + 1, total, seen, history, best, started)
             if (k + 1) % self.config.save_every == 0 and k + 1 < len(batches):
                 self.save(epoch, k + 1, total, seen, history, best, started)
                 if bar.disable:  # a log, not a terminal: one line of progress at each save
-                    print(json.dumps({"epoch": epoch + 1, "step": k + 1, "of": len(batches),
-                                      "train_loss": round(total / max(seen, 1), 4),
-                                      "seconds": round(time.time() - started, 1)}), file=sys.stderr)
+                    log_line({"epoch": epoch + 1, "step": k + 1, "of": len(batches),
+                              "train_loss": round(total / max(seen, 1), 4), "seconds": round(time.time() - started, 1)})
         bar.close()
         return total, seen
+
+    def _stop(self, epoch: int, step_: int, total: float, seen: int, history: list, best: dict | None,
+              started: float) -> None:
+        """Save a resumable state at ``step_`` of ``epoch`` and raise KeyboardInterrupt."""
+        self.save(epoch, step_, total, seen, history, best, started)
+        print(f"\ninterrupted: saved a resumable state in {self.resume.path}; re-run the same command to resume",
+              file=sys.stderr)
+        raise KeyboardInterrupt
 
 
 class Resume:
@@ -241,9 +258,10 @@ def _metadata(config: EquivalenceConfig, examples: Sequence[Example], train_idx:
                      "train_kinds": dict(sorted(kinds.items()))},
             "config": {k: v for k, v in asdict(config).items() if k not in _PLUMBING
                        and not (k in _NEW_OPTIONS and v is None)},
-            "init": _init_facts(config.init), "command": config.command, "history": history, "best_epoch": best["epoch"] if best else None,
-            "dev": best["dev"] if best else None, "training_seconds": history[-1]["seconds"] if history else 0.0,
-            **config.extra}
+            "init": _init_facts(config.init), "command": config.command, "history": history,
+            "best_epoch": best["epoch"] if best else None, "dev": best["dev"] if best else None,
+            "training_seconds": history[-1]["seconds"] if history else 0.0,
+            "machine": machine(next(model.parameters()).device), **config.extra}
 
 
 #: the options added with the mixed sources (issue 53): left out of a run's metadata when not given, so that a run
