@@ -3,4 +3,5 @@ import sys
 
 from kpqa.cli import console
 
-sys.exit(console())
+if __name__ == "__main__":  # not when a worker process imports the main module (kpqa.workers)
+    sys.exit(console())

@@ -4,7 +4,11 @@ processes while the main process runs the model metrics (the weighter's, BERTSco
 Each block of rows is one task; its per-row scores and statistics come back and are merged in block order, each
 metric's statistics added in the order one process adds them, so the output is that of one process to the last bit
 whatever the number of workers (tests/test_workers.py). The workers start by ``forkserver`` (no fork of a process
-that holds torch's threads) and import the metrics alone: no torch, no pandas.
+that holds torch's threads) and import the metrics alone: no torch, no pandas. As with any process pool, a script
+that scores with workers keeps its own work under ``if __name__ == "__main__":`` (the workers import it).
+
+The models' tokenizing stays in the main process: the weighter's windows made in a worker and sent back were slower
+than making them here (docs/benchmark.md), since the fast tokenizer already spreads a batch over the cores.
 """
 from __future__ import annotations
 

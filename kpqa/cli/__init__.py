@@ -103,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         def run() -> int:
             _inputs_exist(args)
-            if args.run is not score.run:  # kpqa score resumes collection once its models are loaded
+            if not getattr(args, "resumes_collection", False):  # a command that loads first resumes it itself
                 resume_collection()
             return args.run(args)
     flags = flags_of(parser)

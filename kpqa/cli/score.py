@@ -67,7 +67,7 @@ def add(sub: argparse._SubParsersAction) -> None:
                    help="with --decide: the share of correct answers you expect (0 < P < 1). The shipped calibration "
                    "assumes half; P moves every P(correct) to that share and decides at 0.5 (recorded in the "
                    "decision signatures as prior:P)")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, resumes_collection=True)  # once its models are loaded (run)
 
 
 def run(args: argparse.Namespace) -> int:
