@@ -184,7 +184,7 @@ def test_decide_writes_decisions_only_for_fit_metrics_and_the_judge_row_comes_fi
     assert lines[2].split()[0] == "KPQA-judge" and lines[2].split()[2] == "0.5556"
     assert [line.split()[-2] for line in lines if line.startswith("BLEU-4 ")] == ["unfit"]
     assert any(line.startswith("no decisions from BLEU-1, BLEU-4, ROUGE-L, BERTScore, BLEU-1-KPQA, BERTScore-KPQA, "
-                               "Contains, F1: ") for line in lines)
+                               "F1, Contains: ") for line in lines)
 
 
 # --- 5. compare --key ---------------------------------------------------------------------------------------------
