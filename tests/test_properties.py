@@ -305,3 +305,16 @@ def test_chunk_size_changes_no_score(metric, suffix, tmp_path):
         assert list(chunked.columns) == list(whole.columns)
         np.testing.assert_allclose(chunked[metric].to_numpy(), whole[metric].to_numpy(), atol=1e-6)
         assert chunked_corpus[metric] == pytest.approx(whole_corpus[metric], abs=1e-6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=60))
+def test_exact_sum_is_the_sum_of_the_floats_as_fractions(values):
+    """:func:`kpqa.metrics.base.exact_sum` (integer arithmetic) is what adding the floats one by one as Fractions
+    gives, to the numerator and denominator: subnormals, signed zeros and exponents far apart included."""
+    from fractions import Fraction
+
+    from kpqa.metrics.base import exact_sum
+
+    got, want = exact_sum(np.array(values, dtype=np.float64)), sum(map(Fraction, values), Fraction(0))
+    assert (got.numerator, got.denominator) == (want.numerator, want.denominator)

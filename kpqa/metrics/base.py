@@ -47,6 +47,20 @@ CORPUS_PASS = "corpus-pass"
 REDUCTIONS = (SUM, CORPUS_PASS)
 
 
+def exact_sum(values: np.ndarray) -> Fraction:
+    """The exact sum of finite floats, as the :class:`~fractions.Fraction` that adding them one by one as Fractions
+    gives, in integer arithmetic: each float is ``mantissa * 2**exponent`` with a 53-bit integer mantissa
+    (:func:`numpy.frexp`), so the sum is one integer over the smallest power of two."""
+    mantissa, exponent = np.frexp(np.asarray(values, dtype=np.float64))
+    whole = (mantissa * 2.0**53).astype(np.int64)  # exact: a float64 mantissa has 53 bits
+    power = exponent.astype(np.int64) - 53
+    if not len(whole):
+        return Fraction(0)
+    low = int(power.min())
+    total = sum(m << s for m, s in zip(whole.tolist(), (power - low).tolist()))
+    return Fraction(total << low) if low >= 0 else Fraction(total, 1 << -low)
+
+
 class Totals:
     """Statistics summed over rows, exactly: integer columns as ``int``, float columns as ``Fraction`` (so a sum
     does not depend on how the rows were split into chunks or processes). ``n`` counts the rows."""
@@ -66,7 +80,7 @@ class Totals:
             if column.dtype.kind in "iub":
                 sums.append(int(column.astype(np.int64).sum()))
             elif np.isfinite(column).all():
-                sums.append(sum(map(Fraction, column.tolist()), Fraction(0)))
+                sums.append(exact_sum(column))
             else:
                 sums.append(float(column.sum()))
         return cls(len(stats), sums)
