@@ -27,9 +27,6 @@ from kpqa.formats.base import DECODER, check_utf8, given_frame
 from kpqa.lengths import MAX_CHARS, check_length, check_max_chars
 from kpqa.rows import InputField, Rows, input_fields
 
-__all__ = ["WRONG_COLUMN", "FIELDS", "ColumnMap", "Table", "check_columns", "check_length", "frame_to_table",
-           "is_field_column", "iter_input", "read_input", "text_files"]
-
 _REF = re.compile(r"^reference(\d*)$")
 
 
@@ -173,46 +170,50 @@ _LAYOUT = ("expected the KPQA layout: columns question, answer, reference1..refe
 @dataclass(frozen=True)
 class _Layout:
     """Where a frame in the KPQA layout keeps each field: its reference columns, whether it has a question, and the
-    optional fields (:func:`~kpqa.rows.input_fields`) it has: each one's column, or its columns by reference number."""
+    optional fields (:func:`~kpqa.rows.input_fields`) it has: each per-row one's column, each per-reference one's
+    columns by reference number (a field of a group that is there is there too, if without a column of its own)."""
 
     references: list[str]
     question: bool
-    optional: dict[str, str | dict[int, str]]
+    per_row: dict[str, InputField]
+    per_reference: dict[str, tuple[InputField, dict[int, str]]]
 
     @classmethod
     def of(cls, frame: pd.DataFrame, references: list[str]) -> "_Layout":
         names = [str(c) for c in frame.columns]
-        found: dict[str, str | dict[int, str]] = {}
-        for name, spec in input_fields().items():
-            if spec.per_reference:
-                numbered = {k: c for c in names if (k := _per_reference(spec, c)) is not None}
-                if numbered:
-                    found[name] = numbered
-            elif spec.column in names:
-                found[name] = spec.column
-        groups = {spec.group for name, spec in input_fields().items() if name in found and spec.group}
-        for name, spec in input_fields().items():  # a field of a group present is present, if without a column
-            if spec.group in groups and name not in found:
-                found[name] = {} if spec.per_reference else spec.column
-        return cls(references, "question" in names, found)
+        fields = input_fields()
+        numbered = {name: {k: c for c in names if (k := _per_reference(spec, c)) is not None}
+                    for name, spec in fields.items() if spec.per_reference}
+        found = {name for name, spec in fields.items()
+                 if (numbered[name] if spec.per_reference else spec.column in names)}
+        groups = {fields[name].group for name in found if fields[name].group}
+        found |= {name for name, spec in fields.items() if spec.group in groups}
+        return cls(references, "question" in names,
+                   {name: spec for name, spec in fields.items() if name in found and not spec.per_reference},
+                   {name: (spec, numbered[name]) for name, spec in fields.items()
+                    if name in found and spec.per_reference})
+
+    @property
+    def names(self) -> list[str]:
+        """The :class:`~kpqa.rows.Rows` fields a table of this layout fills, in declared order."""
+        return ["questions", "candidates", "references", *(n for n in input_fields()
+                                                            if n in self.per_row or n in self.per_reference)]
 
 
 def _read_row(record: dict[str, Any], layout: _Layout, source: str, number: int,
               max_chars: int | None) -> dict[str, Any]:
     """A record's fields by :class:`~kpqa.rows.Rows`' names (one row's values), checked: an :class:`InputError`
     naming the cell of the first problem."""
-    specs = {name: spec for name, spec in input_fields().items() if name in layout.optional}
-    row: dict[str, Any] = {"references": []} | {name: [] for name, spec in specs.items() if spec.per_reference}
+    row: dict[str, Any] = {"references": [], **{name: [] for name in layout.per_reference}}
     for col in layout.references:
         if not blank(record[col]):
             row["references"].append(check_length(cell_text(record[col], source, number, col), max_chars, source,
                                                   number, col))
             k = int(_REF.match(col).group(1) or 0)  # type: ignore[union-attr]
-            for name, spec in specs.items():
-                column = layout.optional[name].get(k) if spec.per_reference else None  # type: ignore[union-attr]
-                if spec.per_reference:
-                    row[name].append(None if column is None else spec.read(record.get(column),
-                                                                           Cell(source, number, column, max_chars)))
+            for name, (spec, columns) in layout.per_reference.items():
+                column = columns.get(k)
+                row[name].append(None if column is None else
+                                 spec.read(record.get(column), Cell(source, number, column, max_chars)))
     if not row["references"]:
         raise InputError("no non-empty reference", file=source, row=number, column=layout.references[0])
     question = record["question"] if layout.question else None
@@ -221,9 +222,8 @@ def _read_row(record: dict[str, Any], layout: _Layout, source: str, number: int,
     answer = record["answer"]
     row["candidates"] = "" if blank(answer) else check_length(cell_text(answer, source, number, "answer"), max_chars,
                                                                source, number, "answer")
-    for name, spec in specs.items():
-        if not spec.per_reference:
-            row[name] = spec.read(record.get(spec.column), Cell(source, number, spec.column, max_chars))
+    for name, spec in layout.per_row.items():
+        row[name] = spec.read(record.get(spec.column), Cell(source, number, spec.column, max_chars))
     return row
 
 
@@ -270,8 +270,7 @@ def frame_to_table(frame: pd.DataFrame, source: str = "<data>", numbers: Sequenc
             errors[position] = e.reason
             continue
         kept.append(position)
-    names = ["questions", "candidates", "references", *layout.optional]
-    rows = Rows(**{name: [r[name] for r in read] for name in names})
+    rows = Rows(**{name: [r[name] for r in read] for name in layout.names})
     empty = [kept[i] for i, r in enumerate(read) if not r["candidates"]]
     return Table(frame=given, rows=rows, source=source, numbers=numbers, kept_rows=kept, errors=errors, empty=empty,
                  fields=dict(columns or {}))
