@@ -430,8 +430,13 @@ def score_blocks(chosen: Sequence[tuple[int, Metric, Context]], rows: Rows, adva
         add_block(parts, totals, score_batch(here, batch))
         if advance is not None:
             advance(len(batch) - shown)
+    said: dict[tuple[str, type[Warning]], None] = {}
     for future in pending:  # block order: each metric's statistics added as one process adds them
-        add_block(parts, totals, future.result())
+        block, warned = future.result()
+        add_block(parts, totals, block)
+        said.update(dict.fromkeys(warned))
+    for message, category in said:  # what the workers warned of, once each, as this process warns
+        warnings.warn(category(message), stacklevel=2)
     return {c: np.concatenate(v) if v else np.empty(0) for c, v in parts.items()}, totals
 
 

@@ -13,6 +13,7 @@ than making them here (docs/benchmark.md), since the fast tokenizer already spre
 from __future__ import annotations
 
 import multiprocessing
+import warnings
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
 from typing import Sequence
@@ -50,6 +51,15 @@ def score_batch(chosen: Sequence[Chosen], batch: Rows) -> Block:
     return scores, totals
 
 
+def score_away(chosen: Sequence[Chosen], batch: Rows) -> tuple[Block, list[tuple[str, type[Warning]]]]:
+    """:func:`score_batch` in a worker, with the warnings it gave (message, category), for the main process to give:
+    a worker's own would bypass the command line's one-line warnings."""
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        block = score_batch(chosen, batch)
+    return block, [(str(w.message), w.category) for w in said]
+
+
 def away(chosen: Sequence[Chosen]) -> list[Chosen]:
     """The ``chosen`` metrics a worker may score: those that load no model, each with a context that holds no
     model (what a worker is sent)."""
@@ -64,11 +74,11 @@ class Workers:
         self.size = check_workers(size)
         self._pool: ProcessPoolExecutor | None = None
 
-    def submit(self, chosen: Sequence[Chosen], batch: Rows) -> "Future[Block]":
-        """One block's scores by the ``chosen`` metrics, computed in a worker."""
+    def submit(self, chosen: Sequence[Chosen], batch: Rows) -> "Future[tuple[Block, list[tuple[str, type[Warning]]]]]":
+        """One block's scores by the ``chosen`` metrics, computed in a worker, and the warnings it gave."""
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.size, mp_context=multiprocessing.get_context("forkserver"))
-        return self._pool.submit(score_batch, list(chosen), batch)
+        return self._pool.submit(score_away, list(chosen), batch)
 
     def close(self) -> None:
         """Stop the workers (a later block starts them again)."""

@@ -1,11 +1,13 @@
 """The CPU side in worker processes (:mod:`kpqa.workers`): the output is that of one process, to the last bit."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from kpqa import Scorer
-from kpqa.errors import UsageError
+from kpqa.errors import KpqaWarning, UsageError
+from kpqa.metrics.base import MeanMetric
 
 QUESTIONS = ["who wrote hamlet?", "when did the wall fall?", "what is the boiling point of water?"] * 7
 ANSWERS = ["Shakespeare wrote it.", "in 1991", "100 degrees Celsius at sea level", "Marlowe", "November 1989",
@@ -43,3 +45,28 @@ def test_the_suite_with_workers_gives_one_process_s_output_and_decisions(monkeyp
 def test_workers_must_be_a_count(bad):
     with pytest.raises(UsageError, match="workers"):
         Scorer(["BLEU-1"], workers=bad)
+
+
+class Warns(MeanMetric):
+    """A metric that loads no model and warns as it scores (what a worker's warning must become in this process)."""
+
+    name = "Warns"
+
+    def row_scores(self, rows, ctx):
+        import warnings
+
+        warnings.warn(KpqaWarning("Warns: a warning from the metric"))
+        return np.zeros(len(rows))
+
+
+def test_a_worker_s_warnings_are_given_in_this_process_once_a_pass(monkeypatch, recwarn):
+    from kpqa.metrics import base
+
+    base.available()  # the built-in metrics registered first
+    monkeypatch.setitem(base._REGISTRY, "Warns", Warns)  # for this test alone
+    monkeypatch.setattr("kpqa.scoring.PROGRESS_ROWS", 4)  # six blocks, each warning in its worker
+    scorer = Scorer(["Warns", "BLEU-1"], workers=1)
+    scorer.score(_frame().drop(columns="incorrect_answers"))  # one pass over the rows
+    scorer.workers.close()
+    said = [str(w.message) for w in recwarn if issubclass(w.category, KpqaWarning)]
+    assert said == ["Warns: a warning from the metric"]
