@@ -420,7 +420,8 @@ def score_blocks(chosen: Sequence[tuple[int, Metric, Context]], rows: Rows, adva
     parts: dict[str, list[np.ndarray]] = {c: [] for _, m, _ in chosen for c in m.columns()}
     weighters = {not m.question: ctx.weighter for _, m, ctx in chosen if "weights" in m.requires}
     sent = away(chosen) if workers is not None else []
-    here = [c for c in chosen if c[0] not in {i for i, _, _ in sent}]
+    away_ids = {i for i, _, _ in sent}
+    here = [c for c in chosen if c[0] not in away_ids]
     starts = range(0, len(rows), PROGRESS_ROWS)
     pending = [workers.submit(sent, take_rows(rows, s, s + PROGRESS_ROWS)) for s in starts] \
         if workers is not None and sent else []

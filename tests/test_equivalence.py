@@ -510,13 +510,7 @@ def test_an_interrupted_run_resumes_to_the_weights_of_an_unbroken_one(tmp_path, 
     from kpqa.train.equivalence import EquivalenceConfig, train
     from kpqa.train.equivalence import training
 
-    people = _toy_rows(tmp_path / "people.csv", questions=8)
-
-    def config(out: str) -> EquivalenceConfig:
-        return EquivalenceConfig(data=[str(people)], output=str(tmp_path / out), trained_layers=1, epochs=2,
-                                 batch_size=4, dev_share=0.25, precision="fp32", device="cpu", mix=[1.0],
-                                 steps_per_epoch=3, max_references=1, save_every=2)
-
+    config = _resumable(tmp_path)
     train(config("whole"))
     real_step, calls = training.step, {"n": 0}
 
@@ -551,16 +545,10 @@ def test_ctrl_c_lets_the_step_finish_and_the_resumed_run_ends_as_an_unbroken_one
     import torch
     from safetensors.torch import load_file
 
-    from kpqa.train.equivalence import EquivalenceConfig, train
+    from kpqa.train.equivalence import train
     from kpqa.train.equivalence import training
 
-    people = _toy_rows(tmp_path / "people.csv", questions=8)
-
-    def config(out: str) -> EquivalenceConfig:
-        return EquivalenceConfig(data=[str(people)], output=str(tmp_path / out), trained_layers=1, epochs=2,
-                                 batch_size=4, dev_share=0.25, precision="fp32", device="cpu", mix=[1.0],
-                                 steps_per_epoch=3, max_references=1, save_every=2)
-
+    config = _resumable(tmp_path)
     train(config("whole"))
     real_step, calls = training.step, {"n": 0}
 
@@ -581,6 +569,20 @@ def test_ctrl_c_lets_the_step_finish_and_the_resumed_run_ends_as_an_unbroken_one
     train(config("broken"))
     whole, resumed = (load_file(str(tmp_path / d / "weights.safetensors")) for d in ("whole", "broken"))
     assert all(torch.equal(whole[k], resumed[k]) for k in whole)
+
+
+def _resumable(tmp_path):
+    """The config of a short mixed run on toy rows that saves a resumable state every 2 steps, by output folder."""
+    from kpqa.train.equivalence import EquivalenceConfig
+
+    people = _toy_rows(tmp_path / "people.csv", questions=8)
+
+    def config(out: str) -> EquivalenceConfig:
+        return EquivalenceConfig(data=[str(people)], output=str(tmp_path / out), trained_layers=1, epochs=2,
+                                 batch_size=4, dev_share=0.25, precision="fp32", device="cpu", mix=[1.0],
+                                 steps_per_epoch=3, max_references=1, save_every=2)
+
+    return config
 
 
 def _save_state_of(config):

@@ -131,12 +131,16 @@ def label_windows(tokenizer, examples: Sequence[TaggedExample], use_question: bo
     return out
 
 
-def split(n: int, seed: int, dev_fraction: float, max_examples: int | None) -> tuple[list[int], list[int]]:
-    """Seeded (train, dev) example indices; ``max_examples`` caps their total."""
+def _sampled(n: int, seed: int, max_examples: int | None) -> list[int]:
+    """The indices of ``n`` examples in a seeded order, the first ``max_examples`` of them when it is given."""
     order = list(range(n))
     random.Random(seed).shuffle(order)
-    if max_examples is not None:
-        order = order[:max_examples]
+    return order if max_examples is None else order[:max_examples]
+
+
+def split(n: int, seed: int, dev_fraction: float, max_examples: int | None) -> tuple[list[int], list[int]]:
+    """Seeded (train, dev) example indices; ``max_examples`` caps their total."""
+    order = _sampled(n, seed, max_examples)
     n_dev = max(1, round(len(order) * dev_fraction))
     if len(order) - n_dev < 1:
         raise InputError(f"{len(order)} usable example(s): too few for a train/dev split")
@@ -154,9 +158,7 @@ def passage_split(examples: Sequence[TaggedExample], seed: int, dev_fraction: fl
     """Seeded (train, dev) example indices with every example of a passage (the paragraph its sentence came from,
     else its text) on one side; ``max_examples`` caps their total first, as :func:`split` does. When the hash puts
     every passage on one side, the first passage in the other's order moves over (a run needs both)."""
-    order = list(range(len(examples)))
-    random.Random(seed).shuffle(order)
-    order = sorted(order[:max_examples] if max_examples is not None else order)
+    order = sorted(_sampled(len(examples), seed, max_examples))
     groups = [f"{examples[i].source}|{examples[i].passage or examples[i].text}" for i in order]
     if len(set(groups)) < 2:
         raise InputError(f"{len(set(groups))} passage(s): too few for a train/dev split by passage")

@@ -55,10 +55,11 @@ class JudgeSet:
     def apply(self, per_row: Mapping[str, np.ndarray], out: dict[str, np.ndarray], prior: float | None) -> None:
         """Add to ``out`` the decision columns of each judge whose inputs ``per_row`` all has, each then replaced
         on the rows that a judge deciding in its place has every input of."""
-        for judge in self.on(per_row).deciding():
+        usable = self.on(per_row)
+        for judge in usable.deciding():
             out[Role.PROB.of(judge.name)] = judge.prob(per_row, prior)
             out[Role.CORRECT.of(judge.name)] = judge.decide(per_row, prior)
-            for other in self.on(per_row).in_place_of(judge.name):
+            for other in usable.in_place_of(judge.name):
                 scored = np.all(np.isfinite(other.features(per_row)), axis=1)
                 if scored.any():
                     full = {m: np.where(scored, np.asarray(per_row[m], dtype=float), 0.0) for m in other.inputs}
