@@ -89,7 +89,8 @@ def _metric_columns(table: Table, human: str | None, decided: set[str]) -> list[
     """Every numeric column that is not text, a reference, the human column or a decision column."""
     out = []
     for column in map(str, table.frame.columns):
-        if is_field_column(column) or column in _NOT_METRICS or _NOT_METRIC.match(column) or role_of(column) is Role.WRONG or column in (human, *decided):
+        if is_field_column(column) or column in (*_NOT_METRICS, human, *decided) or _NOT_METRIC.match(column) \
+                or role_of(column) is Role.WRONG:
             continue
         try:
             values = _numbers(table, column)
