@@ -1,7 +1,9 @@
-"""What both trainers share, around their own steps (the weighter's: train/trainer.py; the answer-equivalence
-model's: train/equivalence/training.py): the dev split by groups, Ctrl-C deferred to the end of a step, the best
-epoch by dev loss, the machine a run trained on, and the line a run logs at each save when nobody watches a bar.
-Their optimiser, schedule and step are train/loop.py's; their length-grouped batches train/batches.py's."""
+"""The loop both trainers run (the weighter's task: train/trainer.py; the answer-equivalence model's:
+train/equivalence/training.py): the epochs (:func:`fit`: those done before a resume passed over, train, evaluate,
+the best epoch by dev loss kept, a resumable state saved), an epoch's steps (:func:`train_steps`: a bar, a state
+every ``save_every`` steps, Ctrl-C deferred to the end of a step, a log line at each save when nobody watches a
+bar), the dev split by groups and the machine a run trained on. A task brings its data, model, evaluation and
+checkpoint; its optimiser, schedule and step are train/loop.py's, its length-grouped batches train/batches.py's."""
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +14,7 @@ import signal
 import sys
 import threading
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
 
 
 def grouped_split(groups: Sequence[str], share: float, seed: int) -> tuple[list[int], list[int]]:
@@ -74,3 +76,71 @@ def machine(device: Any, processes: int = 1) -> dict[str, Any]:
 def log_line(record: dict[str, Any]) -> None:
     """One JSON line on stderr: a run's progress where no bar is shown (a log, not a terminal)."""
     print(json.dumps(record), file=sys.stderr)
+
+
+class Task(Protocol):
+    """One trainer's side of :func:`fit`."""
+
+    @property
+    def best_loss(self) -> float | None:
+        """The kept epoch's dev loss (None: none kept yet)."""
+
+    def skip(self, epoch: int) -> bool:
+        """Whether ``epoch`` was trained before a resume (what the epoch draws is drawn all the same)."""
+
+    def train_epoch(self, epoch: int, interrupted: list[bool]) -> None:
+        """The epoch's steps (:func:`train_steps`), from where a resumed run stopped."""
+
+    def evaluate(self) -> dict[str, float]:
+        """The dev metrics now, ``loss`` among them."""
+
+    def end_epoch(self, epoch: int, dev: dict[str, float], better: bool) -> None:
+        """Record the epoch, keep it when ``better``, save a resumable state at its end."""
+
+    def finish(self) -> dict[str, Any]:
+        """Write the finished checkpoint (the kept epoch); its metadata."""
+
+
+def fit(start: Callable[[], Task], epochs: int) -> dict[str, Any]:
+    """Make the task (``start()``: its setup, or its resume), run it for ``epochs`` epochs and finish it: the
+    trainers' one loop. The first Ctrl-C, from the setup on, lets the step under way finish, saves a resumable
+    state and raises KeyboardInterrupt (:func:`deferred_interrupt`)."""
+    with deferred_interrupt() as interrupted:
+        task = start()
+        for epoch in range(epochs):
+            if task.skip(epoch):
+                continue
+            task.train_epoch(epoch, interrupted)
+            dev = task.evaluate()
+            task.end_epoch(epoch, dev, is_better(dev["loss"], task.best_loss))
+        return task.finish()
+
+
+def train_steps(batches: Iterable[Any], one_step: Callable[[Any], float], *, done: int, length: int, desc: str,
+                save: Callable[[int], None], where: Any, interrupted: list[bool], save_every: int,
+                status: Callable[[], dict[str, Any]] = dict, show: bool | None = None) -> None:
+    """An epoch's steps: ``one_step(batch)`` (its loss) for each of ``batches`` (those after the ``done`` first of
+    ``length``), under a bar (``show``: None shows it on a terminal). ``save(k)`` writes a resumable state after
+    step k: every ``save_every`` steps before the last (with a log line of ``status()`` when no bar is shown), and
+    after the step under way when ``interrupted`` fills (Ctrl-C), which then raises KeyboardInterrupt. A second
+    Ctrl-C stops at once: the run resumes from the last state saved, never from a step half done."""
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=length, initial=done, desc=desc, mininterval=30, file=sys.stderr, dynamic_ncols=True,
+               disable=show if show is None else not show)
+    k = done
+    for batch in batches:
+        loss = one_step(batch)
+        k += 1
+        bar.update(1)
+        bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
+        if interrupted:
+            save(k)
+            print(f"\ninterrupted: saved a resumable state in {where}; re-run the same command to resume",
+                  file=sys.stderr)
+            raise KeyboardInterrupt
+        if k % save_every == 0 and k < length:
+            save(k)
+            if bar.disable:  # a log, not a terminal: one line of progress at each save
+                log_line({"step": k, "of": length, **status()})
+    bar.close()

@@ -37,7 +37,7 @@ from . import batches
 from .examples import TaggedExample
 from .forms import AnswerForms, build_examples, choice_copies
 from .loop import optimizer_and_schedule, step
-from .skeleton import deferred_interrupt, grouped_split, is_better, machine
+from .skeleton import fit, grouped_split, machine, train_steps
 from .sources import excluded_questions, load_examples, question_key  # noqa: F401 (kpqa.train.trainer's API)
 
 STATE = "state"
@@ -318,21 +318,17 @@ def _warm_start(tagger: KeyphraseTagger, config: TrainConfig) -> dict:
 def train(config: TrainConfig) -> dict:
     """Train, resuming from ``OUTPUT/state`` when present; returns the final checkpoint metadata. The first Ctrl-C
     lets the current step finish, saves a resumable state and raises KeyboardInterrupt
-    (:func:`~kpqa.train.skeleton.deferred_interrupt`)."""
-    with deferred_interrupt() as interrupted:
-        return _train(config, interrupted)
+    (:func:`~kpqa.train.skeleton.fit`)."""
+    return fit(lambda: _start(config), config.epochs)
 
 
-def _train(config: TrainConfig, interrupted: list[bool]) -> dict:
-    """Setup (or resume), the epochs, then the finished checkpoint."""
+def _start(config: TrainConfig) -> _Run:
+    """The run set up (or resumed), a new one measured at its starting point first."""
     run = _setup(config, _load_progress(config))
     if not (run.progress["global_step"] or run.progress["epoch"]):
         run.progress["dev_start"] = _dev_start(run)
     run.model.train()
-    for epoch in range(run.progress["epoch"], config.epochs):
-        _train_epoch(run, epoch, interrupted)
-        _end_epoch(run, epoch)
-    return _finish(run)
+    return run
 
 
 def _load_progress(config: TrainConfig) -> dict[str, Any]:
@@ -393,6 +389,7 @@ class _Run:
     steps_per_epoch: int
     loss: Loss
     base: dict[str, Any] = field(default_factory=dict)  # the metadata every checkpoint of the run carries
+    started: float = field(default_factory=time.monotonic)  # when the epoch's time trained was last counted
 
     @property
     def output(self) -> Path:
@@ -405,6 +402,68 @@ class _Run:
     @property
     def main(self) -> bool:
         return bool(self.accelerator.is_main_process)
+
+    @property
+    def best_loss(self) -> float | None:
+        return self.progress["best_dev_loss"]
+
+    def skip(self, epoch: int) -> bool:
+        return epoch < self.progress["epoch"]
+
+    def train_epoch(self, epoch: int, interrupted: list[bool]) -> None:
+        """The training steps of one epoch (from where a resumed run stopped)."""
+        progress, accelerator = self.progress, self.accelerator
+        self.sampler.epoch = epoch
+        skip = progress["step_in_epoch"]
+        loader = accelerator.skip_first_batches(self.train_loader, skip) if skip else self.train_loader
+        self.started = time.monotonic()
+        train_steps(loader, self._step, done=skip, length=self.steps_per_epoch,
+                    desc=f"epoch {epoch + 1}/{self.config.epochs}", save=lambda _: self._save_in_epoch(),
+                    where=self.state_dir, interrupted=interrupted, save_every=self.config.save_every,
+                    status=lambda: {"epoch": epoch + 1, "seconds": round(progress["train_seconds"], 1)},
+                    show=None if self.main else False)
+        progress["train_seconds"] += time.monotonic() - self.started
+
+    def _save_in_epoch(self) -> None:
+        """A state saved within an epoch, the time trained so far counted first."""
+        now = time.monotonic()
+        self.progress["train_seconds"] += now - self.started
+        self.started = now
+        self.save_state()
+
+    def _step(self, batch: dict[str, torch.Tensor]) -> float:
+        labels, soft = batch.pop("labels"), batch.pop("soft", None)
+        loss, _ = _loss_and_counts(self.model(**batch), labels, soft, self.loss)
+        step(loss, self.params, self.optimizer, self.scheduler, self.accelerator)
+        self.progress["step_in_epoch"] += 1
+        self.progress["global_step"] += 1
+        self.progress["train_windows_seen"] += len(labels) * self.accelerator.num_processes
+        return loss.item()
+
+    def evaluate(self) -> dict[str, float]:
+        return evaluate(self.model, self.dev_loader, self.accelerator, self.loss)
+
+    def end_epoch(self, epoch: int, dev: dict[str, float], better: bool) -> None:
+        """The epoch's dev metrics recorded; a new best kept (``state/best``) and written as the checkpoint in
+        training; then the state saved."""
+        from safetensors.torch import save_file
+
+        progress = self.progress
+        progress["history"].append({"epoch": epoch + 1, **{f"dev_{k}": round(v, 5) for k, v in dev.items()}})
+        if self.main:
+            print(f"epoch {epoch + 1}: " + ", ".join(f"dev {k} {v:.4f}" for k, v in dev.items()))
+        if better:
+            progress["best_dev_loss"], progress["best_epoch"] = dev["loss"], epoch + 1
+            if self.main:
+                save_file({k: v.detach().cpu().contiguous() for k, v in self.tagger.trained_state().items()},
+                          str(self.state_dir / BEST))
+                ckpt.save(self.output, self.tagger.trained_state(), {**self.base, "status": "training", "dev": dev,
+                                                                     "best_epoch": epoch + 1})
+        progress["epoch"], progress["step_in_epoch"] = epoch + 1, 0
+        self.save_state()
+
+    def finish(self) -> dict:
+        return _finish(self)
 
     def save_state(self) -> None:
         """Write the state beside the old one, then swap them: a run killed mid-save resumes from the old state."""
@@ -502,61 +561,6 @@ def _setup(config: TrainConfig, progress: dict[str, Any]) -> _Run:
         **config.extra,
     }
     return run
-
-
-def _train_epoch(run: _Run, epoch: int, interrupted: list[bool]) -> None:
-    """The training steps of one epoch (from where a resumed run stopped), saving a state every ``save_every``
-    steps; on Ctrl-C a resumable state, then KeyboardInterrupt."""
-    from tqdm.auto import tqdm
-
-    config, progress, accelerator = run.config, run.progress, run.accelerator
-    run.sampler.epoch = epoch
-    skip = progress["step_in_epoch"]
-    loader = accelerator.skip_first_batches(run.train_loader, skip) if skip else run.train_loader
-    bar = tqdm(loader, total=run.steps_per_epoch, initial=skip, disable=None if run.main else True,
-               desc=f"epoch {epoch + 1}/{config.epochs}", dynamic_ncols=True)
-    started = time.monotonic()
-    for batch in bar:
-        labels, soft = batch.pop("labels"), batch.pop("soft", None)
-        loss, _ = _loss_and_counts(run.model(**batch), labels, soft, run.loss)
-        step(loss, run.params, run.optimizer, run.scheduler, accelerator)
-        progress["step_in_epoch"] += 1
-        progress["global_step"] += 1
-        progress["train_windows_seen"] += len(labels) * accelerator.num_processes
-        bar.set_postfix(loss=f"{loss.item():.4f}")
-        if interrupted:  # Ctrl-C: save what was trained, then stop; the same command resumes from here
-            progress["train_seconds"] += time.monotonic() - started
-            run.save_state()
-            if run.main:
-                print(f"\ninterrupted: saved a resumable state in {run.state_dir}; re-run the same command to resume",
-                      file=sys.stderr)
-            raise KeyboardInterrupt
-        if progress["step_in_epoch"] % config.save_every == 0 and progress["step_in_epoch"] < run.steps_per_epoch:
-            progress["train_seconds"] += time.monotonic() - started
-            started = time.monotonic()
-            run.save_state()
-    progress["train_seconds"] += time.monotonic() - started
-
-
-def _end_epoch(run: _Run, epoch: int) -> None:
-    """Dev loss after an epoch; a new best is kept (``state/best``) and written as the checkpoint in training;
-    then the state is saved."""
-    from safetensors.torch import save_file
-
-    progress = run.progress
-    dev = evaluate(run.model, run.dev_loader, run.accelerator, run.loss)
-    progress["history"].append({"epoch": epoch + 1, **{f"dev_{k}": round(v, 5) for k, v in dev.items()}})
-    if run.main:
-        print(f"epoch {epoch + 1}: " + ", ".join(f"dev {k} {v:.4f}" for k, v in dev.items()))
-    if is_better(dev["loss"], progress["best_dev_loss"]):
-        progress["best_dev_loss"], progress["best_epoch"] = dev["loss"], epoch + 1
-        if run.main:
-            save_file({k: v.detach().cpu().contiguous() for k, v in run.tagger.trained_state().items()},
-                      str(run.state_dir / BEST))
-            ckpt.save(run.output, run.tagger.trained_state(), {**run.base, "status": "training", "dev": dev,
-                                                                   "best_epoch": epoch + 1})
-    progress["epoch"], progress["step_in_epoch"] = epoch + 1, 0
-    run.save_state()
 
 
 def _dev_start(run: _Run) -> dict[str, float]:

@@ -8,9 +8,9 @@ import random
 import sys
 import time
 from collections import defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -24,7 +24,7 @@ from kpqa.models.loader import load_pretrained
 
 from ..batches import length_grouped
 from ..loop import optimizer_and_schedule, step
-from ..skeleton import deferred_interrupt, is_better, log_line, machine
+from ..skeleton import fit, log_line, machine, train_steps
 from .config import EquivalenceConfig
 from .data import Example, load_examples
 from .evaluation import best_logits, evaluate, text_length
@@ -80,58 +80,38 @@ def train_on(examples: list[Example], config: EquivalenceConfig) -> dict[str, An
 def _fit(examples: list[Example], train_idx: list[int], dev_idx: list[int], config: EquivalenceConfig,
          steps_per_epoch: int, epoch_batches: Callable[[], Iterable[list[int]]], positive: float,
          extra: dict[str, Any]) -> dict[str, Any]:
-    """The training loop: ``epoch_batches()`` each epoch, the epoch with the lowest dev loss kept. A resumable state
-    is saved every ``config.save_every`` steps and on Ctrl-C, once the step under way is done
-    (:func:`~kpqa.train.skeleton.deferred_interrupt`, :class:`Resume`); the same command goes on from it."""
-    with deferred_interrupt() as interrupted:
-        return _fit_steps(examples, train_idx, dev_idx, config, steps_per_epoch, epoch_batches, positive, extra,
-                          interrupted)
+    """The run (:func:`~kpqa.train.skeleton.fit`): ``epoch_batches()`` each epoch, the epoch with the lowest dev loss
+    kept. A resumable state is saved every ``config.save_every`` steps, at each epoch's end and on Ctrl-C once the
+    step under way is done (:class:`Resume`); the same command goes on from it."""
+    def start() -> _Run:
+        model, tokenizer, params, optimizer, scheduler = _setup(config, steps_per_epoch * config.epochs)
+        device = resolve_device(config.device)
+        model.to(device)
+        run = _Run(config, examples, train_idx, dev_idx, extra, epoch_batches, model, tokenizer, params, optimizer,
+                   scheduler, device, amp_dtype(str(device), training_precision(config.precision)),
+                   {1: 0.5 / positive, 0: 0.5 / (1 - positive)}, random.Random(f"{config.seed}|references"),
+                   Resume(config))
+        run.state = run.resume.load(model, optimizer, scheduler)
+        if run.state:
+            run.history, run.best = run.state["history"], run.state["best"]
+        run.started = time.time() - (run.state["seconds"] if run.state else 0.0)
+        return run
 
-
-def _fit_steps(examples: list[Example], train_idx: list[int], dev_idx: list[int], config: EquivalenceConfig,
-               steps_per_epoch: int, epoch_batches: Callable[[], Iterable[list[int]]], positive: float,
-               extra: dict[str, Any], interrupted: list[bool]) -> dict[str, Any]:
-    model, tokenizer, params, optimizer, scheduler = _setup(config, steps_per_epoch * config.epochs)
-    device = resolve_device(config.device)
-    model.to(device)
-    run = _Run(config, model, tokenizer, params, optimizer, scheduler, device,
-               amp_dtype(str(device), training_precision(config.precision)),
-               {1: 0.5 / positive, 0: 0.5 / (1 - positive)}, random.Random(f"{config.seed}|references"),
-               Resume(config), interrupted)
-    state = run.resume.load(model, optimizer, scheduler)
-    history: list[dict[str, Any]] = state["history"] if state else []
-    best: dict[str, Any] | None = state["best"] if state else None
-    started = time.time() - (state["seconds"] if state else 0.0)
-    for epoch in range(config.epochs):
-        batches = list(epoch_batches())  # drawn in every epoch, so that a resumed run draws what an unbroken one does
-        if state and epoch < state["epoch"]:
-            for batch in batches:
-                run.references([examples[i] for i in batch])
-            continue
-        here = state if state and epoch == state["epoch"] else None
-        total, seen = run.epoch(examples, batches, epoch, here, history, best, started)
-        dev = evaluate(model, tokenizer, examples, dev_idx, config, device, run.dtype) if dev_idx else {"loss": 0.0}
-        history.append({"epoch": epoch + 1, "train_loss": total / max(seen, 1), "dev": dev,
-                        "seconds": round(time.time() - started, 1)})
-        log_line({k: v for k, v in history[-1].items() if k != "dev"} |
-                 {"dev_loss": dev["loss"], "dev_accuracy": dev.get("accuracy")})
-        if is_better(dev["loss"], None if best is None else best["dev"]["loss"]):
-            best = history[-1]
-            metadata = _metadata(config, examples, train_idx, dev_idx, model, history, best) | extra
-            ckpt.save(config.output, model.trained_state(), metadata)
-        run.save(epoch + 1, 0, 0.0, 0, history, best, started)
-    metadata = _metadata(config, examples, train_idx, dev_idx, model, history, best) | extra
-    ckpt.save(config.output, _load_kept(config.output), metadata)
-    run.resume.clear()
-    return metadata
+    return fit(start, config.epochs)
 
 
 @dataclass
 class _Run:
-    """What one epoch's steps need: the model and its optimisation, the arithmetic, the class weights, the
-    references' sampler and the resumable state."""
+    """The answer-equivalence model's task in the trainers' loop (:class:`~kpqa.train.skeleton.Task`): its rows and
+    split, the model and its optimisation, the arithmetic, the class weights, the references' sampler and the
+    resumable state."""
 
     config: EquivalenceConfig
+    examples: list[Example]
+    train_idx: list[int]
+    dev_idx: list[int]
+    extra: dict[str, Any]
+    epoch_batches: Callable[[], Iterable[list[int]]]
     model: EquivalenceModel
     tokenizer: Any
     params: list[torch.nn.Parameter]
@@ -142,59 +122,90 @@ class _Run:
     class_weight: dict[int, float]
     ref_rng: random.Random
     resume: "Resume"
-    interrupted: list[bool]  # Ctrl-C came: save after the step under way, then stop
+    state: dict[str, Any] | None = None  # what a resumed run loaded
+    history: list[dict[str, Any]] = field(default_factory=list)
+    best: dict[str, Any] | None = None
+    started: float = 0.0
+    batches: list[list[int]] = field(default_factory=list)  # the epoch's, drawn in every epoch
+    total: float = 0.0  # the epoch's loss sum and rows so far
+    seen: int = 0
+
+    @property
+    def best_loss(self) -> float | None:
+        return None if self.best is None else self.best["dev"]["loss"]
 
     def references(self, rows: list[Example]) -> list[Example]:
         """``rows`` with at most ``--max-references`` references each (the sampler drawn for every batch)."""
         k = self.config.max_references
         return rows if k is None else [some_references(e, k, self.ref_rng) for e in rows]
 
-    def save(self, epoch: int, step_: int, total: float, seen: int, history: list, best: dict | None,
-             started: float) -> None:
-        self.resume.save(self.model, self.optimizer, self.scheduler, epoch, step_, total, seen, history, best,
-                         time.time() - started)
+    def save(self, epoch: int, step_: int) -> None:
+        self.resume.save(self.model, self.optimizer, self.scheduler, epoch, step_, self.total, self.seen,
+                         self.history, self.best, time.time() - self.started)
 
-    def epoch(self, examples: list[Example], batches: list[list[int]], epoch: int, state: dict[str, Any] | None,
-              history: list, best: dict | None, started: float) -> tuple[float, int]:
-        """One epoch's steps (from ``state``'s step when it resumes there); (loss sum, rows) of its steps."""
-        from tqdm.auto import tqdm
+    def skip(self, epoch: int) -> bool:
+        self.batches = list(self.epoch_batches())  # so that a resumed run draws what an unbroken one does
+        if self.state and epoch < self.state["epoch"]:
+            for batch in self.batches:
+                self.references([self.examples[i] for i in batch])
+            return True
+        return False
 
+    def train_epoch(self, epoch: int, interrupted: list[bool]) -> None:
+        """One epoch's steps, from the saved step when the run resumes there."""
+        here = self.state if self.state and epoch == self.state["epoch"] else None
+        done = here["step"] if here else 0
+        self.total, self.seen = (here["total"], here["seen"]) if here else (0.0, 0)
         self.model.train()
-        done = state["step"] if state else 0
-        total, seen = (state["total"], state["seen"]) if state else (0.0, 0)
-        bar = tqdm(total=len(batches), initial=done, desc=f"epoch {epoch + 1}", mininterval=30, file=sys.stderr,
-                   disable=None)
-        for k, batch in enumerate(batches):
-            rows = self.references([examples[i] for i in batch])
-            if k < done:
-                continue
-            try:
-                logits = best_logits(self.model, self.tokenizer, rows, self.config.max_length, self.device, self.dtype)
-                labels = torch.tensor([float(e.label) for e in rows], device=self.device)
-                weights = torch.tensor([self.class_weight[e.label] for e in rows], device=self.device)
-                loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels, weight=weights)
-                step(loss, self.params, self.optimizer, self.scheduler)
-            except KeyboardInterrupt:  # a second Ctrl-C, within the step: the state before it
-                self._stop(epoch, k, total, seen, history, best, started)
-            total, seen = total + float(loss.detach()) * len(rows), seen + len(rows)
-            bar.update(1)
-            if self.interrupted:
-                self._stop(epoch, k + 1, total, seen, history, best, started)
-            if (k + 1) % self.config.save_every == 0 and k + 1 < len(batches):
-                self.save(epoch, k + 1, total, seen, history, best, started)
-                if bar.disable:  # a log, not a terminal: one line of progress at each save
-                    log_line({"epoch": epoch + 1, "step": k + 1, "of": len(batches),
-                              "train_loss": round(total / max(seen, 1), 4), "seconds": round(time.time() - started, 1)})
-        bar.close()
-        return total, seen
 
-    def _stop(self, epoch: int, step_: int, total: float, seen: int, history: list, best: dict | None,
-              started: float) -> None:
-        """Save a resumable state at ``step_`` of ``epoch`` and raise KeyboardInterrupt."""
-        self.save(epoch, step_, total, seen, history, best, started)
-        print(f"\ninterrupted: saved a resumable state in {self.resume.path}; re-run the same command to resume",
-              file=sys.stderr)
-        raise KeyboardInterrupt
+        def rows() -> Iterator[list[Example]]:
+            for k, batch in enumerate(self.batches):
+                drawn = self.references([self.examples[i] for i in batch])
+                if k >= done:
+                    yield drawn
+
+        train_steps(rows(), self._step, done=done, length=len(self.batches), desc=f"epoch {epoch + 1}",
+                    save=lambda k: self.save(epoch, k), where=self.resume.path, interrupted=interrupted,
+                    save_every=self.config.save_every, status=lambda: {
+                        "epoch": epoch + 1, "train_loss": round(self.total / max(self.seen, 1), 4),
+                        "seconds": round(time.time() - self.started, 1)})
+
+    def _step(self, rows: list[Example]) -> float:
+        logits = best_logits(self.model, self.tokenizer, rows, self.config.max_length, self.device, self.dtype)
+        labels = torch.tensor([float(e.label) for e in rows], device=self.device)
+        weights = torch.tensor([self.class_weight[e.label] for e in rows], device=self.device)
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, labels, weight=weights)
+        step(loss, self.params, self.optimizer, self.scheduler)
+        value = float(loss.detach())
+        self.total, self.seen = self.total + value * len(rows), self.seen + len(rows)
+        return value
+
+    def evaluate(self) -> dict[str, float]:
+        if not self.dev_idx:
+            return {"loss": 0.0}
+        return evaluate(self.model, self.tokenizer, self.examples, self.dev_idx, self.config, self.device,
+                        self.dtype)
+
+    def end_epoch(self, epoch: int, dev: dict[str, float], better: bool) -> None:
+        self.history.append({"epoch": epoch + 1, "train_loss": self.total / max(self.seen, 1), "dev": dev,
+                             "seconds": round(time.time() - self.started, 1)})
+        log_line({k: v for k, v in self.history[-1].items() if k != "dev"} |
+                 {"dev_loss": dev["loss"], "dev_accuracy": dev.get("accuracy")})
+        if better:
+            self.best = self.history[-1]
+            ckpt.save(self.config.output, self.model.trained_state(), self._metadata())
+        self.total, self.seen = 0.0, 0
+        self.save(epoch + 1, 0)
+
+    def finish(self) -> dict[str, Any]:
+        metadata = self._metadata()
+        ckpt.save(self.config.output, _load_kept(self.config.output), metadata)
+        self.resume.clear()
+        return metadata
+
+    def _metadata(self) -> dict[str, Any]:
+        return _metadata(self.config, self.examples, self.train_idx, self.dev_idx, self.model, self.history,
+                         self.best) | self.extra
 
 
 class Resume:
