@@ -82,7 +82,8 @@ def original_kpqa(rows, weighter, encoder) -> dict[str, float]:
     """The KPQA release's loop on our models: each text through the models alone (batch size 1), then the metrics
     of each row. Returns the corpus scores (for a sanity check against the suite)."""
     from kpqa.metrics import get_metric
-    from kpqa.metrics.bertscore import align, greedy_prf
+    from kpqa.metrics.bertscore import greedy_prf
+    from kpqa.models.alignment import max_overlap as align
     from kpqa.metrics.bleu import corpus_bleu, sentence_bleu, weighted_bleu1
     from kpqa.metrics.rouge import rouge_l, weighted_rouge_l
     from kpqa.text import get_tokenizer
@@ -358,7 +359,8 @@ def variants(args: argparse.Namespace) -> None:
     from kpqa.models.encoder import Encoder, TokenEmbeddings
     from kpqa.input import read_input
     from kpqa.rows import take_rows
-    from kpqa.metrics.bertscore import align, regroup, score_embeddings, score_idf
+    from kpqa.metrics.bertscore import regroup, score_embeddings, score_idf
+    from kpqa.models.alignment import max_overlap as align
     from kpqa.metrics.kpqa import weighted_pairs
     from kpqa.scoring import DEFAULT_METRICS, Scorer
     from kpqa.text import _cached_spans

@@ -25,7 +25,7 @@ from sklearn.metrics import roc_auc_score
 
 from kpqa import calibration
 from kpqa.arraystats import accuracy, balanced_accuracy
-from kpqa.rows import WRONG_SUFFIX
+from kpqa.roles import Role, role_of
 
 from judging import FOLDS, NINE, fitted, judged, load  # experiments/judging.py, beside this script
 from kpqa.folds import parse_fold
@@ -88,7 +88,7 @@ def singles(data: pd.DataFrame, parts: dict[str, Callable[[pd.DataFrame], np.nda
             have = np.isfinite(x)
             if have.mean() < 0.99 or len(set(y[have])) < 2:  # a -wrong column where the rows have known-wrong answers
                 continue
-            auroc = roc_auc_score(y[have], -x[have] if c.endswith(WRONG_SUFFIX) else x[have])
+            auroc = roc_auc_score(y[have], -x[have] if role_of(c) is Role.WRONG else x[have])
             best = max(best, (c, auroc), key=lambda t: t[1])
         out.append(f"| {part} | {best[0]} | {best[1]:.3f} |")
     return out
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     heldout = dict(item.split("=", 1) for item in args.heldout)
     data = load(args.inputs, heldout, None if args.within_fold is None else parse_fold(args.within_fold))
     sets = list(dict.fromkeys(data["set"]))
-    has_wrong = all(m + WRONG_SUFFIX in data for m in NINE)
+    has_wrong = all(Role.WRONG.of(m) in data for m in NINE)
     variants: list[Variant] = [("nine, refitted on every set", NINE, False, None, "logistic", "trees")]
     if has_wrong:
         variants += [("+ KPQA-judge+wrong (trees) where known-wrong answers are given", NINE, True, None, "logistic",
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                      (f"nine + {name}, trees", [*NINE, name], False, None, "trees", "trees")]
     for name in args.extra:  # scored metrics beside the nine, with their -wrong scores where the files have them
         more = name.split(",")
-        extra_wrong = has_wrong and all(m + WRONG_SUFFIX in data for m in more)
+        extra_wrong = has_wrong and all(Role.WRONG.of(m) in data for m in more)
         variants += [(f"nine + {name}, logistic", [*NINE, *more], False, None, "logistic", "trees"),
                      (f"nine + {name}, trees", [*NINE, *more], False, None, "trees", "trees")]
         if extra_wrong:
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     for low, high in LENGTHS:
         parts[f"answers of {low}-{high or 'more'} words"] = (
             lambda d, low=low, high=high: (words >= low) & (words <= (high or np.inf)))
-    columns = NINE + list(heldout) + [m for name in args.extra for m in name.split(",")] + ([m + WRONG_SUFFIX for m in NINE] if has_wrong else [])
+    columns = NINE + list(heldout) + [m for name in args.extra for m in name.split(",")] + ([Role.WRONG.of(m) for m in NINE] if has_wrong else [])
     lines = ["# KPQA-judge under grouped 5-fold CV by question", "", *table(data, results, parts), "",
              "## Best single input", "", *singles(data, parts, columns), ""]
     text = "\n".join(lines)

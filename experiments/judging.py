@@ -10,7 +10,7 @@ import pandas as pd
 
 from kpqa import calibration
 from kpqa.folds import fold_of
-from kpqa.rows import WRONG_SUFFIX
+from kpqa.roles import Role
 
 #: hash folds by question, as ``kpqa train-equivalence --fold-by hash`` makes them
 FOLDS, SEED = 5, 13
@@ -49,7 +49,7 @@ def load(paths: list[str], heldout: dict[str, str] | None = None, within: tuple[
 def fitted(train: pd.DataFrame, inputs: list[str], wrong: bool, kind: str = "logistic",
            wrong_kind: str = calibration.WRONG_JUDGE_KIND) -> calibration.Calibration:
     """The calibration ``kpqa calibrate`` fits on ``train`` (each set a source), its judge on ``inputs``."""
-    columns = inputs + ([m + WRONG_SUFFIX for m in inputs] if wrong else [])
+    columns = inputs + ([Role.WRONG.of(m) for m in inputs] if wrong else [])
     scores = {c: train[c].to_numpy(dtype=float) for c in columns}
     signatures = {c: f"{c}|cv" for c in columns}
     return calibration.fit(scores, signatures, train["label"].to_numpy(), sources=train["set"].to_numpy(),
