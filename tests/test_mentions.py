@@ -57,3 +57,16 @@ def test_a_role_swap_exchanges_two_names_around_an_asymmetric_link_only() -> Non
 def test_rows_are_seeded_so_the_output_depends_on_the_data_and_the_seed_only() -> None:
     assert make_mentions(EXAMPLES) == make_mentions(EXAMPLES)
     assert make_mentions(EXAMPLES, seed=14) != make_mentions(EXAMPLES)
+
+
+def test_a_file_the_generators_cannot_read_is_one_line_and_exit_2(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    from experiments.generators import mentions, nearmiss, swaps
+
+    empty = tmp_path / "empty.csv"
+    empty.write_text("question,answer\n", encoding="utf-8")
+    for module in (mentions, nearmiss, swaps):
+        for path in (tmp_path / "missing.csv", empty):
+            assert swaps.command(module.main, ["--data", str(path), "--out", str(tmp_path / "out.csv")]) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and err.startswith(f"error: {path}: ") and "Traceback" not in err
+    assert not (tmp_path / "out.csv").exists()

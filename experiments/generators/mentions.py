@@ -33,8 +33,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kpqa.train.equivalence import Example, read_examples
-from experiments.generators.nearmiss import squad_examples
-from experiments.generators.swaps import Span, _names, _norm, allowed, key_spans, swap_answer, whole, write_swaps
+from experiments.generators.nearmiss import _row, source_parser, squad_examples
+from experiments.generators.swaps import (Span, _names, _norm, allowed, command, key_spans, swap_answer, whole,
+                                         write_swaps)
 
 KINDS = ("mention", "hedge", "role-swap")
 #: frames of a claim ``{answer}`` and a rejected alternative ``{alt}``; sentence breaks keep the answer's case
@@ -66,12 +67,6 @@ ROLE_WORDS = 40
 def _rng(seed: int, source: str, row: int) -> random.Random:
     digest = hashlib.sha256(f"{seed}|mentions|{Path(source).name}|{row}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
-
-
-def _row(e: Example, answer: str, label: int, kind: str, span: str = "", new: str = "") -> dict[str, object]:
-    return {"question": e.question, "answer": answer, "references": list(e.references), "scores": label,
-            "kind": kind, "source_row": f"{Path(e.source).name}:{e.row}", "span": span, "replacement": new,
-            "span_type": kind}
 
 
 def role_swap(answer: str, key: str) -> str | None:
@@ -140,14 +135,7 @@ def make_mentions(examples: Sequence[Example], seed: int = 13, tries: int = 50) 
 
 def build_parser() -> argparse.ArgumentParser:
     """The command's options."""
-    p = argparse.ArgumentParser(prog="python -m experiments.generators.mentions", description=__doc__.split("\n\n")[0])
-    p.add_argument("--data", action="append", default=[], metavar="FILE",
-                   help="labelled answers in the human-judgment layout (repeatable)")
-    p.add_argument("--squad", metavar="JSON", help="a SQuAD-layout file whose answer sentences are sources too")
-    p.add_argument("--squad-questions", type=int, default=3000, metavar="N", help="questions sampled from --squad")
-    p.add_argument("--out", required=True, metavar="CSV", help="the rows made")
-    p.add_argument("--seed", type=int, default=13)
-    return p
+    return source_parser("experiments.generators.mentions", __doc__)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -171,4 +159,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(command(main))

@@ -50,7 +50,8 @@ from kpqa.numbers import SMALL, YEAR
 from kpqa.train.contrastive.forms import AUX_NEGATIVE
 from kpqa.train.contrastive.values import near, restate
 from kpqa.train.equivalence import Example, read_examples
-from experiments.generators.swaps import POLAR, Span, _names, is_short, key_spans, replace_whole, whole, write_swaps
+from experiments.generators.swaps import (POLAR, Span, _names, command, is_short, key_spans, replace_whole, whole,
+                                         write_swaps)
 
 #: the kinds of near miss (label 0) and of right answer in other words (label 1)
 WRONG_KINDS = ("year", "date", "number", "name", "choice", "negation", "polar")
@@ -276,15 +277,22 @@ def make_near_misses(examples: Sequence[Example], seed: int = 13) -> list[dict[s
     return out
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The command's options."""
-    p = argparse.ArgumentParser(prog="python -m experiments.generators.nearmiss", description=__doc__.split("\n\n")[0])
+def source_parser(module: str, doc: str) -> argparse.ArgumentParser:
+    """The options of a generator that reads people's right answers and SQuAD answer sentences (this one's and
+    :mod:`experiments.generators.mentions`')."""
+    p = argparse.ArgumentParser(prog=f"python -m {module}", description=doc.split("\n\n")[0])
     p.add_argument("--data", action="append", default=[], metavar="FILE",
                    help="labelled answers in the human-judgment layout (repeatable)")
     p.add_argument("--squad", metavar="JSON", help="a SQuAD-layout file whose answer sentences are sources too")
     p.add_argument("--squad-questions", type=int, default=3000, metavar="N", help="questions sampled from --squad")
     p.add_argument("--out", required=True, metavar="CSV", help="the rows made")
     p.add_argument("--seed", type=int, default=13)
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command's options."""
+    p = source_parser("experiments.generators.nearmiss", __doc__)
     p.add_argument("--side", choices=("both", "wrong", "right"), default="both",
                    help="write the near misses (wrong), the right answers in other words (right) or both, so that a "
                         "training mix can weigh the two sides apart (default: %(default)s)")
@@ -312,4 +320,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(command(main))

@@ -36,10 +36,11 @@ import random
 import re
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kpqa.errors import KpqaError
 from kpqa.numbers import SMALL, TENS, YEAR, months_pattern
 from kpqa.stopwords import FUNCTION_WORDS
 
@@ -263,5 +264,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def command(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None) -> int:
+    """Run a generator's ``main``: an input it cannot read (a missing file, one with no rows or a bad cell) is one
+    line on stderr and exit status 2, not a traceback."""
+    try:
+        return main(argv)
+    except KpqaError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(command(main))
