@@ -106,3 +106,20 @@ def test_grouped_split_keeps_each_group_on_one_side_whatever_else_the_data_holds
     assert 4 <= len({groups[i] for i in dev}) <= 18
     more, more_dev = grouped_split(groups + [f"new{i}" for i in range(50)], 0.25, seed=13)
     assert {groups[i] for i in dev} == {(groups + [""] * 50)[i] for i in more_dev if i < 400}
+
+
+def test_a_process_that_does_not_speak_saves_alike_and_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    """All but the main one of several processes (the weighter on several GPUs): the same saves, no bar, no log
+    line, no message on Ctrl-C."""
+    saved: list[int] = []
+    flag: list[bool] = []
+
+    def one_step(batch: int) -> float:
+        if batch == 4:
+            flag.append(True)
+        return 0.2
+
+    with pytest.raises(KeyboardInterrupt):
+        train_steps(range(10), one_step, done=0, length=10, desc="e", save=saved.append, where="s", interrupted=flag,
+                    save_every=2, speaks=False)
+    assert saved == [2, 4, 5] and capsys.readouterr().err == ""

@@ -118,16 +118,17 @@ def fit(start: Callable[[], Task], epochs: int) -> dict[str, Any]:
 
 def train_steps(batches: Iterable[Any], one_step: Callable[[Any], float], *, done: int, length: int, desc: str,
                 save: Callable[[int], None], where: Any, interrupted: list[bool], save_every: int,
-                status: Callable[[], dict[str, Any]] = dict, show: bool | None = None) -> None:
+                status: Callable[[], dict[str, Any]] = dict, show: bool | None = None, speaks: bool = True) -> None:
     """An epoch's steps: ``one_step(batch)`` (its loss) for each of ``batches`` (those after the ``done`` first of
     ``length``), under a bar (``show``: None shows it on a terminal). ``save(k)`` writes a resumable state after
     step k: every ``save_every`` steps before the last (with a log line of ``status()`` when no bar is shown), and
     after the step under way when ``interrupted`` fills (Ctrl-C), which then raises KeyboardInterrupt. A second
-    Ctrl-C stops at once: the run resumes from the last state saved, never from a step half done."""
+    Ctrl-C stops at once: the run resumes from the last state saved, never from a step half done. A process that
+    does not ``speaks`` (all but the main one of several) shows no bar and prints nothing."""
     from tqdm.auto import tqdm
 
     bar = tqdm(total=length, initial=done, desc=desc, mininterval=30, file=sys.stderr, dynamic_ncols=True,
-               disable=show if show is None else not show)
+               disable=True if not speaks else show if show is None else not show)
     k = done
     for batch in batches:
         loss = one_step(batch)
@@ -136,11 +137,12 @@ def train_steps(batches: Iterable[Any], one_step: Callable[[Any], float], *, don
         bar.set_postfix(loss=f"{loss:.4f}", refresh=False)
         if interrupted:
             save(k)
-            print(f"\ninterrupted: saved a resumable state in {where}; re-run the same command to resume",
-                  file=sys.stderr)
+            if speaks:
+                print(f"\ninterrupted: saved a resumable state in {where}; re-run the same command to resume",
+                      file=sys.stderr)
             raise KeyboardInterrupt
         if k % save_every == 0 and k < length:
             save(k)
-            if bar.disable:  # a log, not a terminal: one line of progress at each save
+            if bar.disable and speaks:  # a log, not a terminal: one line of progress at each save
                 log_line({"step": k, "of": length, **status()})
     bar.close()

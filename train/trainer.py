@@ -421,7 +421,7 @@ class _Run:
                     desc=f"epoch {epoch + 1}/{self.config.epochs}", save=lambda _: self._save_in_epoch(),
                     where=self.state_dir, interrupted=interrupted, save_every=self.config.save_every,
                     status=lambda: {"epoch": epoch + 1, "seconds": round(progress["train_seconds"], 1)},
-                    show=None if self.main else False)
+                    speaks=self.main)
         progress["train_seconds"] += time.monotonic() - self.started
 
     def _save_in_epoch(self) -> None:
