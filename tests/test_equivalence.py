@@ -437,13 +437,34 @@ def test_some_references_keeps_the_first_and_a_seeded_sample_in_order():
     assert [p.references for p in (some_references(e, 3, random.Random(5)) for _ in range(1))] == [picks[0]]
 
 
+def test_some_references_can_lead_with_the_reference_closest_to_the_answer():
+    import random
+
+    from kpqa.train.equivalence import Example
+    from kpqa.train.equivalence.mix import some_references
+
+    refs = ["Bill Clinton", "William Jefferson Clinton", "the 42nd president", "Clinton", "WJC"]
+    e = Example("q", refs, "William J. Clinton", 1)
+    picks = [some_references(e, 2, random.Random(s), "closest").references for s in range(40)]
+    assert all(p[0] == "William Jefferson Clinton" and p[1] != p[0] for p in picks)
+    assert {p[1] for p in picks} == set(refs) - {"William Jefferson Clinton"}
+    # a tie goes to the earlier reference; no overlap at all leads with the first
+    assert some_references(Example("q", ["a b", "b c", "x"], "b", 1), 1, random.Random(0), "closest").references == ["a b"]
+    assert some_references(Example("q", ["x", "y"], "z", 0), 1, random.Random(0), "closest").references == ["x"]
+    # "first" draws exactly what the option did before it had a choice
+    before = [sorted(random.Random(s).sample(range(1, 5), 2)) for s in range(20)]
+    after = [some_references(e, 3, random.Random(s), "first").references for s in range(20)]
+    assert after == [[refs[0], *(refs[i] for i in b)] for b in before]
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--mix", "1,2"], "--mix 1,2 gives 2 weights for 1 --data files"),
     (["--mix", "0"], "--mix 0 needs weights >= 0, one of them > 0, and caps >= 1"),
     (["--mix", "1:x"], "--mix 1:x: '1:x' is not W or W:N"),
     (["--mix", "1", "--max-per-kind", "5"], "--max-per-kind 5 with --mix: cap a file as W:N in --mix"),
     (["--steps-per-epoch", "5"], "--steps-per-epoch 5 needs --mix"),
-    (["--max-references", "0"], "--max-references 0 must be 1 or more")])
+    (["--max-references", "0"], "--max-references 0 must be 1 or more"),
+    (["--keep-reference", "closest"], "--keep-reference closest needs --max-references")])
 def test_mix_options_are_checked(capsys, argv, message):
     from kpqa.cli import main
 

@@ -32,8 +32,10 @@ answers, to questions of other sources, which the judge's CV does not read).
 
 ``--max-references K``: in training (not in the dev figures nor in scoring), an example uses at most K of its
 references: the first (the best answer) and a seeded sample of the others (TruthfulQA rows have up to 12, each a
-forward pass). Without ``--mix``, ``--max-references``, ``--steps-per-epoch``, ``--fold-by`` and ``--train-only``,
-a run is the same as before they were added.
+forward pass). ``--keep-reference closest`` keeps, instead of the first, the reference closest to the answer by
+token F1 (a right answer that matches one alias of many is then trained against that alias, not against an alias it
+does not match). Without ``--mix``, ``--max-references``, ``--keep-reference``, ``--steps-per-epoch``, ``--fold-by``
+and ``--train-only``, a run is the same as before they were added.
 
     python -m experiments.generators.swaps --data NQ --data TQ --data TRUTHFULQA --out runs/swaps.csv
     kpqa train-equivalence --data NQ --data TQ --data TRUTHFULQA --data runs/swaps.csv --data RULES

@@ -56,7 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--steps-per-epoch", type=int, metavar="N", help="with --mix: steps in an epoch (default: "
                    "training rows / batch size)")
     p.add_argument("--max-references", type=int, metavar="K", help="in training, at most K references an example "
-                   "(the first and a seeded sample of the others); dev figures and scoring use all")
+                   "(the first, or with --keep-reference closest the closest to the answer, and a seeded sample of the others); "
+                   "dev figures and scoring use all")
+    p.add_argument("--keep-reference", choices=("first", "closest"), help="with --max-references: the reference "
+                   "always kept is the first (the default) or the one closest to the answer by token F1")
     p.add_argument("--train-only", action="append", metavar="FILE", help="with --folds: a --data file whose rows "
                    "train every fold and are never held out nor scored (rule-made answers to other questions)")
     p.add_argument("--save-every", type=int, default=d.save_every, metavar="N", help="save a resumable state every "
@@ -109,6 +112,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, name) is not None and getattr(args, name) < 1:
             raise UsageError(Param(name, getattr(args, name)), " must be 1 or more")
     config.steps_per_epoch, config.max_references = args.steps_per_epoch, args.max_references
+    if args.keep_reference is not None and args.max_references is None:
+        raise UsageError(Param("keep_reference", args.keep_reference), " needs --max-references")
+    config.keep_reference = args.keep_reference
     config.save_every = args.save_every
     config.fold_by = args.fold_by
     if args.train_only is not None:

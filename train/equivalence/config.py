@@ -35,6 +35,7 @@ class EquivalenceConfig:
     mix_caps: list[int | None] | None = None
     steps_per_epoch: int | None = None
     max_references: int | None = None
+    keep_reference: str | None = None  # with max_references: "first" (None) or "closest"
     fold_by: str | None = None
     train_only: list[str] | None = None
     save_every: int = 200

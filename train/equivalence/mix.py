@@ -1,5 +1,5 @@
 """Mixed sources (``--mix``): batches drawn from each file in proportion to its weight; at most K references an
-example in training (``--max-references``)."""
+example in training (``--max-references``), led by the first or the closest to the answer (``--keep-reference``)."""
 from __future__ import annotations
 
 import math
@@ -8,6 +8,8 @@ from dataclasses import replace
 from typing import Any, Callable, Sequence
 
 import numpy as np
+
+from kpqa.metrics.squad import token_f1
 
 from .config import EquivalenceConfig
 from .data import Example
@@ -63,9 +65,14 @@ def mixed_plan(examples: Sequence[Example], train_idx: Sequence[int], config: Eq
             record)
 
 
-def some_references(example: Example, k: int, rng: random.Random) -> Example:
-    """``example`` with at most ``k`` references: the first and a seeded sample of the others (their order kept)."""
-    if len(example.references) <= k:
+def some_references(example: Example, k: int, rng: random.Random, keep: str = "first") -> Example:
+    """``example`` with at most ``k`` references: a lead reference and a seeded sample of the others (their order
+    kept). The lead is the first (``keep="first"``) or the one closest to the candidate by SQuAD token F1, the
+    earliest on a tie (``"closest"``): a right answer that matches one alias is then trained against that alias."""
+    refs = example.references
+    if len(refs) <= k:
         return example
-    keep = sorted(rng.sample(range(1, len(example.references)), k - 1))
-    return replace(example, references=[example.references[0], *(example.references[i] for i in keep)])
+    lead = 0 if keep == "first" else max(range(len(refs)), key=lambda i: (token_f1(example.candidate, [refs[i]]), -i))
+    others = [i for i in range(len(refs)) if i != lead]
+    keep_idx = sorted(others[j] for j in rng.sample(range(len(others)), k - 1))
+    return replace(example, references=[refs[lead], *(refs[i] for i in keep_idx)])

@@ -137,7 +137,8 @@ class _Run:
     def references(self, rows: list[Example]) -> list[Example]:
         """``rows`` with at most ``--max-references`` references each (the sampler drawn for every batch)."""
         k = self.config.max_references
-        return rows if k is None else [some_references(e, k, self.ref_rng) for e in rows]
+        keep = self.config.keep_reference or "first"
+        return rows if k is None else [some_references(e, k, self.ref_rng, keep) for e in rows]
 
     def save(self, epoch: int, step_: int) -> None:
         self.resume.save(self.model, self.optimizer, self.scheduler, epoch, step_, self.total, self.seen,
@@ -277,7 +278,7 @@ def _metadata(config: EquivalenceConfig, examples: Sequence[Example], train_idx:
 
 #: the options added with the mixed sources (issue 53): left out of a run's metadata when not given, so that a run
 #: without them records what it did before
-_NEW_OPTIONS = ("mix", "mix_caps", "steps_per_epoch", "max_references", "fold_by", "train_only")
+_NEW_OPTIONS = ("mix", "mix_caps", "steps_per_epoch", "max_references", "keep_reference", "fold_by", "train_only")
 #: left out of the metadata: where a run saves, not what it trains
 _PLUMBING = ("command", "extra", "save_every")
 
