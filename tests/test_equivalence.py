@@ -449,7 +449,8 @@ def test_some_references_can_lead_with_the_reference_closest_to_the_answer():
     assert all(p[0] == "William Jefferson Clinton" and p[1] != p[0] for p in picks)
     assert {p[1] for p in picks} == set(refs) - {"William Jefferson Clinton"}
     # a tie goes to the earlier reference; no overlap at all leads with the first
-    assert some_references(Example("q", ["a b", "b c", "x"], "b", 1), 1, random.Random(0), "closest").references == ["a b"]
+    tie = Example("q", ["a b", "b c", "x"], "b", 1)
+    assert some_references(tie, 1, random.Random(0), "closest").references == ["a b"]
     assert some_references(Example("q", ["x", "y"], "z", 0), 1, random.Random(0), "closest").references == ["x"]
     # "first" draws exactly what the option did before it had a choice
     before = [sorted(random.Random(s).sample(range(1, 5), 2)) for s in range(20)]

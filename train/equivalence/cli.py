@@ -56,8 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--steps-per-epoch", type=int, metavar="N", help="with --mix: steps in an epoch (default: "
                    "training rows / batch size)")
     p.add_argument("--max-references", type=int, metavar="K", help="in training, at most K references an example "
-                   "(the first, or with --keep-reference closest the closest to the answer, and a seeded sample of the others); "
-                   "dev figures and scoring use all")
+                   "(the first, or with --keep-reference closest the closest to the answer, and a seeded sample of "
+                   "the others); dev figures and scoring use all")
     p.add_argument("--keep-reference", choices=("first", "closest"), help="with --max-references: the reference "
                    "always kept is the first (the default) or the one closest to the answer by token F1")
     p.add_argument("--train-only", action="append", metavar="FILE", help="with --folds: a --data file whose rows "
