@@ -11,7 +11,6 @@ import json
 import math
 import random
 import shutil
-import sys
 import time
 import warnings
 from dataclasses import asdict, dataclass, field

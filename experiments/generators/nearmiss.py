@@ -50,8 +50,7 @@ from kpqa.numbers import SMALL, YEAR
 from kpqa.train.contrastive.forms import AUX_NEGATIVE
 from kpqa.train.contrastive.values import near, restate
 from kpqa.train.equivalence import Example, read_examples
-from experiments.generators.swaps import (POLAR, Span, _names, command, is_short, key_spans, replace_whole, whole,
-                                         write_swaps)
+from experiments.generators.swaps import Span, _names, command, is_short, key_spans, replace_whole, whole, write_swaps
 
 #: the kinds of near miss (label 0) and of right answer in other words (label 1)
 WRONG_KINDS = ("year", "date", "number", "name", "choice", "negation", "polar")

@@ -266,12 +266,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def command(main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None) -> int:
     """Run a generator's ``main``: an input it cannot read (a missing file, one with no rows or a bad cell) is one
-    line on stderr and exit status 2, not a traceback."""
+    line on stderr and the error's exit status (2), as for ``kpqa``'s commands, not a traceback."""
     try:
         return main(argv)
     except KpqaError as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        return e.exit_code
 
 
 if __name__ == "__main__":
